@@ -1,0 +1,27 @@
+#include "core/collect.h"
+
+#include <utility>
+
+namespace gpumeter {
+
+std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
+                                       const CollectOptions& options, TimeUs now_us) {
+  auto reading = gpus.read();
+  if (!reading) return std::unexpected(std::move(reading.error()));
+  Snapshot snapshot;
+  snapshot.time_us = now_us;
+  snapshot.hostname = options.hostname;
+  snapshot.source = options.source_label;
+  snapshot.gpus = std::move(*reading);
+  for (const Device& device : snapshot.gpus.devices) {
+    if (!device.processes) continue;
+    for (const GpuProcess& process : *device.processes) {
+      if (!snapshot.processes.contains(process.pid)) {
+        snapshot.processes.emplace(process.pid, host.describe(process.pid));
+      }
+    }
+  }
+  return snapshot;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,21 @@
+// One collection: read the GPU source, describe every GPU process through the process
+// source, stamp the time. The CLI's one-shot commands and (later) the sampler share it.
+#pragma once
+
+#include <expected>
+
+#include "core/error.h"
+#include "core/model.h"
+#include "core/source.h"
+
+namespace gpumeter {
+
+struct CollectOptions {
+  std::string hostname;
+  std::string source_label;
+};
+
+std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
+                                       const CollectOptions& options, TimeUs now_us);
+
+}  // namespace gpumeter

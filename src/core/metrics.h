@@ -1,0 +1,64 @@
+// Every numeric device metric, declared once as data. JSON keys, CLI columns, Prometheus
+// names (and later SQLite columns) all derive from this table: a new metric is one row here
+// plus the one backend function that fills it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace gpumeter {
+
+enum class MetricKind : std::uint8_t { gauge, counter };
+
+// Values are stored in the unit of the key's suffix (bytes, watts, joules, MHz, ...).
+enum class DeviceMetric : std::uint8_t {
+  utilization_gpu,
+  utilization_memory,
+  utilization_encoder,
+  utilization_decoder,
+  memory_total,
+  memory_used,
+  memory_free,
+  memory_reserved,
+  temperature,
+  power_draw,
+  power_limit,
+  energy,
+  clock_sm,
+  clock_memory,
+  clock_graphics,
+  clock_sm_max,
+  clock_memory_max,
+  clock_graphics_max,
+  fan_speed,
+  performance_state,
+  pcie_tx,
+  pcie_rx,
+  ecc_errors_corrected,
+  ecc_errors_uncorrected,
+};
+inline constexpr std::size_t kDeviceMetricCount = 24;
+
+struct MetricSpec {
+  DeviceMetric id;
+  std::string_view key;     // JSON key, with the unit in it: "memory_used_bytes"
+  std::string_view unit;    // "bytes", "percent", "watts", "joules", "celsius", "MHz", ...
+  MetricKind kind;
+  bool integral;            // printed without a fraction
+  std::string_view help;    // one line, used by --help texts, docs and Prometheus HELP
+};
+
+// The table, indexed by DeviceMetric.
+const std::array<MetricSpec, kDeviceMetricCount>& device_metrics() noexcept;
+
+inline const MetricSpec& spec(DeviceMetric metric) noexcept {
+  return device_metrics()[static_cast<std::size_t>(metric)];
+}
+
+// The metric whose key is `key`, if any.
+std::optional<DeviceMetric> metric_by_key(std::string_view key) noexcept;
+
+}  // namespace gpumeter

@@ -1,0 +1,37 @@
+#include "core/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace gpumeter {
+namespace {
+
+TEST(Metrics, KeysAreUniqueAndCarryTheirUnit) {
+  std::set<std::string_view> keys;
+  for (const MetricSpec& row : device_metrics()) {
+    EXPECT_TRUE(keys.insert(row.key).second) << row.key;
+    EXPECT_FALSE(row.help.empty()) << row.key;
+    if (row.unit == "bytes" || row.unit == "percent" || row.unit == "watts" ||
+        row.unit == "joules" || row.unit == "celsius") {
+      EXPECT_NE(row.key.find(row.unit), std::string_view::npos) << row.key;
+    }
+  }
+}
+
+TEST(Metrics, CountersEndInTotalOrJoules) {
+  for (const MetricSpec& row : device_metrics()) {
+    if (row.kind != MetricKind::counter) continue;
+    EXPECT_TRUE(row.key.ends_with("_total") || row.key.ends_with("_joules")) << row.key;
+  }
+}
+
+TEST(Metrics, LookupByKey) {
+  EXPECT_EQ(metric_by_key("memory_used_bytes"), DeviceMetric::memory_used);
+  EXPECT_EQ(spec(DeviceMetric::power_draw).key, "power_draw_watts");
+  EXPECT_FALSE(metric_by_key("no_such_metric").has_value());
+}
+
+}  // namespace
+}  // namespace gpumeter
