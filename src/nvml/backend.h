@@ -1,0 +1,24 @@
+// The NVML backend: turns NVML results into the model's plain types. The only code that
+// sees NVML return codes; nothing it returns carries a vendor type.
+#pragma once
+
+#include <expected>
+#include <memory>
+#include <string>
+
+#include "core/error.h"
+#include "core/source.h"
+
+namespace gpumeter::nvml {
+
+struct NvmlOptions {
+  // Path or soname passed to dlopen. Empty: $GPUMETER_NVML_LIBRARY, else "libnvidia-ml.so.1".
+  std::string library_path;
+};
+
+// Loads the library and initialises NVML.
+// Errors: ErrorCode::library_not_found (dlopen failed; the message names the library and
+// what to check), ErrorCode::driver_failed (nvmlInit failed; the message says why).
+std::expected<std::unique_ptr<GpuSource>, Error> open_nvml_source(const NvmlOptions& options);
+
+}  // namespace gpumeter::nvml

@@ -1,0 +1,21 @@
+// In `gpumeter --simulate SCENARIO`, the host side of the simulated machine: processes a
+// scenario describes with `"host": {...}` (user, command, start) are answered from the
+// scenario; every other pid falls through to the real procfs reader, so a test can name a
+// real process it spawned.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <memory>
+
+#include "core/error.h"
+#include "core/source.h"
+
+namespace gpumeter::sim {
+
+// Parses the scenario file and returns a ProcessSource over it, falling back to `fallback`.
+// Errors: ErrorCode::invalid_input with "FILE:LINE: what was expected".
+std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
+    const std::filesystem::path& scenario, std::unique_ptr<ProcessSource> fallback);
+
+}  // namespace gpumeter::sim
