@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds gpumeter and shows the GPUs: the real ones when NVIDIA's
+# driver is present, else the bundled simulated 8-GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMETER_TESTS=OFF \
+  -DGPUMETER_BENCH=OFF -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+cmake --build build/release -j "$(nproc)"
+
+gpumeter=build/release/bin/gpumeter
+if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1' || [ -n "${GPUMETER_NVML_LIBRARY:-}" ]; then
+  echo "== gpumeter list (NVIDIA driver found)"
+  exec "$gpumeter" list
+fi
+echo "== no NVIDIA driver here: gpumeter list on the simulated 8-GPU machine"
+echo "   ($gpumeter --simulate examples/scenarios/dgx-8gpu.json list)"
+exec "$gpumeter" --simulate examples/scenarios/dgx-8gpu.json list

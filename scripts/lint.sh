@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Static checks: formatting, clang-tidy (a curated set) and the project's policy lints.
+# Usage: scripts/lint.sh BUILD_DIR   (a configured build with compile_commands.json)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:?usage: scripts/lint.sh BUILD_DIR}
+
+mapfile -t sources < <(git ls-files 'src/*.cpp' 'src/*.h' 'tests/*.cpp' 'tests/*.h' 'bench/*.cpp')
+mapfile -t tidy_sources < <(git ls-files 'src/*.cpp')
+
+echo "lint: clang-format on ${#sources[@]} files"
+clang-format-19 --dry-run --Werror "${sources[@]}"
+
+echo "lint: policy"
+status=0
+# Vendor types stay in the backend: only src/nvml and the simulator include the NVML ABI.
+if git grep -n '#include "nvml/abi.h"' -- 'src' 'tests' ':!src/nvml' ':!src/sim' ':!tests/nvml' ':!tests/sim'; then
+  echo "lint: nvml/abi.h included outside src/nvml and src/sim" >&2
+  status=1
+fi
+# No shelling out from the tool itself.
+if git grep -nE '\b(popen|system)\(' -- 'src'; then
+  echo "lint: popen/system in sources" >&2
+  status=1
+fi
+# g++ 12 has no <format>; fmt is the formatting library.
+if git grep -nE '#include <format>|std::format\(' -- 'src' 'tests' 'bench'; then
+  echo "lint: use fmt, not std::format" >&2
+  status=1
+fi
+[ $status -eq 0 ] || exit $status
+
+echo "lint: clang-tidy on ${#tidy_sources[@]} files"
+run-clang-tidy-19 -quiet -p "$build_dir" -j "$(nproc)" "${tidy_sources[@]}" > "$build_dir/clang-tidy.log" 2>&1 || {
+  grep -E 'error:|warning:' "$build_dir/clang-tidy.log" | sort -u | head -50 >&2
+  echo "lint: clang-tidy failed (full log: $build_dir/clang-tidy.log)" >&2
+  exit 1
+}
+echo "lint: ok"

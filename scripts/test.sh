@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what is needed, builds with warnings as errors, runs the static checks and every
+# test, then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs the
+# C++ tests under them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+
+jobs=$(nproc)
+configure() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -G Ninja -DGPUMETER_WERROR=ON -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
+}
+
+echo "== build (RelWithDebInfo, warnings as errors)"
+configure build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build/ci -j "$jobs"
+
+echo "== static checks"
+scripts/lint.sh build/ci
+
+echo "== tests"
+ctest --test-dir build/ci --output-on-failure -j "$jobs"
+
+echo "== tests under ASan + UBSan"
+configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
+cmake --build build/asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan --output-on-failure -j "$jobs" -LE ctypes
