@@ -1,0 +1,59 @@
+"""Shared helpers for the end-to-end tests: where things are, and how to run gpumeter."""
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+SOURCE_DIR = Path(os.environ["GPUMETER_SOURCE_DIR"])
+BINARY_DIR = Path(os.environ["GPUMETER_BINARY_DIR"])
+GPUMETER = os.environ["GPUMETER_BIN"]
+SCENARIOS = SOURCE_DIR / "examples" / "scenarios"
+SCHEMAS = SOURCE_DIR / "schemas"
+
+
+def sim_library(variant="sim"):
+    """Path of a simulated libnvidia-ml.so.1 build variant (sim, sim-r535-cc, sim-legacy)."""
+    return BINARY_DIR / "lib" / "gpumeter" / variant / "libnvidia-ml.so.1"
+
+
+def scenario(name):
+    return SCENARIOS / f"{name}.json"
+
+
+def clean_env(**extra):
+    """The environment a user would have, minus anything that steers gpumeter or colours."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_SIM")}
+    env.pop("GPUMETER_NVML_LIBRARY", None)
+    env.pop("NO_COLOR", None)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def epoch_seconds_ago(seconds):
+    """A simulator epoch that puts the scenario clock at t = seconds now."""
+    return int((time.time() - seconds) * 1_000_000)
+
+
+def run(*args, env=None, timeout=60, check=False):
+    result = subprocess.run([GPUMETER, *map(str, args)], capture_output=True, text=True,
+                            env=env if env is not None else clean_env(), timeout=timeout)
+    if check and result.returncode != 0:
+        raise AssertionError(f"gpumeter {' '.join(map(str, args))} exited {result.returncode}:\n"
+                             f"{result.stderr}")
+    return result
+
+
+def simulate(name, *args, env=None, **kwargs):
+    return run("--simulate", scenario(name), *args, env=env, **kwargs)
+
+
+def list_json(name, env=None):
+    return json.loads(simulate(name, "list", "--json", env=env, check=True).stdout)
+
+
+def validate_list_schema(document):
+    import jsonschema  # Debian's python3-jsonschema
+    schema = json.loads((SCHEMAS / "list.schema.json").read_text())
+    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)

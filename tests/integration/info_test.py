@@ -1,0 +1,33 @@
+"""`gpumeter info --json`: the shape that scripts written for nvgpu expect."""
+
+import json
+import unittest
+
+from gpumeter_testlib import list_json, simulate
+
+MIB = 1024 * 1024
+
+
+class Info(unittest.TestCase):
+    def test_json_shape_and_figures(self):
+        info = json.loads(simulate("dgx-8gpu", "info", "--json", check=True).stdout)
+        listing = {g["index"]: g for g in list_json("dgx-8gpu")["gpus"]}
+        self.assertEqual(len(info), 8)
+        for entry in info:
+            self.assertEqual(set(entry), {"index", "type", "uuid", "mem_used", "mem_total",
+                                          "mem_used_percent"})
+            gpu = listing[int(entry["index"])]
+            self.assertEqual(entry["type"], gpu["name"])
+            self.assertEqual(entry["uuid"], gpu["uuid"])
+            self.assertEqual(entry["mem_total"], gpu["memory_total_bytes"] // MIB)
+            self.assertEqual(entry["mem_used"], gpu["memory_used_bytes"] // MIB)
+            self.assertAlmostEqual(entry["mem_used_percent"],
+                                   100 * entry["mem_used"] / entry["mem_total"], places=1)
+
+    def test_human_table(self):
+        out = simulate("dgx-8gpu", "info", "--no-color", check=True).stdout
+        self.assertEqual(sum(1 for line in out.splitlines() if "GPU-" in line), 8, out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

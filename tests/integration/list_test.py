@@ -1,0 +1,137 @@
+"""`gpumeter list` on the bundled scenarios, through the real loader and the simulator."""
+
+import json
+import re
+import unittest
+
+from gpumeter_testlib import SCENARIOS, list_json, simulate, validate_list_schema
+
+BUSY_MEMORY = 936378368  # bytes held by each busy GPU's process in the 8-GPU scenario
+
+
+def scenario_names():
+    return sorted(p.stem for p in SCENARIOS.glob("*.json"))
+
+
+class EightGpuMachine(unittest.TestCase):
+    def setUp(self):
+        self.doc = list_json("dgx-8gpu")
+
+    def test_eight_gpus_three_busy(self):
+        gpus = self.doc["gpus"]
+        self.assertEqual([g["index"] for g in gpus], list(range(8)))
+        busy = [g["index"] for g in gpus if g["processes"]]
+        self.assertEqual(busy, [1, 2, 3])
+        for gpu in gpus:
+            expected = "in_use" if gpu["index"] in (1, 2, 3) else "free"
+            self.assertEqual(gpu["status"], expected, gpu["index"])
+
+    def test_busy_gpus_run_one_process_with_the_scripted_memory(self):
+        for gpu in self.doc["gpus"][1:4]:
+            self.assertEqual(len(gpu["processes"]), 1)
+            process = gpu["processes"][0]
+            self.assertEqual(process["used_memory_bytes"], BUSY_MEMORY)
+            self.assertGreaterEqual(gpu["utilization_gpu_percent"], 99)
+            self.assertTrue(process["user"])
+            self.assertTrue(process["command"])
+            self.assertIsInstance(process["start_time_us"], int)
+
+    def test_free_gpus_are_idle(self):
+        for gpu in self.doc["gpus"]:
+            if gpu["index"] not in (1, 2, 3):
+                self.assertEqual(gpu["utilization_gpu_percent"], 0)
+                self.assertEqual(gpu["processes"], [])
+
+    def test_memory_adds_up(self):
+        for gpu in self.doc["gpus"]:
+            total = gpu["memory_total_bytes"]
+            self.assertEqual(gpu["memory_used_bytes"] + gpu["memory_free_bytes"]
+                             + (gpu["memory_reserved_bytes"] or 0), total)
+
+    def test_identity_fields(self):
+        uuids = {g["uuid"] for g in self.doc["gpus"]}
+        self.assertEqual(len(uuids), 8)
+        for gpu in self.doc["gpus"]:
+            self.assertRegex(gpu["uuid"], r"^GPU-[0-9a-f-]{36}$")
+            self.assertRegex(gpu["pci_bus_id"], r"^[0-9A-F]{8}:[0-9A-F]{2}:[0-9A-F]{2}\.0$")
+            self.assertTrue(gpu["name"])
+        self.assertTrue(self.doc["driver"]["driver_version"])
+        self.assertRegex(self.doc["driver"]["cuda_driver_version"], r"^\d+\.\d+$")
+
+    def test_table_shows_every_gpu_and_the_busy_processes(self):
+        out = simulate("dgx-8gpu", "list", "--no-color", check=True).stdout
+        rows = [line for line in out.splitlines() if re.match(r"^\s*\d+\s+\[", line)]
+        self.assertEqual(len(rows), 8, out)
+        self.assertEqual(sum("[~]" in r for r in rows), 3, out)
+        self.assertEqual(sum("[ ]" in r for r in rows), 5, out)
+        self.assertIn("893", out)  # 936378368 bytes = 893 MiB
+        self.assertNotIn("\x1b[", out)
+
+    def test_no_color_env_is_honoured_and_pipes_get_no_colour(self):
+        out = simulate("dgx-8gpu", "list", check=True).stdout
+        self.assertNotIn("\x1b[", out)
+
+
+class Workstation(unittest.TestCase):
+    def setUp(self):
+        self.doc = list_json("workstation")
+
+    def test_mixed_models(self):
+        names = {g["name"] for g in self.doc["gpus"]}
+        self.assertTrue(any("1070" in n for n in names), names)
+        self.assertTrue(any("1080 Ti" in n for n in names), names)
+
+    def test_hidden_owner_marks_the_gpu_unknown(self):
+        statuses = [g["status"] for g in self.doc["gpus"]]
+        self.assertIn("unknown_owner", statuses)
+        table = simulate("workstation", "list", "--no-color", check=True).stdout
+        self.assertIn("[!]", table)
+
+    def test_several_users_and_jupyter_kernels(self):
+        processes = [p for g in self.doc["gpus"] for p in g["processes"]]
+        users = {p["user"] for p in processes if p["user"]}
+        self.assertGreaterEqual(len(users), 2, users)
+        self.assertIn("jupyter", {p["short_command"] for p in processes})
+
+    def test_consumer_gpus_lack_ecc(self):
+        for gpu in self.doc["gpus"]:
+            self.assertIsNone(gpu["ecc_errors_corrected_total"])
+
+
+class EmptyMachine(unittest.TestCase):
+    def test_zero_gpus_is_not_an_error(self):
+        result = simulate("empty", "list", "--no-color")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("no GPU", result.stdout + result.stderr)
+        self.assertEqual(list_json("empty")["gpus"], [])
+
+
+class EveryScenario(unittest.TestCase):
+    def test_json_matches_the_published_schema(self):
+        for name in scenario_names():
+            if name in ("init-fails",):
+                continue
+            with self.subTest(scenario=name):
+                result = simulate(name, "list", "--json")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                validate_list_schema(json.loads(result.stdout))
+
+    def test_table_renders(self):
+        for name in scenario_names():
+            if name in ("init-fails",):
+                continue
+            with self.subTest(scenario=name):
+                result = simulate(name, "list", "--no-color")
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertTrue(result.stdout.strip())
+
+
+class Watch(unittest.TestCase):
+    def test_watch_refreshes_the_given_number_of_times(self):
+        result = simulate("dgx-8gpu", "list", "--no-color", "--watch", "0.1", "--count", "3",
+                          check=True)
+        self.assertEqual(result.stdout.count("[~]"), 9, result.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
