@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""Whole-process wall time of `gpumeter list --json` (start, dlopen, init, every query,
+render, exit) on a simulated scenario, as a person or a script would pay it.
+
+Usage: bench/list_wall_time.py [BUILD_DIR] [SCENARIO] [RUNS]
+"""
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+root = Path(__file__).resolve().parent.parent
+build = Path(sys.argv[1]) if len(sys.argv) > 1 else root / "build" / "release"
+scenario = Path(sys.argv[2]) if len(sys.argv) > 2 else root / "examples/scenarios/dgx-8gpu.json"
+runs = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+
+command = [str(build / "bin" / "gpumeter"), "--simulate", str(scenario), "list", "--json"]
+env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_")}
+for _ in range(10):  # warm the page cache
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+samples = []
+for _ in range(runs):
+    start = time.perf_counter()
+    subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+    samples.append((time.perf_counter() - start) * 1000)
+samples.sort()
+print(f"gpumeter list --json, {scenario.name}, {runs} runs: "
+      f"median {statistics.median(samples):.2f} ms, "
+      f"p90 {samples[int(0.9 * runs)]:.2f} ms, min {samples[0]:.2f} ms, max {samples[-1]:.2f} ms")
