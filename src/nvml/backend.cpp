@@ -1,0 +1,123 @@
+#include "nvml/backend.h"
+
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "nvml/device_query.h"
+#include "nvml/device_reader.h"
+#include "nvml/library.h"
+#include "nvml/status.h"
+
+namespace gpumeter::nvml {
+namespace {
+
+// The library's own text for a code when it has one, else our name for it.
+std::string explain(const EntryPoints& api, abi::Return code) {
+  const char* text = api.error_string ? api.error_string.fn(code) : nullptr;
+  if (text == nullptr || *text == '\0') return describe_return(code);
+  return fmt::format("{} ({})", text, describe_return(code));
+}
+
+class NvmlSource final : public GpuSource {
+ public:
+  explicit NvmlSource(Library library) : library_(std::move(library)) {}
+  NvmlSource(const NvmlSource&) = delete;
+  NvmlSource& operator=(const NvmlSource&) = delete;
+  ~NvmlSource() override {
+    if (api().shutdown) api().shutdown.fn();
+  }
+
+  std::string_view name() const noexcept override { return "nvml"; }
+  std::expected<GpuReading, Error> read() override;
+
+ private:
+  const EntryPoints& api() const noexcept { return library_.api(); }
+  std::expected<unsigned, Error> device_count() const;
+  Device read_device(unsigned index);
+  Device unreachable_device(unsigned index, Unavailable reason) const;
+  DeviceIdentity identity_of(DeviceQuery& query, unsigned index);
+
+  Library library_;
+  // Identity per index, kept after the first read in which it settled: it does not change
+  // while the driver stays loaded, and a GPU that falls off the bus still shows who it was.
+  std::map<unsigned, DeviceIdentity> identities_;
+};
+
+std::expected<unsigned, Error> NvmlSource::device_count() const {
+  unsigned count = 0;
+  const abi::Return code = api().device_count.fn(&count);
+  if (code == abi::kSuccess) return count;
+  return std::unexpected(Error{
+      ErrorCode::driver_failed,
+      fmt::format("NVML ({}) could not count the GPUs: {}", library_.path(), explain(api(), code))});
+}
+
+std::expected<GpuReading, Error> NvmlSource::read() {
+  auto count = device_count();
+  if (!count) return std::unexpected(std::move(count.error()));
+  GpuReading reading;
+  reading.driver = read_driver_info(api());
+  reading.devices.reserve(*count);
+  for (unsigned index = 0; index < *count; ++index) reading.devices.push_back(read_device(index));
+  return reading;
+}
+
+Device NvmlSource::read_device(unsigned index) {
+  abi::Device handle = nullptr;
+  const abi::Return code = api().handle_by_index.fn(index, &handle);
+  if (code != abi::kSuccess) return unreachable_device(index, to_unavailable(code));
+  DeviceQuery query(api(), handle);
+  Device device;
+  device.identity = identity_of(query, index);
+  device.state = read_state(query);
+  device.processes = read_processes(query);
+  if (query.lost()) {
+    // Whatever was read before the loss showed is stale: only identity stays.
+    device.state = absent_state(Unavailable::gpu_lost);
+    device.processes = std::unexpected(Unavailable::gpu_lost);
+    device.lost = true;
+  }
+  return device;
+}
+
+DeviceIdentity NvmlSource::identity_of(DeviceQuery& query, unsigned index) {
+  if (auto cached = identities_.find(index); cached != identities_.end()) return cached->second;
+  DeviceIdentity identity = read_identity(query, index);
+  if (identity_is_settled(identity)) identities_.emplace(index, identity);
+  return identity;
+}
+
+// A device whose handle could not be had: it still appears, with every value absent for
+// the reason, and with its earlier identity when there is one.
+Device NvmlSource::unreachable_device(unsigned index, Unavailable reason) const {
+  Device device;
+  const auto cached = identities_.find(index);
+  device.identity = cached != identities_.end() ? cached->second : absent_identity(index, reason);
+  device.state = absent_state(reason);
+  device.processes = std::unexpected(reason);
+  device.lost = reason == Unavailable::gpu_lost;
+  return device;
+}
+
+std::expected<void, Error> initialise(const Library& library) {
+  const abi::Return code = library.api().init.fn();
+  if (code == abi::kSuccess) return {};
+  return std::unexpected(Error{
+      ErrorCode::driver_failed,
+      fmt::format("NVML ({}) was loaded but could not be initialised: {}. Is the NVIDIA kernel "
+                  "module loaded, and may this user open /dev/nvidia*?",
+                  library.path(), explain(library.api(), code))});
+}
+
+}  // namespace
+
+std::expected<std::unique_ptr<GpuSource>, Error> open_nvml_source(const NvmlOptions& options) {
+  auto library = Library::open(options.library_path);
+  if (!library) return std::unexpected(std::move(library.error()));
+  if (auto ok = initialise(*library); !ok) return std::unexpected(std::move(ok.error()));
+  return std::make_unique<NvmlSource>(std::move(*library));
+}
+
+}  // namespace gpumeter::nvml

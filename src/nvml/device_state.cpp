@@ -1,0 +1,164 @@
+// Device metrics, one function per group, each filling its rows of core/metrics.h in the
+// model's units.
+#include <optional>
+
+#include "nvml/convert.h"
+#include "nvml/device_reader.h"
+#include "nvml/maybe_ops.h"
+
+namespace gpumeter::nvml {
+namespace {
+
+using enum DeviceMetric;
+
+template <class T>
+Maybe<double> as_double(const Maybe<T>& value) {
+  return map_maybe(value, [](T v) { return static_cast<double>(v); });
+}
+
+void read_utilization(DeviceQuery& query, DeviceState& state) {
+  const auto rates = query.get<abi::Utilization>(query.api().utilization_rates);
+  state[utilization_gpu] = as_double(map_maybe(rates, &abi::Utilization::gpu));
+  state[utilization_memory] = as_double(map_maybe(rates, &abi::Utilization::memory));
+}
+
+Maybe<double> codec_utilization(DeviceQuery& query,
+                                const Entry<abi::DeviceCodecUtilizationFn>& entry) {
+  unsigned percent = 0;
+  unsigned period_us = 0;
+  if (auto ok = query.call(entry, &percent, &period_us); !ok) return std::unexpected(ok.error());
+  return static_cast<double>(percent);
+}
+
+void read_codecs(DeviceQuery& query, DeviceState& state) {
+  state[utilization_encoder] = codec_utilization(query, query.api().encoder_utilization);
+  state[utilization_decoder] = codec_utilization(query, query.api().decoder_utilization);
+}
+
+void set_memory(DeviceState& state, Maybe<double> total, Maybe<double> used, Maybe<double> free,
+                Maybe<double> reserved) {
+  state[memory_total] = std::move(total);
+  state[memory_used] = std::move(used);
+  state[memory_free] = std::move(free);
+  state[memory_reserved] = std::move(reserved);
+}
+
+// v2 separates reserved memory from used. Returns false when this driver does not
+// understand v2 (absent, wrong version word, not supported), so v1 should be asked.
+bool read_memory_v2(DeviceQuery& query, DeviceState& state) {
+  abi::MemoryV2 memory{};
+  memory.version = abi::kMemoryV2Version;
+  const CallResult code = query.invoke(query.api().memory_info_v2, &memory);
+  if (!code && code.error() == Unavailable::not_supported) return false;
+  if (code && means_try_older_call(*code)) return false;
+  if (auto ok = DeviceQuery::succeeded(code); !ok) {
+    set_memory(state, std::unexpected(ok.error()), std::unexpected(ok.error()),
+               std::unexpected(ok.error()), std::unexpected(ok.error()));
+    return true;
+  }
+  set_memory(state, static_cast<double>(memory.total), static_cast<double>(memory.used),
+             static_cast<double>(memory.free), static_cast<double>(memory.reserved));
+  return true;
+}
+
+// v1's `used` includes the reserved memory, which it does not report separately.
+void read_memory_v1(DeviceQuery& query, DeviceState& state) {
+  const auto memory = query.get<abi::Memory>(query.api().memory_info);
+  const auto field = [&](std::uint64_t abi::Memory::*member) {
+    return as_double(map_maybe(memory, member));
+  };
+  set_memory(state, field(&abi::Memory::total), field(&abi::Memory::used),
+             field(&abi::Memory::free), std::unexpected(Unavailable::not_supported));
+}
+
+void read_memory(DeviceQuery& query, DeviceState& state) {
+  if (!read_memory_v2(query, state)) read_memory_v1(query, state);
+}
+
+// The versioned call first (drivers >= 565); nullopt when the old one should be asked.
+std::optional<Maybe<double>> temperature_versioned(DeviceQuery& query) {
+  abi::Temperature reading{};
+  reading.version = abi::kTemperatureVersion;
+  reading.sensor_type = abi::kTemperatureGpu;
+  const CallResult code = query.invoke(query.api().temperature_v, &reading);
+  if (!code && code.error() == Unavailable::not_supported) return std::nullopt;
+  if (code && means_try_older_call(*code)) return std::nullopt;
+  if (auto ok = DeviceQuery::succeeded(code); !ok) return std::unexpected(ok.error());
+  return static_cast<double>(reading.temperature);
+}
+
+void read_thermal(DeviceQuery& query, DeviceState& state) {
+  auto temperature = temperature_versioned(query);
+  if (!temperature) {
+    temperature = as_double(query.get<unsigned>(query.api().temperature, abi::kTemperatureGpu));
+  }
+  state[DeviceMetric::temperature] = *temperature;
+  state[fan_speed] = as_double(query.get<unsigned>(query.api().fan_speed));
+}
+
+void read_power(DeviceQuery& query, DeviceState& state) {
+  const EntryPoints& api = query.api();
+  state[power_draw] = map_maybe(query.get<unsigned>(api.power_usage), milliwatts_to_watts);
+  state[power_limit] =
+      map_maybe(query.get<unsigned>(api.enforced_power_limit), milliwatts_to_watts);
+  state[energy] = map_maybe(query.get<std::uint64_t>(api.total_energy), millijoules_to_joules);
+}
+
+void read_clocks(DeviceQuery& query, DeviceState& state) {
+  const EntryPoints& api = query.api();
+  state[clock_sm] = as_double(query.get<unsigned>(api.clock, abi::kClockSm));
+  state[clock_memory] = as_double(query.get<unsigned>(api.clock, abi::kClockMem));
+  state[clock_graphics] = as_double(query.get<unsigned>(api.clock, abi::kClockGraphics));
+  state[clock_sm_max] = as_double(query.get<unsigned>(api.max_clock, abi::kClockSm));
+  state[clock_memory_max] = as_double(query.get<unsigned>(api.max_clock, abi::kClockMem));
+  state[clock_graphics_max] = as_double(query.get<unsigned>(api.max_clock, abi::kClockGraphics));
+  state[performance_state] =
+      then_maybe(query.get<unsigned>(api.performance_state), to_performance_state);
+}
+
+void read_pcie(DeviceQuery& query, DeviceState& state) {
+  const auto& entry = query.api().pcie_throughput;
+  state[pcie_tx] = map_maybe(query.get<unsigned>(entry, abi::kPcieTxBytes), kilobytes_to_bytes);
+  state[pcie_rx] = map_maybe(query.get<unsigned>(entry, abi::kPcieRxBytes), kilobytes_to_bytes);
+}
+
+// Aggregate counters: over the GPU's lifetime, as the metric table says.
+void read_ecc(DeviceQuery& query, DeviceState& state) {
+  const auto& entry = query.api().total_ecc_errors;
+  state[ecc_errors_corrected] = as_double(
+      query.get<std::uint64_t>(entry, abi::kMemoryErrorCorrected, abi::kAggregateEcc));
+  state[ecc_errors_uncorrected] = as_double(
+      query.get<std::uint64_t>(entry, abi::kMemoryErrorUncorrected, abi::kAggregateEcc));
+}
+
+void read_modes(DeviceQuery& query, DeviceState& state) {
+  const EntryPoints& api = query.api();
+  state.compute_mode = then_maybe(query.get<unsigned>(api.compute_mode), to_compute_mode);
+  state.persistence_mode = then_maybe(query.get<unsigned>(api.persistence_mode), to_enabled);
+}
+
+}  // namespace
+
+DeviceState read_state(DeviceQuery& query) {
+  DeviceState state;
+  read_utilization(query, state);
+  read_codecs(query, state);
+  read_memory(query, state);
+  read_thermal(query, state);
+  read_power(query, state);
+  read_clocks(query, state);
+  read_pcie(query, state);
+  read_ecc(query, state);
+  read_modes(query, state);
+  return state;
+}
+
+DeviceState absent_state(Unavailable reason) {
+  DeviceState state;
+  state.metrics.fill(std::unexpected(reason));
+  state.compute_mode = std::unexpected(reason);
+  state.persistence_mode = std::unexpected(reason);
+  return state;
+}
+
+}  // namespace gpumeter::nvml
