@@ -1,0 +1,65 @@
+#include "core/selection.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace gpumeter {
+namespace {
+
+using enum DeviceMetric;
+
+std::optional<Exclusion> exclusion_of(const Device& device, const SelectionCriteria& criteria) {
+  if (device.lost) return Exclusion::lost;
+  const DeviceState& state = device.state;
+  if (state.compute_mode == ComputeMode::prohibited) return Exclusion::compute_prohibited;
+  const std::optional<double> memory = memory_used_percent(state);
+  if (!memory) return Exclusion::memory_unknown;
+  if (*memory > criteria.max_memory_percent) return Exclusion::memory_busy;
+  const Maybe<double>& utilization = state[utilization_gpu];
+  if (utilization && *utilization > criteria.max_utilization_percent) {
+    return Exclusion::utilization_busy;
+  }
+  return std::nullopt;
+}
+
+// The sort key for an order: smaller sorts first. Unknown values sort last.
+double order_key(const Device& device, GpuOrder order) {
+  constexpr double kLast = std::numeric_limits<double>::max();
+  const DeviceState& state = device.state;
+  switch (order) {
+    case GpuOrder::index: return static_cast<double>(device.identity.index);
+    case GpuOrder::free_memory: {
+      const Maybe<double>& total = state[memory_total];
+      const Maybe<double>& used = state[memory_used];
+      return total && used ? -(*total - *used) : kLast;
+    }
+    case GpuOrder::power: return state[power_draw].value_or(kLast);
+  }
+  return kLast;
+}
+
+}  // namespace
+
+std::optional<double> memory_used_percent(const DeviceState& state) {
+  const Maybe<double>& total = state[memory_total];
+  const Maybe<double>& used = state[memory_used];
+  if (!total || !used || *total <= 0.0) return std::nullopt;
+  return 100.0 * *used / *total;
+}
+
+Selection select_gpus(const GpuReading& reading, const SelectionCriteria& criteria) {
+  Selection selection;
+  const std::vector<Device>& devices = reading.devices;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (auto reason = exclusion_of(devices[i], criteria)) {
+      selection.excluded.push_back({.device = i, .reason = *reason});
+    } else {
+      selection.eligible.push_back(i);
+    }
+  }
+  std::ranges::stable_sort(selection.eligible, {},
+                           [&](std::size_t i) { return order_key(devices[i], criteria.order); });
+  return selection;
+}
+
+}  // namespace gpumeter
