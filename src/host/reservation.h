@@ -1,10 +1,12 @@
 // Short-lived GPU reservations, so that two `gpumeter available -l 1` run at the same
-// instant never print the same GPU. One lock file per GPU in a runtime directory, holding
-// an flock and the reserving process's pid and expiry; released when that process exits or
-// after a grace period.
+// instant never print the same GPU. One file per GPU in a private runtime directory holds the
+// reserving process's pid, its start time and an expiry; a reservation holds while that
+// process lives or until it expires, whichever is later. A flock on the directory makes each
+// selection atomic with respect to every other.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <expected>
 #include <filesystem>
 #include <string>
@@ -16,17 +18,25 @@ namespace gpumeter::host {
 
 struct ReservationOptions {
   // Empty: $XDG_RUNTIME_DIR/gpumeter/reservations, else /tmp/gpumeter-<uid>/reservations.
+  // Created with mode 0700; refused when another user owns it (or, for the defaults, its
+  // parent) or when group or others may write to it.
   std::filesystem::path directory;
-  std::chrono::seconds grace{30};  // how long a reservation outlives no process
+  std::chrono::seconds grace{30};  // how long a reservation outlives its owner
 };
 
+// Reservations are per user: each user's directory is private, so they keep one user's
+// concurrent selections apart, not two users'.
 class Reservations {
  public:
   explicit Reservations(ReservationOptions options);
-  // Atomically reserves up to `want` of `candidates` (GPU uuids, in order of preference)
-  // that no live reservation holds, for the process `owner_pid` (the caller's parent shell
-  // or job: the reservation lasts while it lives, or the grace period, whichever is
-  // longer). Returns the reserved uuids, in the candidates' order.
+
+  // Atomically reserves up to `want` of `candidates` (GPU uuids, in order of preference;
+  // empty and repeated ones are skipped) that no live reservation holds, for the process
+  // `owner_pid` (the caller's parent shell or job). Stale reservations (owner gone or its pid
+  // reused, and expired) are removed on the way. Returns the reserved uuids, in the
+  // candidates' order; fewer than `want` (possibly none) when too few are free.
+  // Errors: invalid_input for owner_pid <= 0; no_permission for an unsafe directory (see
+  // ReservationOptions); io when the directory, its lock or a file cannot be used.
   std::expected<std::vector<std::string>, Error> reserve(const std::vector<std::string>& candidates,
                                                          std::size_t want, int owner_pid);
 

@@ -1,0 +1,138 @@
+#include "host/proc_parse.h"
+
+#include "host/text.h"
+
+namespace gpumeter::host {
+namespace {
+
+// Field numbers of /proc/<pid>/stat (proc(5)), counted from 1 as the manual does.
+constexpr std::size_t kStateField = 3;
+constexpr std::size_t kUtimeField = 14;
+constexpr std::size_t kStimeField = 15;
+constexpr std::size_t kStartTimeField = 22;
+constexpr std::size_t kRssField = 24;
+
+// The fields after the comm; `rest[0]` is field 3.
+template <class Int>
+std::optional<Int> stat_field(const std::vector<std::string_view>& rest, std::size_t number) {
+  return parse_integer<Int>(rest[number - kStateField]);
+}
+
+// Fills the numeric fields of `stat` from those after the comm.
+bool fill_stat_numbers(ProcStat& stat, const std::vector<std::string_view>& rest) {
+  if (rest.size() < kRssField - kStateField + 1 || rest[0].size() != 1) return false;
+  stat.state = rest[0][0];
+  auto utime = stat_field<std::uint64_t>(rest, kUtimeField);
+  auto stime = stat_field<std::uint64_t>(rest, kStimeField);
+  auto start = stat_field<std::uint64_t>(rest, kStartTimeField);
+  auto rss = stat_field<std::int64_t>(rest, kRssField);
+  if (!utime || !stime || !start || !rss) return false;
+  stat.utime_ticks = *utime;
+  stat.stime_ticks = *stime;
+  stat.start_ticks = *start;
+  stat.rss_pages = *rss;
+  return true;
+}
+
+// "1000 1000 1000 1000" after "Uid:": real, effective, saved, filesystem.
+std::optional<std::uint32_t> first_number(std::string_view value) {
+  auto fields = split_fields(value);
+  if (fields.empty()) return std::nullopt;
+  return parse_integer<std::uint32_t>(fields[0]);
+}
+
+// "12345 kB" after "VmRSS:".
+std::optional<std::uint64_t> kib_value(std::string_view value) {
+  auto fields = split_fields(value);
+  if (fields.size() != 2 || fields[1] != "kB") return std::nullopt;
+  return parse_integer<std::uint64_t>(fields[0]);
+}
+
+std::vector<Pid> pid_list(std::string_view value) {
+  std::vector<Pid> pids;
+  for (std::string_view field : split_fields(value)) {
+    auto pid = parse_integer<Pid>(field);
+    if (!pid) return {};
+    pids.push_back(*pid);
+  }
+  return pids;
+}
+
+}  // namespace
+
+std::optional<ProcStat> parse_stat(std::string_view text) {
+  std::size_t open = text.find('(');
+  std::size_t close = text.rfind(')');
+  // "<pid> (" : at least one digit and a space before the comm.
+  if (open == std::string_view::npos || open < 2 || close == std::string_view::npos ||
+      close < open || text[open - 1] != ' ') {
+    return std::nullopt;
+  }
+  ProcStat stat;
+  auto pid = parse_integer<Pid>(text.substr(0, open - 1));
+  if (!pid) return std::nullopt;
+  stat.pid = *pid;
+  stat.comm = std::string(text.substr(open + 1, close - open - 1));
+  std::string_view rest = text.substr(close + 1);
+  if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
+  if (!fill_stat_numbers(stat, split_fields(rest))) return std::nullopt;
+  return stat;
+}
+
+ProcStatus parse_status(std::string_view text) {
+  ProcStatus status;
+  for (std::string_view line : split_lines(text)) {
+    if (auto uid = after_prefix(line, "Uid:")) {
+      status.real_uid = first_number(*uid);
+    } else if (auto nspid = after_prefix(line, "NSpid:")) {
+      status.namespace_pids = pid_list(*nspid);
+    } else if (auto rss = after_prefix(line, "VmRSS:")) {
+      status.rss_kib = kib_value(*rss);
+    } else if (auto hwm = after_prefix(line, "VmHWM:")) {
+      status.peak_rss_kib = kib_value(*hwm);
+    }
+  }
+  return status;
+}
+
+std::optional<Pid> innermost_pid(const ProcStatus& status, Pid pid) {
+  if (status.namespace_pids.empty() || status.namespace_pids.back() == pid) return std::nullopt;
+  return status.namespace_pids.back();
+}
+
+std::vector<std::string> parse_cmdline(std::string_view text) {
+  std::vector<std::string> args;
+  while (!text.empty()) {
+    std::size_t end = text.find('\0');
+    if (end == std::string_view::npos) end = text.size();
+    args.emplace_back(text.substr(0, end));
+    text.remove_prefix(end == text.size() ? end : end + 1);
+  }
+  return args;
+}
+
+std::optional<std::int64_t> parse_boot_time(std::string_view proc_stat) {
+  for (std::string_view line : split_lines(proc_stat)) {
+    auto value = after_prefix(line, "btime ");
+    if (!value) continue;
+    auto fields = split_fields(*value);
+    if (fields.size() != 1) return std::nullopt;
+    return parse_integer<std::int64_t>(fields[0]);
+  }
+  return std::nullopt;
+}
+
+TimeUs ticks_since_boot_to_epoch_us(std::int64_t boot_time_s, std::uint64_t ticks,
+                                    std::int64_t ticks_per_second) {
+  return boot_time_s * 1'000'000 + ticks_to_us(ticks, ticks_per_second);
+}
+
+std::int64_t ticks_to_us(std::uint64_t ticks, std::int64_t ticks_per_second) {
+  // Whole seconds first, so that a large tick count cannot overflow the multiplication.
+  auto per_second = static_cast<std::uint64_t>(ticks_per_second);
+  std::uint64_t seconds = ticks / per_second;
+  std::uint64_t rest = ticks % per_second;
+  return static_cast<std::int64_t>(seconds * 1'000'000 + rest * 1'000'000 / per_second);
+}
+
+}  // namespace gpumeter::host

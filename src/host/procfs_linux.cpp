@@ -1,0 +1,161 @@
+#include "host/procfs.h"
+
+#include <unistd.h>
+
+#include <string>
+
+#include "host/cgroup.h"
+#include "host/proc_parse.h"
+#include "host/files.h"
+
+namespace gpumeter::host {
+namespace {
+
+constexpr std::uint64_t kBytesPerKib = 1024;
+
+Unavailable reason_for(std::error_code error) {
+  if (error == std::errc::no_such_file_or_directory || error == std::errc::no_such_process) {
+    return Unavailable::process_gone;
+  }
+  if (error == std::errc::permission_denied || error == std::errc::operation_not_permitted) {
+    return Unavailable::no_permission;
+  }
+  return Unavailable::error;
+}
+
+Maybe<std::string> read_proc_file(const std::filesystem::path& path) {
+  auto text = read_file(path);
+  if (!text) return std::unexpected(reason_for(text.error()));
+  return std::move(*text);
+}
+
+// The per-process files describe() reads, each with the reason it could not be read.
+struct ProcessFiles {
+  Maybe<std::string> stat;
+  Maybe<std::string> status;
+  Maybe<std::string> cmdline;
+  Maybe<std::string> cgroup;
+};
+
+ProcessFiles read_process_files(const std::filesystem::path& dir) {
+  return {read_proc_file(dir / "stat"), read_proc_file(dir / "status"),
+          read_proc_file(dir / "cmdline"), read_proc_file(dir / "cgroup")};
+}
+
+bool denied(const Maybe<std::string>& file) {
+  return !file && file.error() == Unavailable::no_permission;
+}
+
+// Why nothing at all can be said about the process, if so. The directory is checked after
+// the files were read: a process that exited meanwhile is gone, not half-described.
+std::optional<Unavailable> whole_process_absence(const std::filesystem::path& dir,
+                                                 const ProcessFiles& files) {
+  std::error_code error;
+  bool exists = std::filesystem::exists(dir, error);
+  if (!exists && (!error || reason_for(error) == Unavailable::process_gone)) {
+    return Unavailable::process_gone;
+  }
+  if (error) return reason_for(error);
+  if (denied(files.stat) && denied(files.status)) return Unavailable::no_permission;
+  return std::nullopt;
+}
+
+// The reason a field derived from `file` is absent: the file's own, or `error` when the
+// file was read but did not parse.
+template <class T>
+Maybe<T> absent(const Maybe<std::string>& file) {
+  return std::unexpected(file ? Unavailable::error : file.error());
+}
+
+Maybe<std::vector<std::string>> command_line(const Maybe<std::string>& file) {
+  if (!file) return std::unexpected(file.error());
+  auto args = parse_cmdline(*file);
+  if (args.empty()) return std::unexpected(Unavailable::not_supported);
+  return args;
+}
+
+Maybe<ProcStat> stat_of(const Maybe<std::string>& file) {
+  if (!file) return std::unexpected(file.error());
+  auto stat = parse_stat(*file);
+  if (!stat) return std::unexpected(Unavailable::error);
+  return std::move(*stat);
+}
+
+Maybe<std::uint64_t> kib_to_bytes(const Maybe<std::string>& file, std::optional<std::uint64_t> kib) {
+  if (!file) return std::unexpected(file.error());
+  if (!kib) return std::unexpected(Unavailable::not_supported);
+  return *kib * kBytesPerKib;
+}
+
+}  // namespace
+
+ProcfsProcessSource::ProcfsProcessSource(std::filesystem::path root)
+    : root_(std::move(root)), ticks_per_second_(sysconf(_SC_CLK_TCK)), users_(root_) {}
+
+std::filesystem::path ProcfsProcessSource::process_dir(Pid pid) const {
+  return root_ / "proc" / std::to_string(pid);
+}
+
+Maybe<HostProcess> ProcfsProcessSource::describe(Pid pid) {
+  const auto dir = process_dir(pid);
+  const ProcessFiles files = read_process_files(dir);
+  if (auto absence = whole_process_absence(dir, files)) return std::unexpected(*absence);
+  HostProcess process;
+  process.pid = pid;
+  fill_identity(process, files.status);
+  process.cmdline = command_line(files.cmdline);
+  if (auto stat = stat_of(files.stat)) {
+    process.comm = stat->comm;
+    process.start_time_us = start_time_us(stat->start_ticks);
+  } else {
+    process.comm = std::unexpected(stat.error());
+    process.start_time_us = std::unexpected(stat.error());
+  }
+  if (files.cgroup) process.container = parse_cgroup(*files.cgroup);
+  return process;
+}
+
+void ProcfsProcessSource::fill_identity(HostProcess& process, const Maybe<std::string>& status) {
+  const ProcStatus parsed = status ? parse_status(*status) : ProcStatus{};
+  if (!parsed.real_uid) {
+    process.uid = absent<std::uint32_t>(status);
+    process.user = absent<std::string>(status);
+  } else {
+    process.uid = *parsed.real_uid;
+    auto name = users_.name(*parsed.real_uid);
+    process.user = name ? Maybe<std::string>(*name) : std::unexpected(Unavailable::not_supported);
+  }
+  process.namespace_pid = innermost_pid(parsed, process.pid);
+}
+
+Maybe<TimeUs> ProcfsProcessSource::start_time_us(std::uint64_t start_ticks) {
+  if (!boot_time_s_) {
+    auto text = read_proc_file(root_ / "proc" / "stat");
+    auto boot = text ? parse_boot_time(*text) : std::nullopt;
+    boot_time_s_ = boot ? Maybe<std::int64_t>(*boot) : std::unexpected(Unavailable::error);
+  }
+  if (!*boot_time_s_) return std::unexpected(boot_time_s_->error());
+  return ticks_since_boot_to_epoch_us(**boot_time_s_, start_ticks, ticks_per_second_);
+}
+
+Maybe<ProcessUsage> ProcfsProcessSource::usage(Pid pid) {
+  const auto dir = process_dir(pid);
+  auto stat = stat_of(read_proc_file(dir / "stat"));
+  if (!stat) return std::unexpected(stat.error());
+  auto status_file = read_proc_file(dir / "status");
+  const ProcStatus status = status_file ? parse_status(*status_file) : ProcStatus{};
+  ProcessUsage usage;
+  usage.cpu_user_us = ticks_to_us(stat->utime_ticks, ticks_per_second_);
+  usage.cpu_system_us = ticks_to_us(stat->stime_ticks, ticks_per_second_);
+  usage.rss_bytes = kib_to_bytes(status_file, status.rss_kib);
+  usage.peak_rss_bytes = kib_to_bytes(status_file, status.peak_rss_kib);
+  return usage;
+}
+
+Maybe<std::uint64_t> process_start_ticks(const std::filesystem::path& root, Pid pid) {
+  auto stat = stat_of(read_proc_file(root / "proc" / std::to_string(pid) / "stat"));
+  if (!stat) return std::unexpected(stat.error());
+  return stat->start_ticks;
+}
+
+}  // namespace gpumeter::host

@@ -1,0 +1,30 @@
+// Small text helpers shared by the host parsers.
+#pragma once
+
+#include <charconv>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace gpumeter::host {
+
+// The whole of `text` as a decimal integer; empty on any stray character or overflow.
+template <class Int>
+std::optional<Int> parse_integer(std::string_view text) {
+  Int value{};
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
+  return value;
+}
+
+// Fields separated by runs of spaces and tabs.
+std::vector<std::string_view> split_fields(std::string_view text);
+
+// Lines without their '\n'; a last line without '\n' counts too.
+std::vector<std::string_view> split_lines(std::string_view text);
+
+// `line` without `key` at its start, or empty when it does not start with `key`.
+std::optional<std::string_view> after_prefix(std::string_view line, std::string_view key);
+
+}  // namespace gpumeter::host
