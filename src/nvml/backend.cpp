@@ -1,9 +1,9 @@
 #include "nvml/backend.h"
 
+#include <fmt/format.h>
+
 #include <map>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
@@ -49,9 +49,9 @@ std::expected<unsigned, Error> NvmlSource::device_count() const {
   unsigned count = 0;
   const abi::Return code = api().device_count.fn(&count);
   if (code == abi::kSuccess) return count;
-  return std::unexpected(Error{
-      ErrorCode::driver_failed,
-      fmt::format("NVML ({}) could not count the GPUs: {}", library_.path(), explain(api(), code))});
+  return std::unexpected(
+      Error{ErrorCode::driver_failed, fmt::format("NVML ({}) could not count the GPUs: {}",
+                                                  library_.path(), explain(api(), code))});
 }
 
 std::expected<GpuReading, Error> NvmlSource::read() {

@@ -1,9 +1,9 @@
 #include "nvml/convert.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "nvml/abi.h"
 

@@ -11,7 +11,9 @@
 namespace gpumeter::nvml {
 
 // NVML reports power in milliwatts; the model stores watts.
-constexpr double milliwatts_to_watts(std::uint32_t mw) noexcept { return mw / 1000.0; }
+constexpr double milliwatts_to_watts(std::uint32_t mw) noexcept {
+  return mw / 1000.0;
+}
 
 // NVML reports energy in millijoules; the model stores joules.
 constexpr double millijoules_to_joules(std::uint64_t mj) noexcept {
@@ -19,7 +21,9 @@ constexpr double millijoules_to_joules(std::uint64_t mj) noexcept {
 }
 
 // NVML reports PCIe throughput in KB/s (1 KB = 1024 bytes); the model stores bytes/s.
-constexpr double kilobytes_to_bytes(std::uint32_t kb) noexcept { return kb * 1024.0; }
+constexpr double kilobytes_to_bytes(std::uint32_t kb) noexcept {
+  return kb * 1024.0;
+}
 
 // CUDA driver version as NVML encodes it (1000 * major + 10 * minor, e.g. 12020) to text
 // ("12.2"). Values <= 0 are not a version: Unavailable::error.

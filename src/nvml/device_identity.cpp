@@ -64,8 +64,7 @@ Maybe<std::string> read_architecture(DeviceQuery& query) {
 
 DriverInfo read_driver_info(const EntryPoints& api) {
   DriverInfo info;
-  info.driver_version =
-      read_system_string(api.driver_version, abi::kSystemDriverVersionBufferSize);
+  info.driver_version = read_system_string(api.driver_version, abi::kSystemDriverVersionBufferSize);
   info.nvml_version = read_system_string(api.nvml_version, abi::kSystemNvmlVersionBufferSize);
   info.cuda_driver_version = read_cuda_version(api.cuda_driver_version);
   return info;

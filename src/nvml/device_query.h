@@ -50,8 +50,7 @@ class DeviceQuery {
   }
 
   // SUCCESS -> {}; anything else -> the reason (see to_unavailable).
-  static Maybe<void> succeeded(CallResult result,
-                               CallScope scope = CallScope::device) noexcept {
+  static Maybe<void> succeeded(CallResult result, CallScope scope = CallScope::device) noexcept {
     if (!result) return std::unexpected(result.error());
     if (*result != abi::kSuccess) return std::unexpected(to_unavailable(*result, scope));
     return {};

@@ -64,7 +64,7 @@ bool read_memory_v2(DeviceQuery& query, DeviceState& state) {
 // v1's `used` includes the reserved memory, which it does not report separately.
 void read_memory_v1(DeviceQuery& query, DeviceState& state) {
   const auto memory = query.get<abi::Memory>(query.api().memory_info);
-  const auto field = [&](std::uint64_t abi::Memory::*member) {
+  const auto field = [&](std::uint64_t abi::Memory::* member) {
     return as_double(map_maybe(memory, member));
   };
   set_memory(state, field(&abi::Memory::total), field(&abi::Memory::used),
@@ -125,10 +125,10 @@ void read_pcie(DeviceQuery& query, DeviceState& state) {
 // Aggregate counters: over the GPU's lifetime, as the metric table says.
 void read_ecc(DeviceQuery& query, DeviceState& state) {
   const auto& entry = query.api().total_ecc_errors;
-  state[ecc_errors_corrected] = as_double(
-      query.get<std::uint64_t>(entry, abi::kMemoryErrorCorrected, abi::kAggregateEcc));
-  state[ecc_errors_uncorrected] = as_double(
-      query.get<std::uint64_t>(entry, abi::kMemoryErrorUncorrected, abi::kAggregateEcc));
+  state[ecc_errors_corrected] =
+      as_double(query.get<std::uint64_t>(entry, abi::kMemoryErrorCorrected, abi::kAggregateEcc));
+  state[ecc_errors_uncorrected] =
+      as_double(query.get<std::uint64_t>(entry, abi::kMemoryErrorUncorrected, abi::kAggregateEcc));
 }
 
 void read_modes(DeviceQuery& query, DeviceState& state) {

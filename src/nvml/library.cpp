@@ -1,15 +1,14 @@
 #include "nvml/library.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace gpumeter::nvml {
 
@@ -55,8 +54,8 @@ EntryPoints resolve_all(void* handle) {
 void pair_count_with_handle(void* handle, EntryPoints& api) {
   if (!api.device_count || !api.handle_by_index) return;
   if (api.device_count.found == api.handle_by_index.found) return;
-  const auto older = static_cast<std::size_t>(
-      std::max(api.device_count.found, api.handle_by_index.found));
+  const auto older =
+      static_cast<std::size_t>(std::max(api.device_count.found, api.handle_by_index.found));
   api.device_count = resolve<abi::CountFn>(handle, SymbolNames::device_count, older);
   api.handle_by_index = resolve<abi::HandleByIndexFn>(handle, SymbolNames::handle_by_index, older);
   if (api.device_count.found != api.handle_by_index.found) {
@@ -143,7 +142,9 @@ Library& Library::operator=(Library&& other) noexcept {
   return *this;
 }
 
-Library::~Library() { close(); }
+Library::~Library() {
+  close();
+}
 
 void Library::close() noexcept {
   if (handle_ != nullptr) dlclose(std::exchange(handle_, nullptr));

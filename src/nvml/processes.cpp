@@ -11,8 +11,6 @@
 namespace gpumeter::nvml {
 namespace {
 
-using abi::Return;
-
 constexpr std::byte kSentinel{0xA5};
 // The last field of every assumed layout (an id or a byte count) never has all its top
 // bytes equal to the sentinel, so a correct driver ends its writes within this many bytes
@@ -60,7 +58,8 @@ Maybe<std::vector<ListedProcess>> decode_all(std::span<const std::byte> buffer, 
   }
   std::vector<ListedProcess> listed;
   listed.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) listed.push_back(decode(buffer.subspan(i * stride, stride)));
+  for (std::size_t i = 0; i < count; ++i)
+    listed.push_back(decode(buffer.subspan(i * stride, stride)));
   return listed;
 }
 
@@ -101,7 +100,7 @@ namespace {
 // One list's processes into the merged map. A process in several lists keeps the first
 // memory figure and MIG instance that were known: every list reports the same process.
 void merge_into(std::map<Pid, GpuProcess>& by_pid, const std::vector<ListedProcess>& listed,
-                bool ProcessContexts::*context) {
+                bool ProcessContexts::* context) {
   for (const ListedProcess& entry : listed) {
     GpuProcess& process = by_pid[entry.pid];
     process.pid = entry.pid;
@@ -115,7 +114,7 @@ void merge_into(std::map<Pid, GpuProcess>& by_pid, const std::vector<ListedProce
 
 struct ProcessList {
   const Entry<abi::DeviceProcessesFn>& entry;
-  bool ProcessContexts::*context;
+  bool ProcessContexts::* context;
 };
 
 }  // namespace

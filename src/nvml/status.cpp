@@ -1,10 +1,10 @@
 #include "nvml/status.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstdint>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace gpumeter::nvml {
 

@@ -3,6 +3,7 @@
 // Internal to src/nvml/: callers above the backend only ever see the Unavailable reasons.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,7 +14,7 @@ namespace gpumeter::nvml {
 
 // What a call was about: a device field, or one process on a device. The difference
 // matters only for NOT_FOUND, which for a process means it exited between two calls.
-enum class CallScope { device, process };
+enum class CallScope : std::uint8_t { device, process };
 
 // The reason a value is absent after `code` (which must not be kSuccess):
 //   NOT_SUPPORTED, FUNCTION_NOT_FOUND         -> not_supported

@@ -70,7 +70,8 @@ TEST(ConvertTest, PerformanceState) {
 TEST(ConvertTest, AllOnesBytesAreNotAvailable) {
   EXPECT_EQ(optional_bytes(0), 0u);
   EXPECT_EQ(optional_bytes(123'456'789), 123'456'789u);
-  EXPECT_EQ(optional_bytes(abi::kValueNotAvailableU64), std::unexpected(Unavailable::not_supported));
+  EXPECT_EQ(optional_bytes(abi::kValueNotAvailableU64),
+            std::unexpected(Unavailable::not_supported));
 }
 
 TEST(ConvertTest, PciBusIdMatchesTheV3Text) {

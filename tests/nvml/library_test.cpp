@@ -1,10 +1,10 @@
 #include "nvml/library.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <optional>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace gpumeter::nvml {
 namespace {

@@ -2,11 +2,11 @@
 // layouts and the stride guard, without any library.
 #include "nvml/processes.h"
 
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstring>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "nvml/device_reader.h"
 
@@ -104,9 +104,9 @@ TEST_F(ProcessListTest, ReadsV2Elements) {
   EXPECT_FALSE((*listed)[0].mig.has_value());
   EXPECT_EQ((*listed)[1].pid, 200u);
   EXPECT_EQ((*listed)[1].used_memory_bytes, std::unexpected(Unavailable::not_supported));
-  ASSERT_TRUE((*listed)[1].mig.has_value());
-  EXPECT_EQ((*listed)[1].mig->gpu_instance_id, 1u);
-  EXPECT_EQ((*listed)[1].mig->compute_instance_id, 0u);
+  const MigInstance mig = (*listed)[1].mig.value_or(MigInstance{99, 99});
+  EXPECT_EQ(mig.gpu_instance_id, 1u);
+  EXPECT_EQ(mig.compute_instance_id, 0u);
   EXPECT_EQ(script_.calls, 2);
 }
 
