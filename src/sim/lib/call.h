@@ -1,0 +1,81 @@
+// How every entry point runs: under the library's lock, with the checks every NVML call
+// makes in the same order (initialised, valid handle, GPU not lost, scripted fault, feature
+// supported), and with no C++ exception ever crossing the C ABI.
+#pragma once
+
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "sim/features.h"
+#include "sim/lib/library.h"
+
+namespace gpumeter::sim::lib {
+
+// What a device call's body gets to work with.
+struct DeviceCall {
+  Library& library;
+  std::size_t index;
+  const DeviceSpec& spec;
+  SimUs now;  // µs since the epoch
+
+  const Timeline& timeline() const { return library.timeline(); }
+  double t() const { return seconds(now); }
+};
+
+// Runs `body`, turning an escaping exception into UNKNOWN (and one line on stderr).
+template <class Body>
+abi::Return guarded(const char* function, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    Library::instance().report(std::string(function) + ": internal error: " + e.what());
+  } catch (...) {
+    Library::instance().report(std::string(function) + ": internal error");
+  }
+  return abi::kErrorUnknown;
+}
+
+// A call that needs an initialised library but no device.
+template <class Body>
+abi::Return system_call(const char* function, Body&& body) noexcept {
+  return guarded(function, [&] {
+    Library& library = Library::instance();
+    std::lock_guard lock(library.mutex());
+    if (!library.initialized()) return abi::kErrorUninitialized;
+    if (auto fault = library.flaky(function, std::nullopt)) return *fault;
+    return body(library);
+  });
+}
+
+// A call on one device; `feature` is what the GPU must support for the call to succeed.
+template <class Body>
+abi::Return device_call(const char* function, abi::Device device, std::optional<Feature> feature, Body&& body) noexcept {
+  return guarded(function, [&] {
+    Library& library = Library::instance();
+    std::lock_guard lock(library.mutex());
+    if (!library.initialized()) return abi::kErrorUninitialized;
+    const std::optional<std::size_t> index = library.index_of(device);
+    if (!index) return abi::kErrorInvalidArgument;
+    const SimUs now = library.now();
+    if (library.timeline().lost(*index, seconds(now))) return abi::kErrorGpuIsLost;
+    if (auto fault = library.flaky(function, index)) return *fault;
+    const DeviceSpec& spec = library.scenario().devices[*index];
+    if (feature && !spec.supports(*feature)) return abi::kErrorNotSupported;
+    return body(DeviceCall{library, *index, spec, now});
+  });
+}
+
+// Stores `value` through a caller's pointer; INVALID_ARGUMENT for NULL.
+template <class T, class V>
+abi::Return store(T* out, V value) {
+  if (out == nullptr) return abi::kErrorInvalidArgument;
+  *out = static_cast<T>(value);
+  return abi::kSuccess;
+}
+
+// Copies `text` and its NUL into a caller's buffer of `length` bytes; INSUFFICIENT_SIZE
+// when it does not fit.
+abi::Return copy_string(std::string_view text, char* out, unsigned length);
+
+}  // namespace gpumeter::sim::lib

@@ -1,0 +1,105 @@
+#include "sim/lib/library.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/clock.h"
+
+namespace gpumeter::sim::lib {
+
+Library& Library::instance() {
+  static Library library;
+  return library;
+}
+
+Library::Library() : handles_(kMaxDevices) {
+  for (std::size_t i = 0; i < kMaxDevices; ++i) handles_[i].index = i;
+}
+
+SimUs Library::now() const { return now_us() - epoch_us_; }
+
+void Library::report(const std::string& message) {
+  if (!reported_.insert(message).second) return;
+  std::fprintf(stderr, "gpumeter simulator: %s\n", message.c_str());
+}
+
+abi::Return Library::load() {
+  const char* path = std::getenv(kScenarioVariable);
+  if (path == nullptr || *path == '\0') {
+    report(std::string(kScenarioVariable) + " is not set: it must name a scenario file");
+    return abi::kErrorDriverNotLoaded;
+  }
+  auto loaded = load_scenario(path);
+  if (!loaded) {
+    report(loaded.error().message);
+    return abi::kErrorUnknown;
+  }
+  if (loaded->devices.size() > kMaxDevices) {
+    report(std::string(path) + ": the simulator supports at most 64 devices");
+    return abi::kErrorUnknown;
+  }
+  timeline_.reset();
+  scenario_ = std::move(*loaded);
+  timeline_.emplace(*scenario_);
+  return abi::kSuccess;
+}
+
+abi::Return Library::init(bool legacy_v1) {
+  if (references_ > 0) {
+    ++references_;
+    return abi::kSuccess;
+  }
+  if (!first_init_us_) first_init_us_ = now_us();
+  if (const abi::Return loaded = load(); loaded != abi::kSuccess) return loaded;
+  if (scenario_->faults.init_code) return static_cast<abi::Return>(*scenario_->faults.init_code);
+  epoch_us_ = epoch_from_environment().value_or(*first_init_us_);
+  energy_.assign(scenario_->devices.size(), EnergyMeter{0, 0});
+  for (std::size_t i = 0; i < energy_.size(); ++i) energy_[i].mj = scenario_->devices[i].energy_offset_mj;
+  call_counts_.clear();
+  if (legacy_v1) {
+    for (std::size_t i = 0; i < scenario_->devices.size(); ++i) {
+      if (timeline_->lost(i, seconds(now()))) return abi::kErrorGpuIsLost;
+    }
+  }
+  references_ = 1;
+  return abi::kSuccess;
+}
+
+abi::Return Library::shutdown() {
+  if (references_ > 0) --references_;
+  return abi::kSuccess;
+}
+
+std::optional<std::size_t> Library::index_of(abi::Device device) const {
+  for (const abi::DeviceOpaque& handle : handles_) {
+    if (&handle == device) {
+      if (handle.index < scenario_->devices.size()) return handle.index;
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::uint64_t Library::energy_mj(std::size_t device, SimUs now) {
+  EnergyMeter& meter = energy_[device];
+  if (now > meter.at) {
+    meter.mj += timeline_->energy_mj(device, seconds(meter.at), seconds(now));
+    meter.at = now;
+  }
+  return static_cast<std::uint64_t>(meter.mj);
+}
+
+std::optional<abi::Return> Library::flaky(std::string_view function, std::optional<std::size_t> device) {
+  const auto& rules = scenario_->faults.flaky;
+  for (std::size_t r = 0; r < rules.size(); ++r) {
+    const FlakyFault& rule = rules[r];
+    if (rule.device && rule.device != device) continue;
+    if (std::ranges::find(rule.functions, function) == rule.functions.end()) continue;
+    const std::uint64_t calls = ++call_counts_[{r, std::string(function)}];
+    if (calls % rule.every == 0) return static_cast<abi::Return>(rule.code);
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpumeter::sim::lib

@@ -1,0 +1,84 @@
+// The simulated driver's state: one per loaded copy of libnvidia-ml.so.1, as NVIDIA's
+// library keeps one. Reference-counted init loads the scenario named by
+// $GPUMETER_SIM_SCENARIO; every entry point reads the timeline under one lock.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nvml/abi.h"
+#include "sim/scenario.h"
+#include "sim/timeline.h"
+
+// The library's device handle. Handles live in a fixed table, so a handle stays valid (and
+// keeps meaning the same index) for the life of the process, across shutdown and init.
+struct gpumeter::nvml::abi::DeviceOpaque {
+  std::size_t index = 0;
+};
+
+namespace gpumeter::sim::lib {
+
+namespace abi = nvml::abi;
+
+inline constexpr std::size_t kMaxDevices = 64;
+
+class Library {
+ public:
+  static Library& instance();
+
+  std::mutex& mutex() { return mutex_; }
+
+  // nvmlInit*: loads the scenario on the first call. `legacy_v1` is nvmlInit, which also
+  // fails when a GPU is lost at that moment.
+  abi::Return init(bool legacy_v1);
+  abi::Return shutdown();
+  bool initialized() const { return references_ > 0; }
+
+  const Scenario& scenario() const { return *scenario_; }
+  const Timeline& timeline() const { return *timeline_; }
+  std::int64_t epoch_us() const { return epoch_us_; }
+  // µs since the epoch, now.
+  SimUs now() const;
+
+  abi::Device handle(std::size_t index) { return &handles_[index]; }
+  // The index behind a handle this library gave out, if it is one and the GPU exists.
+  std::optional<std::size_t> index_of(abi::Device device) const;
+
+  // The energy counter of a device at `now`, mJ: monotonic even if the clock steps back.
+  std::uint64_t energy_mj(std::size_t device, SimUs now);
+
+  // Counts this call of `function` and answers the fault code if a flaky fault fires.
+  std::optional<abi::Return> flaky(std::string_view function, std::optional<std::size_t> device);
+
+  // Prints "gpumeter simulator: <message>" on stderr, each distinct message once.
+  void report(const std::string& message);
+
+ private:
+  Library();
+  abi::Return load();
+
+  struct EnergyMeter {
+    SimUs at = 0;
+    double mj = 0;
+  };
+
+  std::mutex mutex_;
+  int references_ = 0;
+  std::optional<Scenario> scenario_;
+  std::optional<Timeline> timeline_;
+  std::int64_t epoch_us_ = 0;
+  std::optional<std::int64_t> first_init_us_;
+  std::vector<abi::DeviceOpaque> handles_;
+  std::vector<EnergyMeter> energy_;
+  std::map<std::pair<std::size_t, std::string>, std::uint64_t> call_counts_;  // (rule, function)
+  std::set<std::string> reported_;
+};
+
+}  // namespace gpumeter::sim::lib

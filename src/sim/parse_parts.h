@@ -1,0 +1,28 @@
+// Pieces of the scenario parser, one per part of the file (internal to src/sim).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "sim/json_reader.h"
+#include "sim/scenario.h"
+
+namespace gpumeter::sim::parse {
+
+// A number, or {"constant"}, {"steps", "repeat_s"} or {"bursts"}; values in [low, high].
+Profile profile(Reader& reader, const Cursor& at, double low, double high);
+
+DriverSpec driver(Reader& reader, const Cursor& at);
+// `defaults` is the scenario's "device_defaults" (or null); `index` the device's position.
+// The keys a device (or "device_defaults") may have.
+const Reader::Keys& device_keys();
+DeviceSpec device(Reader& reader, const Cursor& at, const Cursor& defaults, std::size_t index);
+ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count);
+Faults faults(Reader& reader, const Cursor& at, std::size_t device_count);
+
+// A return code by name ("UNKNOWN") or number.
+std::uint32_t return_code(Reader& reader, const Cursor& at);
+// A device index below `device_count`.
+std::size_t device_index(Reader& reader, const Cursor& at, std::size_t device_count);
+
+}  // namespace gpumeter::sim::parse

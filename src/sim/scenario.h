@@ -1,0 +1,169 @@
+// The scenario model: a simulated machine's driver, GPUs, processes and faults, as read
+// from a scenario file (the format is documented in docs/scenarios.md). Plain data; what
+// each device and process reads at a given time is timeline.h.
+//
+// Scenario time t is in seconds since the scenario's epoch (see clock.h); negative times
+// are before it.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "sim/features.h"
+#include "sim/profile.h"
+
+namespace gpumeter::sim {
+
+struct DriverSpec {
+  std::string driver_version = "570.124.06";
+  std::string nvml_version = "12.570.124.06";
+  int cuda_driver_version = 12080;  // 1000 * major + 10 * minor
+};
+
+struct PciSpec {
+  std::string bus_id;                // "00000000:06:00.0" (8-digit domain, upper case)
+  std::uint32_t domain = 0;
+  std::uint32_t bus = 0;
+  std::uint32_t device = 0;
+  std::uint32_t device_id = 0;       // device id high 16 bits, vendor 0x10DE low 16 bits
+  std::uint32_t subsystem_id = 0;
+  unsigned link_generation = 3;      // current = max
+  unsigned link_width = 16;
+  double tx_kbps_at_full_load = 0;   // PCIe throughput scales with utilisation
+  double rx_kbps_at_full_load = 0;
+};
+
+// Clocks in MHz, by nvmlClockType_t.
+struct Clocks {
+  unsigned graphics = 0;
+  unsigned sm = 0;
+  unsigned memory = 0;
+  unsigned video = 0;
+};
+
+// A value that goes from `idle` at 0 % utilisation to `busy` at 100 %, linearly.
+struct Range {
+  double idle = 0;
+  double busy = 0;
+  double at(double utilization_percent) const { return idle + (busy - idle) * utilization_percent / 100.0; }
+};
+
+struct DeviceSpec {
+  int line = 0;  // where the device is described, for messages
+  std::string name;
+  std::string uuid;    // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string serial;
+  PciSpec pci;
+  unsigned minor_number = 0;
+  std::uint32_t architecture = 0xFFFFFFFF;  // nvmlDeviceArchitecture_t value
+  int cc_major = 0;
+  int cc_minor = 0;
+  std::uint64_t memory_total_bytes = 0;
+  std::uint64_t memory_reserved_bytes = 0;
+  Clocks clocks;      // at idle
+  Clocks max_clocks;  // current clocks reach these at 100 % utilisation
+  Range power_w;      // idle draw to the power limit
+  double power_limit_w = 0;
+  Range fan_percent;
+  Range temperature_c;
+  unsigned slowdown_temperature_c = 0;
+  unsigned pstate_idle = 8;
+  unsigned pstate_busy = 0;
+  std::uint64_t ecc_corrected = 0;
+  std::uint64_t ecc_uncorrected = 0;
+  std::uint32_t compute_mode = 0;  // nvmlComputeMode_t
+  bool persistence_mode = true;
+  std::int64_t sample_period_us = 166'667;  // the driver's utilisation sample period
+  double sample_buffer_s = 20;              // how far back nvmlDeviceGetSamples reaches
+  unsigned process_sample_capacity = 100;   // per-process samples the driver keeps
+  double energy_offset_mj = 0;              // energy counter at the epoch
+  bool accounting_enabled = false;
+  unsigned accounting_buffer_size = 4000;
+  bool mig_capable = false;                 // MIG mode readable (and disabled)
+  std::optional<Profile> scripted_gpu_utilization;     // else: sum of processes' sm
+  std::optional<Profile> scripted_memory_utilization;  // else: sum of processes' mem
+  FeatureSet unsupported;
+
+  bool supports(Feature feature) const { return !unsupported.test(bit(feature)); }
+};
+
+struct ProcessTypes {
+  bool compute = false;
+  bool graphics = false;
+  bool mps = false;
+};
+
+struct ContainerSpec {
+  std::string runtime;
+  std::string id;
+};
+
+// What the host knows about a process, for `gpumeter --simulate`.
+struct HostSpec {
+  bool hidden = false;  // its owner cannot be seen (another container, hidepid)
+  std::string user;
+  std::optional<std::uint32_t> uid;
+  std::vector<std::string> command;
+  double started_s = 0;  // scenario time the process started
+  std::optional<ContainerSpec> container;
+};
+
+struct ProcessSpec {
+  int line = 0;
+  std::size_t device = 0;
+  std::uint32_t pid = 0;
+  ProcessTypes types;
+  std::string name;                   // nvmlSystemGetProcessName; empty: from the host
+  std::optional<Profile> memory_bytes;  // absent: usedGpuMemory is "not available"
+  Profile sm, mem, enc, dec;            // percent
+  double start_s = 0;
+  double end_s = std::numeric_limits<double>::infinity();
+  std::optional<HostSpec> host;
+
+  bool alive(double t) const { return start_s <= t && t < end_s; }
+};
+
+struct LostFault {
+  std::size_t device = 0;
+  double at_s = 0;
+};
+
+// Every `every`-th call of each named function fails with `code` (deterministic).
+struct FlakyFault {
+  std::vector<std::string> functions;
+  unsigned every = 1;
+  std::uint32_t code = 999;
+  std::optional<std::size_t> device;  // only calls on this device
+};
+
+struct Faults {
+  std::optional<std::uint32_t> init_code;  // nvmlInit answers this
+  std::vector<LostFault> lost;
+  std::vector<FlakyFault> flaky;
+};
+
+struct Scenario {
+  std::string file;
+  std::string description;
+  DriverSpec driver;
+  std::vector<DeviceSpec> devices;
+  std::vector<ProcessSpec> processes;
+  Faults faults;
+};
+
+// Reads and checks a scenario file. `pid_env` names are resolved from this process's
+// environment. Errors: ErrorCode::invalid_input "FILE:LINE: what was expected", or
+// ErrorCode::io when the file cannot be read.
+std::expected<Scenario, Error> load_scenario(const std::filesystem::path& path);
+
+// The same, from text; `file` is used in messages.
+std::expected<Scenario, Error> parse_scenario(std::string_view text, std::string_view file);
+
+}  // namespace gpumeter::sim

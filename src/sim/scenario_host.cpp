@@ -1,0 +1,70 @@
+#include "sim/scenario_host.h"
+
+#include <cmath>
+#include <map>
+
+#include "sim/clock.h"
+#include "sim/scenario.h"
+
+namespace gpumeter::sim {
+namespace {
+
+// Linux keeps at most 15 characters of the program's base name in /proc/PID/comm.
+std::string comm_of(const std::vector<std::string>& command) {
+  const std::string& program = command.front();
+  const std::size_t slash = program.rfind('/');
+  return program.substr(slash == std::string::npos ? 0 : slash + 1, 15);
+}
+
+HostProcess describe_from(const HostSpec& host, Pid pid, std::int64_t epoch_us) {
+  HostProcess p;
+  p.pid = pid;
+  p.user = host.user;
+  if (host.uid) p.uid = *host.uid;
+  else p.uid = std::unexpected(Unavailable::not_supported);
+  p.cmdline = host.command;
+  p.comm = comm_of(host.command);
+  p.start_time_us = epoch_us + static_cast<std::int64_t>(std::llround(host.started_s * 1e6));
+  if (host.container) p.container = Container{host.container->runtime, host.container->id};
+  return p;
+}
+
+class ScenarioHostSource final : public ProcessSource {
+ public:
+  ScenarioHostSource(Scenario scenario, std::unique_ptr<ProcessSource> fallback, std::int64_t epoch_us)
+      : scenario_(std::move(scenario)), fallback_(std::move(fallback)), epoch_us_(epoch_us) {
+    for (const ProcessSpec& p : scenario_.processes) {
+      if (p.host) hosts_.emplace(p.pid, &*p.host);
+    }
+  }
+
+  Maybe<HostProcess> describe(Pid pid) override {
+    auto it = hosts_.find(pid);
+    if (it == hosts_.end()) {
+      if (fallback_) return fallback_->describe(pid);
+      return std::unexpected(Unavailable::process_gone);
+    }
+    if (it->second->hidden) return std::unexpected(Unavailable::no_permission);
+    return describe_from(*it->second, pid, epoch_us_);
+  }
+
+ private:
+  Scenario scenario_;
+  std::unique_ptr<ProcessSource> fallback_;
+  std::int64_t epoch_us_;
+  std::map<Pid, const HostSpec*> hosts_;  // points into scenario_
+};
+
+}  // namespace
+
+std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(const std::filesystem::path& scenario,
+                                                                       std::unique_ptr<ProcessSource> fallback) {
+  auto loaded = load_scenario(scenario);
+  if (!loaded) return std::unexpected(loaded.error());
+  // The same rule as the simulated library: a shared epoch if one is set, else "now",
+  // which is within moments of the library's first nvmlInit in this process.
+  const std::int64_t epoch_us = epoch_from_environment().value_or(now_us());
+  return std::make_unique<ScenarioHostSource>(std::move(*loaded), std::move(fallback), epoch_us);
+}
+
+}  // namespace gpumeter::sim
