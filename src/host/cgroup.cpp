@@ -17,8 +17,9 @@ using Matcher = std::optional<Container> (*)(const Components&);
 constexpr std::size_t kMinContainerIdLength = 12;
 
 bool is_hex_id(std::string_view text) {
-  return text.size() >= kMinContainerIdLength &&
-         std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return text.size() >= kMinContainerIdLength && std::ranges::all_of(text, [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 bool is_pod_uid(std::string_view text) {
@@ -51,7 +52,8 @@ std::optional<std::string_view> pod_uid(std::string_view component) {
   if (component.starts_with("kubepods") && component.ends_with(".slice")) {
     std::size_t pod = component.rfind("-pod");
     if (pod == std::string_view::npos) return std::nullopt;
-    component = component.substr(pod + 1, component.size() - pod - 1 - std::string_view(".slice").size());
+    component =
+        component.substr(pod + 1, component.size() - pod - 1 - std::string_view(".slice").size());
   }
   auto uid = after_prefix(component, "pod");
   if (!uid || !is_pod_uid(*uid)) return std::nullopt;
@@ -93,7 +95,8 @@ std::optional<Container> docker(const Components& parts) {
 std::optional<Container> runtime_scope(const Components& parts, std::string_view prefix,
                                        std::string_view runtime) {
   for (std::string_view part : parts) {
-    if (auto id = prefixed_id(part, prefix)) return Container{std::string(runtime), std::string(*id)};
+    if (auto id = prefixed_id(part, prefix))
+      return Container{std::string(runtime), std::string(*id)};
   }
   return std::nullopt;
 }

@@ -30,8 +30,9 @@ constexpr std::array kInterpreters = {
     Interpreter{"zsh", "-o", "-c", false},
 };
 
-constexpr std::array<std::string_view, 6> kJupyterNames = {
-    "ipykernel_launcher", "ipykernel", "jupyter-notebook", "jupyter-lab", "jupyter-server", "jupyter"};
+constexpr std::array<std::string_view, 6> kJupyterNames = {"ipykernel_launcher", "ipykernel",
+                                                           "jupyter-notebook",   "jupyter-lab",
+                                                           "jupyter-server",     "jupyter"};
 
 bool listed(std::string_view list, std::string_view word) {
   const auto words = split_fields(list);
@@ -46,11 +47,13 @@ std::string_view basename(std::string_view path) {
 // "python3.11" matches "python": the name, then only digits and dots.
 bool names_interpreter(std::string_view program, std::string_view name) {
   auto version = after_prefix(program, name);
-  return version && std::ranges::all_of(*version, [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  return version &&
+         std::ranges::all_of(*version, [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
 }
 
 const Interpreter* find_interpreter(std::string_view program) {
-  auto match = std::ranges::find_if(kInterpreters, [&](const Interpreter& i) { return names_interpreter(program, i.name); });
+  auto match = std::ranges::find_if(
+      kInterpreters, [&](const Interpreter& i) { return names_interpreter(program, i.name); });
   return match == kInterpreters.end() ? nullptr : &*match;
 }
 
@@ -65,7 +68,8 @@ std::optional<std::string_view> interpreted_target(const Interpreter& interprete
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string_view arg = args[i];
     bool has_next = i + 1 < args.size();
-    if (arg == "--") return has_next ? std::optional<std::string_view>(basename(args[i + 1])) : std::nullopt;
+    if (arg == "--")
+      return has_next ? std::optional<std::string_view>(basename(args[i + 1])) : std::nullopt;
     if (listed(interpreter.code_options, arg)) return std::nullopt;
     if (interpreter.modules && arg.starts_with("-m")) {
       if (arg.size() > 2) return arg.substr(2);  // "-mmodule"

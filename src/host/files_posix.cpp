@@ -1,5 +1,3 @@
-#include "host/files.h"
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -7,6 +5,8 @@
 #include <array>
 #include <cerrno>
 #include <utility>
+
+#include "host/files.h"
 
 namespace gpumeter::host {
 namespace {
@@ -26,7 +26,9 @@ class Fd {
   int fd_;
 };
 
-std::error_code last_error() { return {errno, std::generic_category()}; }
+std::error_code last_error() {
+  return {errno, std::generic_category()};
+}
 
 std::expected<void, std::error_code> write_all(int fd, std::string_view content) {
   while (!content.empty()) {
@@ -75,7 +77,8 @@ std::expected<void, std::error_code> write_file_atomically(const std::filesystem
   return written;
 }
 
-std::expected<DirectoryLock, std::error_code> DirectoryLock::acquire(const std::filesystem::path& dir) {
+std::expected<DirectoryLock, std::error_code> DirectoryLock::acquire(
+    const std::filesystem::path& dir) {
   Fd fd(open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) return std::unexpected(last_error());
   while (flock(fd.get(), LOCK_EX) != 0) {

@@ -16,13 +16,13 @@ namespace gpumeter::host {
 
 // The fields of /proc/<pid>/stat that gpumeter uses (see proc(5); fields numbered from 1).
 struct ProcStat {
-  Pid pid = 0;                      // field 1
-  std::string comm;                 // field 2, without the parentheses; may hold spaces and ')'
-  char state = '?';                 // field 3: R, S, D, Z, ...
-  std::uint64_t utime_ticks = 0;    // field 14: user CPU time, clock ticks
-  std::uint64_t stime_ticks = 0;    // field 15: system CPU time, clock ticks
-  std::uint64_t start_ticks = 0;    // field 22: start time, clock ticks since boot
-  std::int64_t rss_pages = 0;       // field 24: resident set size, pages
+  Pid pid = 0;                    // field 1
+  std::string comm;               // field 2, without the parentheses; may hold spaces and ')'
+  char state = '?';               // field 3: R, S, D, Z, ...
+  std::uint64_t utime_ticks = 0;  // field 14: user CPU time, clock ticks
+  std::uint64_t stime_ticks = 0;  // field 15: system CPU time, clock ticks
+  std::uint64_t start_ticks = 0;  // field 22: start time, clock ticks since boot
+  std::int64_t rss_pages = 0;     // field 24: resident set size, pages
 };
 
 // Parses /proc/<pid>/stat. The comm runs from the first '(' to the *last* ')', because a
@@ -32,9 +32,9 @@ std::optional<ProcStat> parse_stat(std::string_view text);
 // The fields of /proc/<pid>/status that gpumeter uses. Each is absent when its line is
 // missing or malformed.
 struct ProcStatus {
-  std::optional<std::uint32_t> real_uid;   // "Uid:" first field
-  std::vector<Pid> namespace_pids;         // "NSpid:", outermost namespace first
-  std::optional<std::uint64_t> rss_kib;    // "VmRSS:", KiB; absent for kernel threads
+  std::optional<std::uint32_t> real_uid;      // "Uid:" first field
+  std::vector<Pid> namespace_pids;            // "NSpid:", outermost namespace first
+  std::optional<std::uint64_t> rss_kib;       // "VmRSS:", KiB; absent for kernel threads
   std::optional<std::uint64_t> peak_rss_kib;  // "VmHWM:", KiB
 };
 

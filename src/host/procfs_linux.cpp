@@ -1,12 +1,11 @@
-#include "host/procfs.h"
-
 #include <unistd.h>
 
 #include <string>
 
 #include "host/cgroup.h"
-#include "host/proc_parse.h"
 #include "host/files.h"
+#include "host/proc_parse.h"
+#include "host/procfs.h"
 
 namespace gpumeter::host {
 namespace {
@@ -81,7 +80,8 @@ Maybe<ProcStat> stat_of(const Maybe<std::string>& file) {
   return std::move(*stat);
 }
 
-Maybe<std::uint64_t> kib_to_bytes(const Maybe<std::string>& file, std::optional<std::uint64_t> kib) {
+Maybe<std::uint64_t> kib_to_bytes(const Maybe<std::string>& file,
+                                  std::optional<std::uint64_t> kib) {
   if (!file) return std::unexpected(file.error());
   if (!kib) return std::unexpected(Unavailable::not_supported);
   return *kib * kBytesPerKib;

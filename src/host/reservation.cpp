@@ -1,9 +1,9 @@
 #include "host/reservation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "host/files.h"
 #include "host/private_directory.h"
@@ -55,14 +55,16 @@ bool is_stale(const fs::path& path, TimeUs now) {
 }
 
 // Removes stale reservations and temporary files left by a writer that died. Runs under the
-// directory lock, so no temporary file belongs to a writer still at work.
+// directory lock, so no temporary file belongs to a writer still at work. Best effort: a file
+// that cannot be listed or removed stays, and claim() skips its GPU as if it were reserved.
 void reclaim_stale(const fs::path& dir, TimeUs now) {
   std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    bool leftover = name.starts_with(".tmp-");
-    if (leftover || (!name.starts_with('.') && is_stale(entry.path(), now))) {
-      fs::remove(entry.path(), error);
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    const fs::path& path = it->path();
+    const std::string name = path.filename().string();
+    if (name.starts_with(".tmp-") || (!name.starts_with('.') && is_stale(path, now))) {
+      std::error_code ignored;
+      fs::remove(path, ignored);
     }
   }
 }
@@ -74,7 +76,8 @@ void remove_reservations(const fs::path& dir, const std::vector<std::string>& uu
 
 std::expected<std::vector<std::string>, Error> claim(const fs::path& dir,
                                                      const std::vector<std::string>& candidates,
-                                                     std::size_t want, const ReservationRecord& record) {
+                                                     std::size_t want,
+                                                     const ReservationRecord& record) {
   std::vector<std::string> reserved;
   for (const std::string& uuid : candidates) {
     if (reserved.size() >= want) break;
@@ -98,7 +101,8 @@ Reservations::Reservations(ReservationOptions options) : options_(std::move(opti
 std::expected<std::vector<std::string>, Error> Reservations::reserve(
     const std::vector<std::string>& candidates, std::size_t want, int owner_pid) {
   if (owner_pid <= 0) {
-    return std::unexpected(Error{ErrorCode::invalid_input, fmt::format("invalid owner pid {}", owner_pid)});
+    return std::unexpected(
+        Error{ErrorCode::invalid_input, fmt::format("invalid owner pid {}", owner_pid)});
   }
   auto dir = prepared_directory(options_);
   if (!dir) return std::unexpected(dir.error());
@@ -109,7 +113,8 @@ std::expected<std::vector<std::string>, Error> Reservations::reserve(
   const ReservationRecord record{
       .owner_pid = owner_pid,
       .owner_start_ticks = start_ticks_now(owner_pid),
-      .expires_us = now + std::chrono::duration_cast<std::chrono::microseconds>(options_.grace).count(),
+      .expires_us =
+          now + std::chrono::duration_cast<std::chrono::microseconds>(options_.grace).count(),
   };
   return claim(*dir, candidates, want, record);
 }

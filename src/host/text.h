@@ -12,8 +12,9 @@ namespace gpumeter::host {
 template <class Int>
 std::optional<Int> parse_integer(std::string_view text) {
   Int value{};
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
   if (text.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
   return value;
 }

@@ -31,7 +31,8 @@ std::optional<std::string> UserNames::name(std::uint32_t uid) {
 
 std::optional<std::string> UserNames::look_up(std::uint32_t uid) const {
   // A missing or unreadable passwd file reads as empty: every uid is then unknown to it.
-  if (auto local = find_passwd_name(read_file(root_ / "etc" / "passwd").value_or(""), uid)) return local;
+  if (auto local = find_passwd_name(read_file(root_ / "etc" / "passwd").value_or(""), uid))
+    return local;
   if (use_system_) return system_user_name(uid);
   return std::nullopt;
 }

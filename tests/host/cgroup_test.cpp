@@ -43,20 +43,23 @@ TEST(ParseCgroup, KubernetesSystemdDriverNamesThePod) {
       "kubepods-burstable-pod1a2b3c4d_5e6f_7081_92a3_b4c5d6e7f809.slice/cri-containerd-" +
           kId64 + ".scope\n",
       "kubernetes", "1a2b3c4d-5e6f-7081-92a3-b4c5d6e7f809");
-  expect_container("0::/kubepods.slice/kubepods-pod0011aabb_ccdd.slice/docker-" + kId64 + ".scope\n",
-                   "kubernetes", "0011aabb-ccdd");
+  expect_container(
+      "0::/kubepods.slice/kubepods-pod0011aabb_ccdd.slice/docker-" + kId64 + ".scope\n",
+      "kubernetes", "0011aabb-ccdd");
 }
 
 TEST(ParseCgroup, KubernetesCgroupfsDriverV1) {
-  expect_container("11:memory:/kubepods/besteffort/pod5e1d2c3b-aaaa-bbbb-cccc-0123456789ab/" + kId64 +
-                       "\n1:name=systemd:/kubepods/besteffort/pod5e1d2c3b-aaaa-bbbb-cccc-0123456789ab/" +
-                       kId64 + "\n",
-                   "kubernetes", "5e1d2c3b-aaaa-bbbb-cccc-0123456789ab");
+  expect_container(
+      "11:memory:/kubepods/besteffort/pod5e1d2c3b-aaaa-bbbb-cccc-0123456789ab/" + kId64 +
+          "\n1:name=systemd:/kubepods/besteffort/pod5e1d2c3b-aaaa-bbbb-cccc-0123456789ab/" + kId64 +
+          "\n",
+      "kubernetes", "5e1d2c3b-aaaa-bbbb-cccc-0123456789ab");
 }
 
 TEST(ParseCgroup, SlurmV1AndV2) {
-  expect_container("11:devices:/slurm/uid_1002/job_98765/step_0/task_0\n1:name=systemd:/user.slice\n",
-                   "slurm", "98765");
+  expect_container(
+      "11:devices:/slurm/uid_1002/job_98765/step_0/task_0\n1:name=systemd:/user.slice\n", "slurm",
+      "98765");
   expect_container("0::/system.slice/slurmstepd.scope/job_4321/step_batch/user/task_0\n", "slurm",
                    "4321");
   EXPECT_FALSE(parse_cgroup("0::/system.slice/job_soon.service\n"));

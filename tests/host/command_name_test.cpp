@@ -15,17 +15,21 @@ TEST(ShortCommand, PythonScriptBasename) {
 }
 
 TEST(ShortCommand, PythonModule) {
-  EXPECT_EQ(short_command({"python", "-m", "torch.distributed.run", "--nproc-per-node", "8", "fit.py"}),
-            "torch.distributed.run");
+  EXPECT_EQ(
+      short_command({"python", "-m", "torch.distributed.run", "--nproc-per-node", "8", "fit.py"}),
+      "torch.distributed.run");
   EXPECT_EQ(short_command({"python3", "-u", "-mhttp.server"}), "http.server");
 }
 
 TEST(ShortCommand, JupyterKernelsAndServers) {
-  EXPECT_EQ(short_command({"/opt/conda/bin/python", "-m", "ipykernel_launcher", "-f", "/r/k.json"}), "jupyter");
+  EXPECT_EQ(short_command({"/opt/conda/bin/python", "-m", "ipykernel_launcher", "-f", "/r/k.json"}),
+            "jupyter");
   EXPECT_EQ(short_command({"python", "-m", "ipykernel", "-f", "k.json"}), "jupyter");
-  EXPECT_EQ(short_command({"/usr/bin/python3", "/usr/local/bin/jupyter-notebook", "--no-browser"}), "jupyter");
+  EXPECT_EQ(short_command({"/usr/bin/python3", "/usr/local/bin/jupyter-notebook", "--no-browser"}),
+            "jupyter");
   EXPECT_EQ(short_command({"/home/a/.local/bin/jupyter-lab"}), "jupyter");
-  EXPECT_EQ(short_command({"python3", "/x/site-packages/ipykernel_launcher.py", "-f", "k.json"}), "jupyter");
+  EXPECT_EQ(short_command({"python3", "/x/site-packages/ipykernel_launcher.py", "-f", "k.json"}),
+            "jupyter");
 }
 
 TEST(ShortCommand, OtherInterpreters) {
@@ -50,7 +54,8 @@ TEST(ShortCommand, NotAnInterpreterJustLooksLikeOne) {
 }
 
 TEST(ShortCommand, OtherProgramsShowBasenameAndArguments) {
-  EXPECT_EQ(short_command({"/usr/local/bin/ffmpeg", "-i", "in.mp4", "out.mkv"}), "ffmpeg -i in.mp4 out.mkv");
+  EXPECT_EQ(short_command({"/usr/local/bin/ffmpeg", "-i", "in.mp4", "out.mkv"}),
+            "ffmpeg -i in.mp4 out.mkv");
   EXPECT_EQ(short_command({"./a.out"}), "a.out");
 }
 
@@ -60,7 +65,8 @@ TEST(ShortCommand, TrimsToTheWidthWithAnEllipsis) {
   EXPECT_EQ(name, "render --scene /dat…");
   EXPECT_EQ(short_command(args, 1), "…");
   EXPECT_EQ(short_command(args, 0), "");
-  EXPECT_EQ(short_command({"python3", "/x/a_really_long_training_script_name.py"}, 10), "a_really_…");
+  EXPECT_EQ(short_command({"python3", "/x/a_really_long_training_script_name.py"}, 10),
+            "a_really_…");
   EXPECT_EQ(short_command({"abc"}, 3), "abc");
 }
 
@@ -75,7 +81,9 @@ TEST(ShortCommand, RewrittenSingleStringCommandLines) {
   EXPECT_EQ(short_command({"nginx: worker process"}), "nginx: worker process");
 }
 
-TEST(ShortCommand, EmptyArgv) { EXPECT_EQ(short_command({}), ""); }
+TEST(ShortCommand, EmptyArgv) {
+  EXPECT_EQ(short_command({}), "");
+}
 
 }  // namespace
 }  // namespace gpumeter::host

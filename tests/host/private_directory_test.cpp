@@ -1,8 +1,7 @@
 #include "host/private_directory.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -24,8 +23,11 @@ TEST(DefaultStateDirectories, TmpWhenUnsetOrNotAbsolute) {
 }
 
 TEST(EnsurePrivateDirectory, RefusesAFile) {
-  auto file = std::filesystem::temp_directory_path() / ("gpumeter-not-a-dir-" + std::to_string(::getpid()));
-  { std::ofstream(file) << "x"; }
+  auto file =
+      std::filesystem::temp_directory_path() / ("gpumeter-not-a-dir-" + std::to_string(::getpid()));
+  {
+    std::ofstream(file) << "x";
+  }
   auto result = ensure_private_directory(file);
   std::filesystem::remove(file);
   ASSERT_FALSE(result.has_value());

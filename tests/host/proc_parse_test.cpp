@@ -98,10 +98,13 @@ TEST(ParseCmdline, SplitsAtNuls) {
 TEST(ParseCmdline, AcceptsAMissingTrailingNulAndEmptyArguments) {
   using namespace std::string_literals;
   EXPECT_EQ(parse_cmdline("a.out\0\0--x"s), (std::vector<std::string>{"a.out", "", "--x"}));
-  EXPECT_EQ(parse_cmdline("nginx: worker process"), (std::vector<std::string>{"nginx: worker process"}));
+  EXPECT_EQ(parse_cmdline("nginx: worker process"),
+            (std::vector<std::string>{"nginx: worker process"}));
 }
 
-TEST(ParseCmdline, EmptyForKernelThreads) { EXPECT_TRUE(parse_cmdline("").empty()); }
+TEST(ParseCmdline, EmptyForKernelThreads) {
+  EXPECT_TRUE(parse_cmdline("").empty());
+}
 
 TEST(ParseBootTime, FindsTheBtimeLine) {
   EXPECT_EQ(parse_boot_time("cpu  1 2 3\nintr 5 6\nbtime 1700000000\nprocesses 9\n"), 1700000000);

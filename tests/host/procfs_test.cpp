@@ -1,10 +1,9 @@
 #include "host/procfs.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <fstream>
@@ -39,7 +38,8 @@ TEST(ProcfsFixture, PythonTrainingScript) {
   EXPECT_EQ(p.uid, 1000U);
   EXPECT_EQ(p.user, "alice");
   EXPECT_EQ(p.comm, "python3");
-  EXPECT_EQ(p.cmdline, (std::vector<std::string>{"python3", "-u", "/home/alice/train.py", "--lr", "3"}));
+  EXPECT_EQ(p.cmdline,
+            (std::vector<std::string>{"python3", "-u", "/home/alice/train.py", "--lr", "3"}));
   EXPECT_EQ(p.start_time_us, fixture_start_us(123456));
   EXPECT_FALSE(p.container);
   EXPECT_FALSE(p.namespace_pid);
@@ -217,7 +217,8 @@ TEST(ProcfsLive, DescribesThisProcess) {
   EXPECT_EQ(p->comm, "host_tests");
   ASSERT_TRUE(p->start_time_us.has_value());
   const auto now = std::chrono::duration_cast<std::chrono::microseconds>(
-                       std::chrono::system_clock::now().time_since_epoch()).count();
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
   // It started before now (allowing for btime's whole seconds), and less than an hour ago.
   EXPECT_LE(*p->start_time_us, now + 2'000'000);
   EXPECT_GT(*p->start_time_us, now - 3'600'000'000LL);

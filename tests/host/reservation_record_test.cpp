@@ -6,8 +6,10 @@ namespace gpumeter::host {
 namespace {
 
 TEST(ReservationRecord, RoundTrips) {
-  ReservationRecord record{.owner_pid = 4242, .owner_start_ticks = 123456, .expires_us = 1'700'000'000'000'000};
-  EXPECT_EQ(format_record(record), "owner_pid 4242\nowner_start_ticks 123456\nexpires_us 1700000000000000\n");
+  ReservationRecord record{
+      .owner_pid = 4242, .owner_start_ticks = 123456, .expires_us = 1'700'000'000'000'000};
+  EXPECT_EQ(format_record(record),
+            "owner_pid 4242\nowner_start_ticks 123456\nexpires_us 1700000000000000\n");
   auto parsed = parse_record(format_record(record));
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(parsed->owner_pid, 4242);

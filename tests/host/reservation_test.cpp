@@ -1,10 +1,9 @@
 #include "host/reservation.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
@@ -45,7 +44,9 @@ class ReservationsTest : public ::testing::Test {
   fs::path dir_;
 };
 
-int my_pid() { return static_cast<int>(getpid()); }
+int my_pid() {
+  return static_cast<int>(getpid());
+}
 
 // A pid that no process has now: a child that already exited and was reaped.
 int dead_pid() {
@@ -60,19 +61,21 @@ TEST_F(ReservationsTest, ReservesInPreferenceOrderUntilNoneAreLeft) {
   auto first = reservations().reserve(kGpus, 2, my_pid());
   ASSERT_TRUE(first.has_value()) << first.error().message;
   EXPECT_EQ(*first, (Uuids{"GPU-aaaa", "GPU-bbbb"}));
-  EXPECT_EQ(reservations().reserve(kGpus, 2, my_pid()).value_or(Uuids{"failed"}), Uuids{"GPU-cccc"});
+  EXPECT_EQ(reservations().reserve(kGpus, 2, my_pid()).value_or(Uuids{"failed"}),
+            Uuids{"GPU-cccc"});
   EXPECT_EQ(reservations().reserve(kGpus, 1, my_pid()).value_or(Uuids{"failed"}), Uuids{});
 }
 
 TEST_F(ReservationsTest, CreatesAPrivateDirectoryAndWholeRecords) {
   ASSERT_TRUE(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).has_value());
-  struct stat info {};
+  struct stat info{};
   ASSERT_EQ(stat(dir_.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777U, 0700U);
   auto record = parse_record(read_file(dir_ / "GPU-aaaa").value_or(""));
   ASSERT_TRUE(record.has_value());
   EXPECT_EQ(record->owner_pid, my_pid());
-  EXPECT_EQ(record->owner_start_ticks, process_start_ticks("/", static_cast<Pid>(my_pid())).value());
+  EXPECT_EQ(record->owner_start_ticks,
+            process_start_ticks("/", static_cast<Pid>(my_pid())).value());
   for (const auto& entry : fs::directory_iterator(dir_)) {
     EXPECT_FALSE(entry.path().filename().string().starts_with(".tmp-")) << entry.path();
   }
@@ -239,7 +242,8 @@ std::vector<std::string> race(const fs::path& dir, int children) {
   close(barrier[1]);  // everyone go
   std::string all;
   char chunk[256];
-  for (ssize_t got; (got = read(results[0], chunk, sizeof chunk)) > 0;) all.append(chunk, static_cast<std::size_t>(got));
+  for (ssize_t got; (got = read(results[0], chunk, sizeof chunk)) > 0;)
+    all.append(chunk, static_cast<std::size_t>(got));
   close(results[0]);
   for (pid_t pid : pids) waitpid(pid, nullptr, 0);
   std::vector<std::string> lines;
@@ -260,7 +264,8 @@ TEST_F(ReservationsTest, ConcurrentReservationsNeverShareAGpu) {
       if (line != "none") reserved.insert(line);
     }
     // Three GPUs, eight takers, one live owner (this process): each GPU exactly once.
-    EXPECT_EQ(reserved, (std::multiset<std::string>{"GPU-aaaa", "GPU-bbbb", "GPU-cccc"})) << "round " << round;
+    EXPECT_EQ(reserved, (std::multiset<std::string>{"GPU-aaaa", "GPU-bbbb", "GPU-cccc"}))
+        << "round " << round;
   }
 }
 

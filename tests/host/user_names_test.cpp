@@ -1,8 +1,7 @@
 #include "host/user_names.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace gpumeter::host {
 namespace {
