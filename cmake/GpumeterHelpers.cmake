@@ -34,6 +34,6 @@ function(gpumeter_test name)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main GTest::gmock)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   gpumeter_target_options(${name})
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cxx
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cxx
     ENVIRONMENT "GPUMETER_SOURCE_DIR=${PROJECT_SOURCE_DIR};GPUMETER_BINARY_DIR=${PROJECT_BINARY_DIR}")
 endfunction()

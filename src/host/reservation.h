@@ -1,7 +1,8 @@
 // Short-lived GPU reservations, so that two `gpumeter available -l 1` run at the same
 // instant never print the same GPU. One file per GPU in a private runtime directory holds the
-// reserving process's pid, its start time and an expiry; a reservation holds while that
-// process lives or until it expires, whichever is later. A flock on the directory makes each
+// reserving process's pid, its start time and an expiry; a reservation ends when that process
+// exits or when it expires, whichever comes first (the job it was made for has started and
+// holds GPU memory by then, so NVML shows the GPU as used). A flock on the directory makes each
 // selection atomic with respect to every other.
 #pragma once
 
@@ -21,7 +22,7 @@ struct ReservationOptions {
   // Created with mode 0700; refused when another user owns it (or, for the defaults, its
   // parent) or when group or others may write to it.
   std::filesystem::path directory;
-  std::chrono::seconds grace{30};  // how long a reservation outlives its owner
+  std::chrono::seconds grace{30};  // how long a reservation lasts at most
 };
 
 // Reservations are per user: each user's directory is private, so they keep one user's
@@ -32,8 +33,8 @@ class Reservations {
 
   // Atomically reserves up to `want` of `candidates` (GPU uuids, in order of preference;
   // empty and repeated ones are skipped) that no live reservation holds, for the process
-  // `owner_pid` (the caller's parent shell or job). Stale reservations (owner gone or its pid
-  // reused, and expired) are removed on the way. Returns the reserved uuids, in the
+  // `owner_pid` (the caller's parent shell or job). Stale reservations (owner gone, its pid
+  // reused, or expired) are removed on the way. Returns the reserved uuids, in the
   // candidates' order; fewer than `want` (possibly none) when too few are free.
   // Errors: invalid_input for owner_pid <= 0; no_permission for an unsafe directory (see
   // ReservationOptions); io when the directory, its lock or a file cannot be used.

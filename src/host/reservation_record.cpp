@@ -48,8 +48,11 @@ std::optional<ReservationRecord> parse_record(std::string_view text) {
 
 bool is_live(const ReservationRecord& record, TimeUs now_us,
              std::optional<std::uint64_t> owner_start_now) {
-  bool owner_alive = record.owner_start_ticks && owner_start_now == record.owner_start_ticks;
-  return owner_alive || now_us < record.expires_us;
+  // An owner whose start could not be read at reservation time is taken to be whoever has
+  // its pid now; a recorded start must match, so a reused pid does not hold anything.
+  const bool owner_alive =
+      owner_start_now && (!record.owner_start_ticks || owner_start_now == record.owner_start_ticks);
+  return owner_alive && now_us < record.expires_us;
 }
 
 std::string reservation_file_name(std::string_view uuid) {

@@ -34,26 +34,27 @@ TEST(ReservationRecord, RejectsIncompleteOrForeignText) {
   EXPECT_FALSE(parse_record("owner_pid 1\nowner_start_ticks 2\nexpires_us 3\nextra 4\n"));
 }
 
-TEST(ReservationLiveness, LiveOwnerKeepsAnExpiredReservation) {
-  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = 500, .expires_us = 100};
-  EXPECT_TRUE(is_live(record, 1000, 500));
+TEST(ReservationLiveness, LiveOwnerHoldsUntilExpiry) {
+  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = 500, .expires_us = 2000};
+  EXPECT_TRUE(is_live(record, 1999, 500));
+  EXPECT_FALSE(is_live(record, 2000, 500));
 }
 
-TEST(ReservationLiveness, ReusedPidDoesNot) {
-  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = 500, .expires_us = 100};
+TEST(ReservationLiveness, ReusedPidDoesNotHold) {
+  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = 500, .expires_us = 2000};
   EXPECT_FALSE(is_live(record, 1000, 501));
+}
+
+TEST(ReservationLiveness, DeadOwnerReleasesBeforeExpiry) {
+  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = 500, .expires_us = 2000};
   EXPECT_FALSE(is_live(record, 1000, std::nullopt));
 }
 
-TEST(ReservationLiveness, UnexpiredHoldsWithoutOwner) {
-  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = 500, .expires_us = 2000};
-  EXPECT_TRUE(is_live(record, 1999, std::nullopt));
-  EXPECT_FALSE(is_live(record, 2000, std::nullopt));
-}
-
-TEST(ReservationLiveness, UnknownStartNeverMatchesAProcess) {
-  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = std::nullopt, .expires_us = 100};
-  EXPECT_FALSE(is_live(record, 1000, 500));
+TEST(ReservationLiveness, UnknownStartTrustsWhoeverHasThePid) {
+  ReservationRecord record{.owner_pid = 10, .owner_start_ticks = std::nullopt, .expires_us = 2000};
+  EXPECT_TRUE(is_live(record, 1000, 500));
+  EXPECT_FALSE(is_live(record, 1000, std::nullopt));
+  EXPECT_FALSE(is_live(record, 2000, 500));
 }
 
 TEST(ReservationFileName, KeepsUuidsReadableAndOthersSafe) {

@@ -94,20 +94,19 @@ TEST_F(ReservationsTest, RejectsAnInvalidOwner) {
   EXPECT_EQ(got.error().code, ErrorCode::invalid_input);
 }
 
-TEST_F(ReservationsTest, LiveOwnerHoldsPastExpiry) {
+TEST_F(ReservationsTest, LiveOwnerHoldsUntilExpiry) {
+  ASSERT_TRUE(reservations(std::chrono::hours{1}).reserve({"GPU-aaaa"}, 1, my_pid()).has_value());
+  EXPECT_EQ(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).value_or(Uuids{"failed"}), Uuids{});
+}
+
+TEST_F(ReservationsTest, ExpiredReservationIsReclaimedWhileItsOwnerLives) {
   ASSERT_TRUE(reservations(std::chrono::seconds{0}).reserve({"GPU-aaaa"}, 1, my_pid()).has_value());
-  EXPECT_EQ(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).value_or(Uuids{"failed"}), Uuids{});
+  EXPECT_EQ(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).value_or(Uuids{}), Uuids{"GPU-aaaa"});
 }
 
-TEST_F(ReservationsTest, DeadOwnerHoldsUntilExpiry) {
+TEST_F(ReservationsTest, DeadOwnerReleasesBeforeExpiry) {
   const int owner = dead_pid();
-  ASSERT_TRUE(reservations(std::chrono::hours{1}).reserve({"GPU-aaaa"}, 1, owner).has_value());
-  EXPECT_EQ(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).value_or(Uuids{"failed"}), Uuids{});
-}
-
-TEST_F(ReservationsTest, DeadAndExpiredOwnerIsReclaimed) {
-  const int owner = dead_pid();
-  ASSERT_EQ(reservations(std::chrono::seconds{0}).reserve({"GPU-aaaa"}, 1, owner).value_or(Uuids{}),
+  ASSERT_EQ(reservations(std::chrono::hours{1}).reserve({"GPU-aaaa"}, 1, owner).value_or(Uuids{}),
             Uuids{"GPU-aaaa"});
   EXPECT_EQ(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).value_or(Uuids{}), Uuids{"GPU-aaaa"});
   auto record = parse_record(read_file(dir_ / "GPU-aaaa").value_or(""));
