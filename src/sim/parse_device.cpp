@@ -135,20 +135,17 @@ void unsupported(Reader& reader, const Cursor& at, DeviceSpec& d) {
   }
 }
 
-void memory(Reader& reader, const Cursor& at, DeviceSpec& d) {
-  const ObjectCursor object = reader.object(at, {"total_bytes", "reserved_bytes"});
-  d.memory_total_bytes = reader.whole(reader.required(object, "total_bytes", "a number of bytes"));
-  d.memory_reserved_bytes = reader.whole_or(object, "reserved_bytes", 0, d.memory_total_bytes);
+void memory(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
+  d.memory_total_bytes = reader.whole(reader.required(object, "memory_total_bytes", "a number of bytes"));
+  d.memory_reserved_bytes = reader.whole_or(object, "memory_reserved_bytes", 0, d.memory_total_bytes);
 }
 
-void power(Reader& reader, const std::optional<Cursor>& at, DeviceSpec& d) {
+// Power draw goes from power_idle_w (idle) to power_limit_w (100 % utilisation).
+void power(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
   d.power_limit_w = 250;
-  d.power_w = Range{30, 250};
-  if (!at) return;
-  const ObjectCursor object = reader.object(*at, {"limit_w", "idle_w"});
-  d.power_limit_w = reader.number_in(reader.required(object, "limit_w", "watts"), 1, 100'000);
-  d.power_w = Range{reader.number_or(object, "idle_w", d.power_limit_w / 8), d.power_limit_w};
-  if (!reader.failed() && d.power_w.idle > d.power_limit_w) reader.fail(*at, "expected idle_w not above limit_w");
+  if (auto limit = reader.member(object, "power_limit_w")) d.power_limit_w = reader.number_in(*limit, 1, 100'000);
+  d.power_w = Range{d.power_limit_w / 8, d.power_limit_w};
+  if (auto idle = reader.member(object, "power_idle_w")) d.power_w.idle = reader.number_in(*idle, 0, d.power_limit_w);
 }
 
 void temperature(Reader& reader, const std::optional<Cursor>& at, DeviceSpec& d) {
@@ -181,8 +178,12 @@ void sampling(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
 
 void identity(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::size_t index) {
   d.name = reader.string(reader.required(object, "name", "the product name, a string"));
-  d.uuid = reader.string(reader.required(object, "uuid", "a string \"GPU-...\""));
-  if (!reader.failed() && !d.uuid.starts_with("GPU-")) reader.fail(*reader.member(object, "uuid"), "expected a UUID starting with \"GPU-\"");
+  // Without one, a UUID that is unique within the scenario.
+  d.uuid = fmt::format("GPU-00000000-0000-4000-8000-{:012x}", index);
+  if (auto uuid = reader.member(object, "uuid")) {
+    d.uuid = reader.string(*uuid);
+    if (!reader.failed() && !d.uuid.starts_with("GPU-")) reader.fail(*uuid, "expected a UUID starting with \"GPU-\"");
+  }
   if (auto serial = reader.member(object, "serial")) d.serial = reader.string(*serial);
   else d.unsupported.set(bit(Feature::serial));
   d.pci = pci(reader, reader.member(object, "pci"), index);
@@ -192,11 +193,11 @@ void identity(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::si
 }
 
 void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
-  memory(reader, reader.required(object, "memory", "an object with \"total_bytes\""), d);
+  memory(reader, object, d);
   if (auto c = reader.member(object, "clocks_mhz")) d.clocks = clocks(reader, *c);
   auto max = reader.member(object, "max_clocks_mhz");
   d.max_clocks = max ? clocks(reader, *max) : d.clocks;
-  power(reader, reader.member(object, "power"), d);
+  power(reader, object, d);
   d.fan_percent = range(reader, reader.member(object, "fan_percent"), Range{30, 30}, 100);
   temperature(reader, reader.member(object, "temperature_c"), d);
   const Range pstate = range(reader, reader.member(object, "pstate"), Range{8, 0}, 15);
@@ -227,8 +228,9 @@ void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
 
 const Reader::Keys& device_keys() {
   static const Reader::Keys keys{
-      "name", "uuid", "serial", "pci", "minor_number", "architecture", "compute_capability", "memory",
-      "clocks_mhz", "max_clocks_mhz", "power", "fan_percent", "temperature_c", "pstate", "ecc_errors",
+      "name", "uuid", "serial", "pci", "minor_number", "architecture", "compute_capability",
+      "memory_total_bytes", "memory_reserved_bytes", "clocks_mhz", "max_clocks_mhz", "power_limit_w",
+      "power_idle_w", "fan_percent", "temperature_c", "pstate", "ecc_errors",
       "compute_mode", "persistence_mode", "sample_period_ms", "sample_buffer_s", "process_sample_capacity",
       "energy_offset_mj", "accounting", "mig", "utilization", "unsupported"};
   return keys;

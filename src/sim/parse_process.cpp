@@ -11,15 +11,11 @@ namespace gpumeter::sim::parse {
 namespace {
 
 // "pid_env" names an environment variable holding the pid of a real process (so a test
-// can spawn one and describe it here).
-std::uint32_t pid_from_env(Reader& reader, const Cursor& at) {
+// can spawn one and describe it here); "pid", if also given, is the pid when it is unset.
+std::optional<std::uint32_t> pid_from_env(Reader& reader, const Cursor& at) {
   const std::string name = reader.string(at);
-  if (reader.failed()) return 0;
-  const char* text = std::getenv(name.c_str());
-  if (text == nullptr) {
-    reader.fail(at, fmt::format("environment variable {} (named by pid_env) is not set", name));
-    return 0;
-  }
+  const char* text = reader.failed() ? nullptr : std::getenv(name.c_str());
+  if (text == nullptr) return std::nullopt;
   std::uint32_t pid = 0;
   const std::string_view view(text);
   auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), pid);
@@ -30,10 +26,13 @@ std::uint32_t pid_from_env(Reader& reader, const Cursor& at) {
 }
 
 std::uint32_t pid(Reader& reader, const ObjectCursor& object) {
-  const auto literal = reader.member(object, "pid");
-  const auto env = reader.member(object, "pid_env");
-  if (literal && env) reader.fail(*env, "expected either \"pid\" or \"pid_env\", not both");
-  if (env) return pid_from_env(reader, *env);
+  if (auto env = reader.member(object, "pid_env")) {
+    if (auto from_env = pid_from_env(reader, *env)) return *from_env;
+    if (!reader.member(object, "pid") && !reader.failed()) {
+      reader.fail(*env, fmt::format("environment variable {} (named by pid_env) is not set, and there is no "
+                                    "\"pid\" to fall back on", env->value->get<std::string>()));
+    }
+  }
   const Cursor at = reader.required(object, "pid", "a pid (or \"pid_env\" naming a variable that holds one)");
   const auto value = static_cast<std::uint32_t>(reader.whole(at, 4'194'304));
   if (!reader.failed() && value == 0) reader.fail(at, "expected a pid above 0");

@@ -1,6 +1,7 @@
 #include "sim/lib/library.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -87,7 +88,7 @@ std::uint64_t Library::energy_mj(std::size_t device, SimUs now) {
     meter.mj += timeline_->energy_mj(device, seconds(meter.at), seconds(now));
     meter.at = now;
   }
-  return static_cast<std::uint64_t>(meter.mj);
+  return static_cast<std::uint64_t>(std::llround(meter.mj));
 }
 
 std::optional<abi::Return> Library::flaky(std::string_view function, std::optional<std::size_t> device) {

@@ -1,0 +1,91 @@
+#include "sim/scenario_host.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>  // setenv, unsetenv: POSIX
+
+#include "temp_scenario.h"
+
+namespace gpumeter::sim {
+namespace {
+
+using testing::TempScenario;
+
+// Answers every pid with a recognisable command, to show when the scenario falls through.
+class FallbackSource final : public ProcessSource {
+ public:
+  Maybe<HostProcess> describe(Pid pid) override {
+    HostProcess p;
+    p.pid = pid;
+    p.cmdline = std::vector<std::string>{"from-fallback"};
+    return p;
+  }
+};
+
+constexpr const char* kScenario = R"({
+  "devices": [{"name": "G", "memory_total_bytes": 1}],
+  "processes": [
+    {"device": 0, "pid": 100, "host": {"user": "alice", "uid": 1001, "started_s": -7200,
+      "command": ["/usr/bin/python3", "train.py"], "container": {"runtime": "docker", "id": "c0ffee"}}},
+    {"device": 0, "pid": 200, "host": "hidden"},
+    {"device": 0, "pid": 300}
+  ]
+})";
+
+class ScenarioHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override { setenv("GPUMETER_SIM_EPOCH_US", "1700000000000000", 1); }
+  void TearDown() override { unsetenv("GPUMETER_SIM_EPOCH_US"); }
+};
+
+TEST_F(ScenarioHostTest, DescribesProcessesFromTheScenario) {
+  const TempScenario file(kScenario);
+  auto source = open_scenario_host(file.path(), std::make_unique<FallbackSource>());
+  ASSERT_TRUE(source.has_value()) << source.error().message;
+  const Maybe<HostProcess> p = (*source)->describe(100);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->user, "alice");
+  EXPECT_EQ(p->uid, 1001u);
+  EXPECT_EQ(p->cmdline, (std::vector<std::string>{"/usr/bin/python3", "train.py"}));
+  EXPECT_EQ(p->comm, "python3");
+  EXPECT_EQ(p->start_time_us, 1'700'000'000'000'000 - 7'200'000'000);
+  ASSERT_TRUE(p->container.has_value());
+  EXPECT_EQ(p->container->runtime, "docker");
+  EXPECT_EQ(p->container->id, "c0ffee");
+}
+
+TEST_F(ScenarioHostTest, HiddenOwnersAreNoPermission) {
+  const TempScenario file(kScenario);
+  auto source = open_scenario_host(file.path(), std::make_unique<FallbackSource>());
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ((*source)->describe(200), std::unexpected(Unavailable::no_permission));
+}
+
+TEST_F(ScenarioHostTest, OtherPidsGoToTheFallback) {
+  const TempScenario file(kScenario);
+  auto source = open_scenario_host(file.path(), std::make_unique<FallbackSource>());
+  ASSERT_TRUE(source.has_value());
+  for (Pid pid : {300u, 12345u}) {
+    const auto p = (*source)->describe(pid);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(p->cmdline, std::vector<std::string>{"from-fallback"});
+  }
+}
+
+TEST_F(ScenarioHostTest, WithoutAFallbackUnknownPidsAreGone) {
+  const TempScenario file(kScenario);
+  auto source = open_scenario_host(file.path(), nullptr);
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ((*source)->describe(300), std::unexpected(Unavailable::process_gone));
+}
+
+TEST_F(ScenarioHostTest, BadScenarioIsInvalidInputWithFileAndLine) {
+  const TempScenario file("{\n  \"devices\": [\n    {\"name\": 5}\n  ]\n}\n");
+  auto source = open_scenario_host(file.path(), nullptr);
+  ASSERT_FALSE(source.has_value());
+  EXPECT_EQ(source.error().code, ErrorCode::invalid_input);
+  EXPECT_TRUE(source.error().message.starts_with(file.path().string() + ":3: devices[0].name: expected a string"))
+      << source.error().message;
+}
+
+}  // namespace
+}  // namespace gpumeter::sim
