@@ -49,6 +49,9 @@ EntryPoints resolve_all(void* handle) {
   return api;
 }
 
+static_assert(SymbolNames::device_count.size() == SymbolNames::handle_by_index.size(),
+              "count and handle lists must pair up position by position");
+
 // Count and handle must be of one version; with a mismatch both take the older one. If
 // the library lacks that one, the pair is left incomplete and open() reports it.
 void pair_count_with_handle(void* handle, EntryPoints& api) {

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <optional>
 #include <string>
+
+#include "nvml/scoped_env.h"
 
 namespace gpumeter::nvml {
 namespace {
@@ -13,31 +13,7 @@ std::string fake(const std::string& variant) {
   return std::string(GPUMETER_NVML_FAKE_DIR) + "/" + variant + "/libnvidia-ml.so.1";
 }
 
-// Sets or clears an environment variable for one test and puts the old value back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) {
-      setenv(name, value, 1);
-    } else {
-      unsetenv(name);
-    }
-  }
-  ~ScopedEnv() {
-    if (old_) {
-      setenv(name_, old_->c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 TEST(LibraryPathTest, ConfiguredPathWins) {
   ScopedEnv env("GPUMETER_NVML_LIBRARY", "/from/env.so");
