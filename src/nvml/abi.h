@@ -11,6 +11,9 @@
 
 namespace gpumeter::nvml::abi {
 
+// C enums are 4 bytes in the ABI; they must not shrink.
+// NOLINTBEGIN(performance-enum-size)
+
 // nvmlReturn_t: a 4-byte C enum.
 enum Return : std::uint32_t {
   kSuccess = 0,
@@ -392,5 +395,7 @@ using DeviceMigHandleByIndexFn = Return(Device, unsigned index, Device* mig);
 using DeviceParentFn = Return(Device, Device* parent);
 using DeviceAccountingPidsFn = Return(Device, unsigned* count, unsigned* pids);
 using DeviceAccountingStatsFn = Return(Device, unsigned pid, AccountingStats* out);
+
+// NOLINTEND(performance-enum-size)
 
 }  // namespace gpumeter::nvml::abi
