@@ -9,6 +9,7 @@ std::string_view to_string(Unavailable reason) noexcept {
     case Unavailable::gpu_lost: return "gpu_lost";
     case Unavailable::process_gone: return "process_gone";
     case Unavailable::error: return "error";
+    case Unavailable::no_data: return "no_data";
   }
   return "error";
 }

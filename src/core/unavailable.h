@@ -14,6 +14,7 @@ enum class Unavailable : std::uint8_t {
   gpu_lost,       // the GPU fell off the bus or needs a reset
   process_gone,   // the process exited between two calls
   error,          // the source failed in some other way (kept apart from "no data")
+  no_data,        // nothing was sampled for the time asked about
 };
 
 // A value, or the reason it is absent.

@@ -1,0 +1,42 @@
+#include "core/attribution.h"
+
+#include <algorithm>
+
+#include "core/attribution_parts.h"
+
+namespace gpumeter {
+namespace {
+
+// Whether any process of the set has GPU samples (utilisation or memory) on the device.
+bool used_by(const DeviceSeries& device, KeySet keys) {
+  const auto in_set = [keys](const auto& entry) { return contains(keys, entry.first); };
+  return std::ranges::any_of(device.utilization(), in_set) ||
+         std::ranges::any_of(device.memory(), in_set);
+}
+
+}  // namespace
+
+bool contains(KeySet keys, const ProcessKey& key) {
+  return std::ranges::binary_search(keys, key);
+}
+
+std::expected<Usage, Error> usage(const Series& series, std::span<const ProcessKey> processes,
+                                  Window window) {
+  if (window.end_us <= window.begin_us) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input, "the window's end must come after its beginning"});
+  }
+  std::vector<ProcessKey> keys(processes.begin(), processes.end());
+  std::ranges::sort(keys);
+  const auto [first, last] = std::ranges::unique(keys);
+  keys.erase(first, last);
+
+  Usage result{.window = window};
+  for (const auto& [index, device] : series.devices()) {
+    if (used_by(device, keys)) result.gpus.push_back(gpu_usage(device, index, keys, window));
+  }
+  result.host = host_usage(series, keys, window);
+  return result;
+}
+
+}  // namespace gpumeter

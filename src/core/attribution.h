@@ -1,0 +1,98 @@
+// Attribution: how much GPU, GPU memory, energy, CPU and host memory a set of processes used in
+// a window of time, computed from the series (core/series.h). Pure arithmetic, no I/O. The
+// model, its approximations and its limits are described in docs/attribution.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <expected>
+#include <span>
+#include <vector>
+
+#include "core/error.h"
+#include "core/process_key.h"
+#include "core/samples.h"
+#include "core/series.h"
+
+namespace gpumeter {
+
+// [begin_us, end_us], µs since the Unix epoch.
+struct Window {
+  TimeUs begin_us = 0;
+  TimeUs end_us = 0;
+  TimeUs length_us() const noexcept { return end_us - begin_us; }
+};
+
+// Use of one engine by the set of processes.
+struct EngineUse {
+  Maybe<double> busy_seconds;     // Σ percent/100 × seconds: 1.0 is one second fully busy
+  Maybe<double> average_percent;  // busy_seconds over the window's length, 0..100 per process
+};
+
+// GPU memory the set holds on one device, in bytes. A caching allocator keeps freed blocks,
+// so these are resident amounts, not an amount "used by the task" (docs/attribution.md).
+struct GpuMemoryUse {
+  Maybe<std::uint64_t> at_start_bytes;
+  Maybe<std::uint64_t> at_end_bytes;
+  Maybe<std::uint64_t> peak_bytes;  // the highest sampled total within the window
+};
+
+// The device's energy over the window, in joules, split by share of SM use:
+// processes + other_processes + idle == device (up to floating-point rounding).
+struct EnergyUse {
+  Maybe<double> device_joules;           // the energy counter's rise over the window
+  Maybe<double> processes_joules;        // the set's share
+  Maybe<double> other_processes_joules;  // every other process's share
+  Maybe<double> idle_joules;             // while no process used the SMs
+};
+
+// How far to trust the figures of one device.
+struct Confidence {
+  TimeUs sample_period_us = 0;  // the driver's sample period the figures were computed with
+  // Fraction of the window, 0..1, during which the sampler was draining per-process samples.
+  double coverage = 0.0;
+  // The window is shorter than one driver sample period: the driver reports each period's
+  // average, so use inside the window cannot be told from use just outside it.
+  bool shorter_than_sample_period = false;
+
+  bool low() const noexcept { return shorter_than_sample_period || coverage < 1.0; }
+};
+
+// What the set of processes used on one GPU.
+struct GpuUsage {
+  std::uint32_t device = 0;                     // DeviceIdentity::index
+  std::array<EngineUse, kEngineCount> engines;  // indexed by Engine
+  GpuMemoryUse memory;
+  EnergyUse energy;
+  Confidence confidence;
+
+  const EngineUse& operator[](Engine engine) const noexcept {
+    return engines[static_cast<std::size_t>(engine)];
+  }
+};
+
+// What the set of processes used on the host.
+struct HostUsage {
+  Maybe<double> cpu_user_seconds;
+  Maybe<double> cpu_system_seconds;
+  Maybe<std::uint64_t> peak_rss_bytes;  // of the set's summed resident memory
+  // Every process had host samples at or around both edges of the window; when false the
+  // figures are lower bounds.
+  bool complete = false;
+};
+
+struct Usage {
+  Window window;
+  std::vector<GpuUsage> gpus;  // each device any process of the set has GPU samples on, by index
+  HostUsage host;
+};
+
+// What `processes` used, together, during `window`. Figures that cannot be computed are absent
+// with a reason: no_data when no sample covers them, not_supported when the device does not
+// offer the value (e.g. no energy counter), error when the energy counter went backwards
+// (driver reload). Processes are matched by their exact key.
+// Errors: invalid_input when the window is empty (end_us <= begin_us).
+std::expected<Usage, Error> usage(const Series& series, std::span<const ProcessKey> processes,
+                                  Window window);
+
+}  // namespace gpumeter

@@ -1,0 +1,141 @@
+#include <algorithm>
+
+#include "core/attribution_parts.h"
+
+namespace gpumeter {
+namespace {
+
+std::size_t previous_with_energy(const RingBuffer<DeviceSample>& samples, std::size_t after) {
+  while (after > 0 && !samples[after - 1].energy_joules) --after;
+  return after;  // index + 1 of the reading, 0 when none
+}
+
+std::size_t next_with_energy(const RingBuffer<DeviceSample>& samples, std::size_t from) {
+  while (from < samples.size() && !samples[from].energy_joules) ++from;
+  return from;  // samples.size() when none
+}
+
+// Why there is no reading around t: the device's own reason when it never gave one.
+Unavailable why_no_energy(const RingBuffer<DeviceSample>& samples) {
+  if (samples.empty()) return Unavailable::no_data;
+  if (next_with_energy(samples, 0) < samples.size()) return Unavailable::no_data;
+  return samples.back().energy_joules.error();
+}
+
+// A counter that falls (the driver was reloaded) has no meaningful delta.
+bool counter_went_back(const RingBuffer<DeviceSample>& samples, Window window) {
+  std::size_t i = samples.upper_bound(window.begin_us);
+  i = i > 0 ? i - 1 : 0;
+  const std::size_t end = std::min(samples.lower_bound(window.end_us) + 1, samples.size());
+  std::optional<double> last;
+  for (; i < end; ++i) {
+    const Maybe<double>& e = samples[i].energy_joules;
+    if (!e) continue;
+    if (last && *e < *last) return true;
+    last = *e;
+  }
+  return false;
+}
+
+struct RateStep {
+  TimeUs time_us;
+  int set_delta;    // change of the set's summed SM percent
+  int total_delta;  // change of every process's summed SM percent
+};
+
+std::vector<RateStep> rate_steps(std::span<const Segment> segments) {
+  std::vector<RateStep> steps;
+  for (const Segment& s : segments) {
+    const int sm = (*s.record)[Engine::sm];
+    if (sm == 0) continue;
+    steps.push_back({s.begin_us, s.in_set ? sm : 0, sm});
+    steps.push_back({s.end_us, s.in_set ? -sm : 0, -sm});
+  }
+  std::ranges::sort(steps, {}, &RateStep::time_us);
+  return steps;
+}
+
+struct Split {
+  double set = 0.0;
+  double others = 0.0;
+  double idle = 0.0;
+};
+
+// Walks the window from one rate change to the next; within each stretch the SM rates are
+// constant and the stretch's energy goes to the processes in proportion to them, or to idle.
+Maybe<Split> sweep(const RingBuffer<DeviceSample>& samples, std::span<const RateStep> steps,
+                   Window window, double begin_j) {
+  Split split;
+  int set_rate = 0;
+  int total_rate = 0;
+  std::size_t k = 0;
+  const auto apply_at = [&](TimeUs t) {
+    for (; k < steps.size() && steps[k].time_us == t; ++k) {
+      set_rate += steps[k].set_delta;
+      total_rate += steps[k].total_delta;
+    }
+  };
+  TimeUs at = window.begin_us;
+  double at_j = begin_j;
+  apply_at(at);
+  while (at < window.end_us) {
+    const TimeUs next = k < steps.size() ? steps[k].time_us : window.end_us;
+    const Maybe<double> next_j = energy_at(samples, next);
+    if (!next_j) return std::unexpected(next_j.error());
+    const double joules = *next_j - at_j;
+    if (total_rate > 0) {
+      split.set += joules * set_rate / total_rate;
+      split.others += joules * (total_rate - set_rate) / total_rate;
+    } else {
+      split.idle += joules;
+    }
+    apply_at(next);
+    at = next;
+    at_j = *next_j;
+  }
+  return split;
+}
+
+}  // namespace
+
+Maybe<double> energy_at(const RingBuffer<DeviceSample>& samples, TimeUs t) {
+  const std::size_t after = samples.upper_bound(t);
+  const std::size_t before = previous_with_energy(samples, after);
+  if (before > 0 && samples[before - 1].time_us == t) return samples[before - 1].energy_joules;
+  const std::size_t next = next_with_energy(samples, after);
+  if (before == 0 || next == samples.size()) return std::unexpected(why_no_energy(samples));
+  const DeviceSample& a = samples[before - 1];
+  const DeviceSample& b = samples[next];
+  const double fraction =
+      static_cast<double>(t - a.time_us) / static_cast<double>(b.time_us - a.time_us);
+  return *a.energy_joules + fraction * (*b.energy_joules - *a.energy_joules);
+}
+
+EnergyUse split_energy(const RingBuffer<DeviceSample>& samples, std::span<const Segment> segments,
+                       Window window, bool split_known) {
+  const Maybe<double> begin_j = energy_at(samples, window.begin_us);
+  const Maybe<double> end_j = energy_at(samples, window.end_us);
+  if (!begin_j || !end_j) {
+    const auto reason = std::unexpected(!begin_j ? begin_j.error() : end_j.error());
+    return {reason, reason, reason, reason};
+  }
+  if (counter_went_back(samples, window)) {
+    const auto reason = std::unexpected(Unavailable::error);
+    return {reason, reason, reason, reason};
+  }
+  EnergyUse use{.device_joules = *end_j - *begin_j};
+  const auto steps = rate_steps(segments);
+  const Maybe<Split> split =
+      split_known ? sweep(samples, steps, window, *begin_j) : std::unexpected(Unavailable::no_data);
+  if (!split) {
+    use.processes_joules = use.other_processes_joules = use.idle_joules =
+        std::unexpected(split.error());
+    return use;
+  }
+  use.processes_joules = split->set;
+  use.other_processes_joules = split->others;
+  use.idle_joules = split->idle;
+  return use;
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,129 @@
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "core/attribution_parts.h"
+#include "core/step_sum.h"
+
+namespace gpumeter {
+namespace {
+
+constexpr double kUsPerSecond = 1e6;
+
+// A sample covers the driver period that ends at its time, but never reaches back past the
+// previous sample of the same process (so a measured period that is a little too long does
+// not count time twice).
+void append_segments(const GpuRecords& records, Window window, TimeUs period_us, bool in_set,
+                     std::vector<Segment>& out) {
+  for (std::size_t i = records.upper_bound(window.begin_us);
+       i < records.size() && records[i].time_us - period_us < window.end_us; ++i) {
+    TimeUs start = records[i].time_us - period_us;
+    if (i > 0) start = std::max(start, records[i - 1].time_us);
+    const Segment segment{.begin_us = std::max(start, window.begin_us),
+                          .end_us = std::min(records[i].time_us, window.end_us),
+                          .record = &records[i],
+                          .in_set = in_set};
+    if (segment.begin_us < segment.end_us) out.push_back(segment);
+  }
+}
+
+// The first and last times the sampler drained the device's per-process samples.
+std::optional<std::pair<TimeUs, TimeUs>> drained_span(const RingBuffer<DeviceSample>& samples) {
+  std::size_t first = 0;
+  while (first < samples.size() && !samples[first].processes_drained) ++first;
+  if (first == samples.size()) return std::nullopt;
+  std::size_t last = samples.size() - 1;
+  while (!samples[last].processes_drained) --last;
+  return std::pair{samples[first].time_us, samples[last].time_us};
+}
+
+Confidence confidence_of(const DeviceSeries& device, Window window, TimeUs period_us) {
+  Confidence confidence{.sample_period_us = period_us,
+                        .shorter_than_sample_period = window.length_us() < period_us};
+  if (const auto span = drained_span(device.samples())) {
+    const TimeUs covered =
+        std::min(window.end_us, span->second) - std::max(window.begin_us, span->first);
+    confidence.coverage =
+        static_cast<double>(std::max<TimeUs>(covered, 0)) / static_cast<double>(window.length_us());
+  }
+  return confidence;
+}
+
+std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments,
+                                               EngineMask reported, double coverage,
+                                               Window window) {
+  // Percent × µs, summed in integers so that the only rounding is the final division.
+  std::array<std::int64_t, kEngineCount> percent_us{};
+  for (const Segment& s : segments) {
+    if (!s.in_set) continue;
+    for (std::size_t e = 0; e < kEngineCount; ++e) {
+      percent_us[e] += s.record->percent[e] * (s.end_us - s.begin_us);
+    }
+  }
+  std::array<EngineUse, kEngineCount> engines;
+  const double window_s = static_cast<double>(window.length_us()) / kUsPerSecond;
+  for (std::size_t e = 0; e < kEngineCount; ++e) {
+    const auto engine = static_cast<Engine>(e);
+    if (coverage <= 0.0) {
+      engines[e] = {std::unexpected(Unavailable::no_data), std::unexpected(Unavailable::no_data)};
+    } else if ((reported & engine_bit(engine)) == 0) {
+      engines[e] = {std::unexpected(Unavailable::not_supported),
+                    std::unexpected(Unavailable::not_supported)};
+    } else {
+      const double busy_s = static_cast<double>(percent_us[e]) / 100.0 / kUsPerSecond;
+      engines[e] = {busy_s, 100.0 * busy_s / window_s};
+    }
+  }
+  return engines;
+}
+
+// The set's memory at t: a process missing from the device's process list at t holds nothing
+// there, which the series can only vouch for while the sampler was reading the list.
+Maybe<std::uint64_t> memory_at(std::span<const MemoryRecords* const> buffers,
+                               const RingBuffer<DeviceSample>& samples, TimeUs t) {
+  if (samples.empty() || t < samples.front().time_us || t > samples.back().time_us) {
+    return std::unexpected(Unavailable::no_data);
+  }
+  return sum_at(buffers, t, [](const ProcessMemorySample& s) { return s.used_bytes; }).value_or(0);
+}
+
+GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
+  std::vector<const MemoryRecords*> buffers;
+  for (const auto& [key, records] : device.memory()) {
+    if (contains(keys, key)) buffers.push_back(&records);
+  }
+  GpuMemoryUse memory{.at_start_bytes = memory_at(buffers, device.samples(), window.begin_us),
+                      .at_end_bytes = memory_at(buffers, device.samples(), window.end_us)};
+  auto peak = peak_of_sum(std::span<const MemoryRecords* const>(buffers), window.begin_us,
+                          window.end_us, [](const ProcessMemorySample& s) { return s.used_bytes; });
+  // The edges bound the peak from below too, where they are known.
+  if (memory.at_start_bytes) peak = std::max(peak.value_or(0), *memory.at_start_bytes);
+  if (memory.at_end_bytes) peak = std::max(peak.value_or(0), *memory.at_end_bytes);
+  memory.peak_bytes = peak ? Maybe<std::uint64_t>(*peak) : std::unexpected(Unavailable::no_data);
+  return memory;
+}
+
+}  // namespace
+
+std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
+                                 TimeUs period_us) {
+  std::vector<Segment> segments;
+  for (const auto& [key, records] : device.utilization()) {
+    append_segments(records, window, period_us, contains(keys, key), segments);
+  }
+  return segments;
+}
+
+GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window) {
+  GpuUsage usage{.device = index};
+  const TimeUs period_us = device.sample_period_us();
+  usage.confidence = confidence_of(device, window, period_us);
+  const std::vector<Segment> segments = segments_of(device, keys, window, period_us);
+  const auto reported = static_cast<EngineMask>(device.engines_reported() | kClassicEngines);
+  usage.engines = engines_of(segments, reported, usage.confidence.coverage, window);
+  usage.memory = memory_of(device, keys, window);
+  usage.energy = split_energy(device.samples(), segments, window, usage.confidence.coverage > 0.0);
+  return usage;
+}
+
+}  // namespace gpumeter

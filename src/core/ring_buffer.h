@@ -1,0 +1,108 @@
+// RingBuffer<T>: a bounded, time-ordered buffer of samples. It allocates as samples arrive, up
+// to a fixed capacity, and never past it; when full, a new sample replaces the oldest. Lookups
+// by time are binary searches. T has a `time_us` member (TimeUs).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "core/model.h"
+
+namespace gpumeter {
+
+template <class T>
+concept Timed = requires(const T& sample) {
+  { sample.time_us } -> std::convertible_to<TimeUs>;
+};
+
+template <Timed T>
+class RingBuffer {
+ public:
+  // Precondition: capacity >= 1.
+  explicit RingBuffer(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  // Bytes of sample storage allocated now: at most capacity() * sizeof(T).
+  std::size_t allocated_bytes() const noexcept { return slots_.capacity() * sizeof(T); }
+
+  // The i-th oldest sample. Precondition: i < size().
+  const T& operator[](std::size_t i) const { return slots_[(head_ + i) % slots_.size()]; }
+  const T& front() const { return (*this)[0]; }
+  const T& back() const { return (*this)[size_ - 1]; }
+
+  // Appends `sample`, dropping the oldest when full. Precondition: the buffer is empty or
+  // sample.time_us > back().time_us (the caller rejects older and equal times).
+  void push(const T& sample) {
+    if (slots_.size() < capacity_) {
+      grow_by_one(sample);
+    } else if (size_ == capacity_) {
+      slots_[head_] = sample;
+      head_ = (head_ + 1) % capacity_;
+    } else {
+      slots_[(head_ + size_) % capacity_] = sample;
+      ++size_;
+    }
+  }
+
+  // Index of the first sample with time_us >= t (size() if none).
+  std::size_t lower_bound(TimeUs t) const {
+    return partition([t](const T& s) { return s.time_us < t; });
+  }
+  // Index of the first sample with time_us > t (size() if none).
+  std::size_t upper_bound(TimeUs t) const {
+    return partition([t](const T& s) { return s.time_us <= t; });
+  }
+  // Whether a sample with exactly this time is stored.
+  bool contains(TimeUs t) const {
+    const std::size_t i = lower_bound(t);
+    return i < size_ && (*this)[i].time_us == t;
+  }
+
+  // Drops every sample older than t.
+  void drop_before(TimeUs t) {
+    const std::size_t n = lower_bound(t);
+    head_ = (head_ + n) % std::max<std::size_t>(slots_.size(), 1);
+    size_ -= n;
+    if (size_ == 0) {
+      slots_.clear();
+      head_ = 0;
+    }
+  }
+
+ private:
+  // While the buffer has not reached its capacity its samples lie in slots_[head_, end).
+  void grow_by_one(const T& sample) {
+    if (slots_.size() == slots_.capacity()) {
+      // Grow geometrically but never past capacity_, so a full buffer holds exactly capacity_.
+      slots_.reserve(std::min(capacity_, std::max<std::size_t>(16, 2 * slots_.capacity())));
+    }
+    slots_.push_back(sample);
+    ++size_;
+  }
+
+  // The first index whose sample does not satisfy `before` (samples are ordered by time).
+  template <class Pred>
+  std::size_t partition(Pred before) const {
+    std::size_t lo = 0;
+    std::size_t hi = size_;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (before((*this)[mid])) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  std::size_t capacity_;
+  std::vector<T> slots_;
+  std::size_t head_ = 0;  // slot of the oldest sample
+  std::size_t size_ = 0;
+};
+
+}  // namespace gpumeter

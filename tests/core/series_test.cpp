@@ -1,0 +1,223 @@
+#include "core/series.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace gpumeter {
+namespace {
+
+constexpr TimeUs kT0 = 1'700'000'000'000'000;
+constexpr TimeUs kSecond = 1'000'000;
+
+struct Point {
+  TimeUs time_us = 0;
+  int value = 0;
+};
+
+std::vector<TimeUs> times(const RingBuffer<Point>& buffer) {
+  std::vector<TimeUs> out;
+  out.reserve(buffer.size());
+  for (std::size_t i = 0; i < buffer.size(); ++i) out.push_back(buffer[i].time_us);
+  return out;
+}
+
+RingBuffer<Point> filled(std::size_t capacity, TimeUs count) {
+  RingBuffer<Point> buffer(capacity);
+  for (TimeUs t = 1; t <= count; ++t) buffer.push({t * 10, static_cast<int>(t)});
+  return buffer;
+}
+
+TEST(RingBuffer, KeepsTheNewestSamplesAndNeverAllocatesPastItsCapacity) {
+  const RingBuffer<Point> buffer = filled(5, 12);
+  EXPECT_EQ(buffer.size(), 5U);
+  EXPECT_EQ(times(buffer), (std::vector<TimeUs>{80, 90, 100, 110, 120}));
+  EXPECT_EQ(buffer.front().value, 8);
+  EXPECT_EQ(buffer.back().value, 12);
+  EXPECT_EQ(buffer.allocated_bytes(), 5 * sizeof(Point));
+}
+
+TEST(RingBuffer, AllocatesOnlyAsSamplesArrive) {
+  const RingBuffer<Point> buffer = filled(100'000, 3);
+  EXPECT_EQ(buffer.size(), 3U);
+  EXPECT_LT(buffer.allocated_bytes(), 100 * sizeof(Point));
+}
+
+TEST(RingBuffer, FindsTimesAtAndBetweenTheEdgesAfterWrapping) {
+  const RingBuffer<Point> buffer = filled(4, 7);  // holds 40, 50, 60, 70
+  EXPECT_EQ(buffer.lower_bound(0), 0U);
+  EXPECT_EQ(buffer.lower_bound(40), 0U);
+  EXPECT_EQ(buffer.upper_bound(40), 1U);
+  EXPECT_EQ(buffer.lower_bound(55), 2U);
+  EXPECT_EQ(buffer.upper_bound(55), 2U);
+  EXPECT_EQ(buffer.lower_bound(70), 3U);
+  EXPECT_EQ(buffer.upper_bound(70), 4U);
+  EXPECT_EQ(buffer.lower_bound(71), 4U);
+  EXPECT_TRUE(buffer.contains(60));
+  EXPECT_FALSE(buffer.contains(30));  // dropped when the buffer wrapped
+}
+
+TEST(RingBuffer, DropsOldSamplesWhileGrowingAndWhenFull) {
+  RingBuffer<Point> growing = filled(10, 4);
+  growing.drop_before(25);
+  EXPECT_EQ(times(growing), (std::vector<TimeUs>{30, 40}));
+  growing.push({50, 5});
+  EXPECT_EQ(times(growing), (std::vector<TimeUs>{30, 40, 50}));
+
+  RingBuffer<Point> full = filled(3, 5);  // 30, 40, 50
+  full.drop_before(45);
+  EXPECT_EQ(times(full), (std::vector<TimeUs>{50}));
+  full.push({60, 6});
+  full.push({70, 7});
+  full.push({80, 8});
+  EXPECT_EQ(times(full), (std::vector<TimeUs>{60, 70, 80}));
+  full.drop_before(1000);
+  EXPECT_TRUE(full.empty());
+}
+
+TEST(Series, CapacityCoversTheHorizonAtTheInterval) {
+  EXPECT_EQ(capacity_for(3600 * kSecond, kSecond), 3601U);
+  EXPECT_EQ(capacity_for(3600 * kSecond, 166'667), 21'601U);
+  Series series(SeriesConfig{.horizon_us = 10 * kSecond, .interval_us = kSecond});
+  for (TimeUs s = 0; s < 100; ++s) series.add_device_sample(0, {.time_us = kT0 + s * kSecond});
+  const RingBuffer<DeviceSample>& samples = series.device(0)->samples();
+  EXPECT_EQ(samples.size(), 11U);
+  EXPECT_EQ(samples.front().time_us, kT0 + 89 * kSecond);
+}
+
+TEST(Series, DropsDuplicateAndOlderProcessSamples) {
+  Series series;
+  const ProcessKey a{.pid = 7, .start_time_us = kT0 - kSecond};
+  const ProcessKey b{.pid = 8, .start_time_us = kT0 - kSecond};
+  EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0, .sm = 10}), Insert::stored);
+  EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0 + 2, .sm = 20}), Insert::stored);
+  EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0 + 2, .sm = 99}), Insert::duplicate);
+  EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0, .sm = 99}), Insert::duplicate);
+  EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0 + 1}), Insert::out_of_order);
+  EXPECT_EQ(series.add_process_gpu_sample(0, b, {.time_us = kT0 + 2, .sm = 5}), Insert::stored);
+  const GpuRecords& records = series.device(0)->utilization().at(a);
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records.back()[Engine::sm], 20);
+}
+
+TEST(Series, AReusedPidIsANewProcess) {
+  Series series;
+  const ProcessKey first{.pid = 7, .start_time_us = kT0};
+  const ProcessKey second{.pid = 7, .start_time_us = kT0 + 60 * kSecond};
+  series.add_process_gpu_sample(0, first, {.time_us = kT0 + kSecond, .sm = 10});
+  series.add_process_gpu_sample(0, second, {.time_us = kT0 + 61 * kSecond, .sm = 30});
+  EXPECT_EQ(series.device(0)->utilization().size(), 2U);
+}
+
+TEST(Series, ClampsPercentsAndRemembersWhichEnginesWereReported) {
+  Series series;
+  const ProcessKey key{.pid = 7};
+  series.add_process_gpu_sample(
+      0, key, {.time_us = kT0, .sm = 4'000'000'000U, .mem = 101, .enc = 100, .dec = 3});
+  const ProcessGpuRecord& record = series.device(0)->utilization().at(key).back();
+  EXPECT_EQ(record[Engine::sm], 100);
+  EXPECT_EQ(record[Engine::memory], 100);
+  EXPECT_EQ(record[Engine::encoder], 100);
+  EXPECT_EQ(record[Engine::decoder], 3);
+  EXPECT_FALSE(record.reports(Engine::jpeg));
+  EXPECT_EQ(series.device(0)->engines_reported(), kClassicEngines);
+
+  series.add_process_gpu_sample(0, key, {.time_us = kT0 + 1, .jpg = 250, .ofa = 0});
+  const ProcessGpuRecord& newer = series.device(0)->utilization().at(key).back();
+  EXPECT_TRUE(newer.reports(Engine::ofa));
+  EXPECT_EQ(newer[Engine::jpeg], 100);
+  EXPECT_EQ(series.device(0)->engines_reported(), 0x3F);
+}
+
+TEST(Series, ClampsDeviceUtilization) {
+  Series series;
+  series.add_device_sample(
+      0, {.time_us = kT0, .utilization_gpu_percent = 140.0, .utilization_memory_percent = -3.0});
+  const DeviceSample& sample = series.device(0)->samples().back();
+  EXPECT_EQ(sample.utilization_gpu_percent, 100.0);
+  EXPECT_EQ(sample.utilization_memory_percent, 0.0);
+}
+
+TEST(Series, ADrainIsSortedAndFilteredByTheLastSeenTimestamp) {
+  Series series;
+  const ProcessKey a{.pid = 1};
+  const ProcessKey b{.pid = 2};
+  EXPECT_FALSE(series.last_seen_us(0));
+  const std::vector<KeyedGpuSample> first{{a, {.time_us = kT0 + 20, .sm = 2}},
+                                          {a, {.time_us = kT0 + 10, .sm = 1}},
+                                          {b, {.time_us = kT0 + 15, .sm = 5}}};
+  EXPECT_EQ(series.add_process_gpu_samples(0, first), 3U);
+  EXPECT_EQ(series.last_seen_us(0), kT0 + 20);
+  // A zombie's junk: a timestamp at or before lastSeen comes back; it is dropped.
+  const std::vector<KeyedGpuSample> second{{b, {.time_us = kT0 + 18, .sm = 250}},
+                                           {a, {.time_us = kT0 + 20, .sm = 2}},
+                                           {b, {.time_us = kT0 + 30, .sm = 6}}};
+  EXPECT_EQ(series.add_process_gpu_samples(0, second), 1U);
+  EXPECT_EQ(series.last_seen_us(0), kT0 + 30);
+  EXPECT_EQ(series.device(0)->utilization().at(b).size(), 2U);
+  EXPECT_EQ(series.device(0)->utilization().at(a).size(), 2U);
+}
+
+TEST(Series, MeasuresTheDriverPeriodFromConsecutiveSamplesOfOneProcess) {
+  Series series(SeriesConfig{.default_driver_period_us = kSecond});
+  const ProcessKey a{.pid = 1};
+  series.add_process_gpu_sample(0, a, {.time_us = kT0});
+  EXPECT_EQ(series.device(0)->sample_period_us(), kSecond);
+  series.add_process_gpu_sample(0, a, {.time_us = kT0 + 3 * kSecond});  // after an idle stretch
+  series.add_process_gpu_sample(0, a, {.time_us = kT0 + 3 * kSecond + 200'000});
+  series.add_process_gpu_sample(0, a, {.time_us = kT0 + 3 * kSecond + 201'000});  // noise
+  EXPECT_EQ(series.device(0)->sample_period_us(), 200'000);
+  series.set_sample_period_us(0, 166'667);
+  EXPECT_EQ(series.device(0)->sample_period_us(), 166'667);
+}
+
+TEST(Series, DroppingOldSamplesForgetsExitedProcesses) {
+  Series series;
+  const ProcessKey gone{.pid = 1};
+  const ProcessKey alive{.pid = 2};
+  series.add_host_sample(gone, {.time_us = kT0});
+  series.add_host_sample(alive, {.time_us = kT0});
+  series.add_host_sample(alive, {.time_us = kT0 + 2 * kSecond});
+  series.add_process_memory_sample(0, gone, {.time_us = kT0, .used_bytes = 1});
+  series.drop_before(kT0 + kSecond);
+  EXPECT_EQ(series.host(gone), nullptr);
+  ASSERT_NE(series.host(alive), nullptr);
+  EXPECT_EQ(series.host(alive)->size(), 1U);
+  EXPECT_TRUE(series.device(0)->memory().empty());
+}
+
+TEST(Series, StorageStaysWithinTheBudget) {
+  const SeriesConfig config{
+      .horizon_us = 20 * kSecond, .interval_us = kSecond, .shortest_driver_period_us = 250'000};
+  Series series(config);
+  for (TimeUs q = 0; q < 400; ++q) {
+    const TimeUs t = kT0 + q * 250'000;
+    for (std::uint32_t d = 0; d < 2; ++d) {
+      for (Pid p = 1; p <= 3; ++p) {
+        series.add_process_gpu_sample(d, {.pid = p + 10 * d}, {.time_us = t, .sm = 50});
+        if (q % 4 == 0) {
+          series.add_process_memory_sample(d, {.pid = p + 10 * d}, {.time_us = t, .used_bytes = 1});
+          series.add_host_sample({.pid = p + 10 * d}, {.time_us = t});
+        }
+      }
+      if (q % 4 == 0) series.add_device_sample(d, {.time_us = t});
+    }
+  }
+  EXPECT_EQ(series.allocated_bytes(), series_budget(config, 2, 3).total_bytes());
+}
+
+// docs/attribution.md quotes these figures; when a sample type changes, update the page.
+TEST(Series, TheDocumentedBudgetOfTheDefaultConfiguration) {
+  const SeriesBudget budget = series_budget(SeriesConfig{}, 8, 64);
+  EXPECT_EQ(budget.gpu_record_bytes, 16U);
+  EXPECT_EQ(budget.memory_sample_bytes, 16U);
+  EXPECT_EQ(budget.device_sample_bytes, 96U);
+  EXPECT_EQ(budget.host_sample_bytes, 56U);
+  EXPECT_EQ(budget.device_bytes, 2'765'568U);
+  EXPECT_EQ(budget.utilization_bytes, 176'955'392U);
+  EXPECT_EQ(budget.memory_bytes, 29'499'392U);
+  EXPECT_EQ(budget.host_bytes, 103'247'872U);
+}
+
+}  // namespace
+}  // namespace gpumeter
