@@ -9,10 +9,13 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-// t modulo period, in [0, period).
+// t modulo period, in [0, period). A tiny negative remainder plus the period can round to
+// the period itself; that is phase 0, or a walk would creep forward one ulp at a time.
 double phase(double t, double period) {
   const double r = std::fmod(t, period);
-  return r < 0 ? r + period : r;
+  if (r >= 0) return r;
+  const double wrapped = r + period;
+  return wrapped < period ? wrapped : 0;
 }
 
 // Floating point may round `next` back onto `t`; a walk must always move forward.
