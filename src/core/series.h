@@ -16,6 +16,7 @@
 
 namespace gpumeter {
 
+// All durations in µs; the three periods must be positive.
 struct SeriesConfig {
   TimeUs horizon_us = 3'600'000'000;  // how far back samples are kept at full resolution
   TimeUs interval_us = 1'000'000;     // sampler interval: device, memory and host samples
@@ -52,6 +53,7 @@ class DeviceSeries {
  public:
   explicit DeviceSeries(const SeriesConfig& config);
 
+  // As Series::add_device_sample and friends.
   Insert add(const DeviceSample& sample);
   Insert add(const ProcessKey& key, const ProcessGpuSample& sample);
   Insert add(const ProcessKey& key, const ProcessMemorySample& sample);
