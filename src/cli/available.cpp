@@ -1,0 +1,183 @@
+// `gpumeter available`: prints free GPUs for CUDA_VISIBLE_DEVICES, reserving them so that
+// two calls at the same instant never print the same GPU.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "cli/commands.h"
+#include "cli/duration.h"
+#include "cli/interrupt.h"
+#include "cli/shortage.h"
+#include "core/selection.h"
+#include "host/reservation.h"
+
+namespace gpumeter::cli {
+namespace {
+
+struct AvailableOptions {
+  std::size_t limit = 0;  // 0: every free GPU
+  SelectionCriteria criteria;
+  std::string order = "index";
+  bool uuid = false;
+  bool no_reserve = false;
+  CLI::Option* wait = nullptr;  // given, with or without a TIMEOUT
+  std::string wait_timeout;     // empty: wait forever
+};
+
+// The outcome of one look at the GPUs: what to print, or why there is nothing yet.
+struct Attempt {
+  std::vector<std::string> chosen;
+  std::string shortage;
+};
+
+GpuOrder order_of(std::string_view name) {
+  if (name == "free-memory") return GpuOrder::free_memory;
+  if (name == "power") return GpuOrder::power;
+  return GpuOrder::index;
+}
+
+// Reservations are keyed by uuid; a GPU without one is keyed by its index.
+std::string reservation_key(const Device& device) {
+  return device.identity.uuid.value_or(fmt::format("index-{}", device.identity.index));
+}
+
+std::string printed_label(const Device& device, bool uuid) {
+  if (uuid && device.identity.uuid) return *device.identity.uuid;
+  return fmt::format("{}", device.identity.index);
+}
+
+// Reserves up to `want` of the eligible GPUs; returns their positions in eligible order. A
+// reservation directory we cannot use costs the guarantee, not the answer: warn and go on.
+std::vector<std::size_t> reserve(const Snapshot& snapshot, std::span<const std::size_t> eligible,
+                                 std::size_t want, std::ostream& err) {
+  std::vector<std::string> keys;
+  for (const std::size_t i : eligible) keys.push_back(reservation_key(snapshot.gpus.devices[i]));
+  host::Reservations reservations({});
+  auto reserved = reservations.reserve(keys, want, getppid());
+  if (!reserved) {
+    err << "gpumeter: warning: GPUs not reserved: " << reserved.error().message << '\n';
+    return {eligible.begin(), eligible.begin() + static_cast<std::ptrdiff_t>(want)};
+  }
+  std::vector<std::size_t> chosen;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (std::ranges::find(*reserved, keys[k]) != reserved->end()) chosen.push_back(eligible[k]);
+  }
+  return chosen;
+}
+
+std::expected<Attempt, Error> attempt(Context& context, const AvailableOptions& options) {
+  auto snapshot = context.session.snapshot();
+  if (!snapshot) return std::unexpected(std::move(snapshot.error()));
+  const Selection selection = select_gpus(snapshot->gpus, options.criteria);
+  const std::size_t need = options.limit == 0 ? 1 : options.limit;
+  const std::size_t free = selection.eligible.size();
+  if (free < need) return Attempt{{}, describe_shortage(snapshot->gpus, selection, need)};
+  const std::size_t want = options.limit == 0 ? free : options.limit;
+  std::vector<std::size_t> chosen =
+      options.no_reserve
+          ? std::vector<std::size_t>(selection.eligible.begin(),
+                                     selection.eligible.begin() + static_cast<std::ptrdiff_t>(want))
+          : reserve(*snapshot, selection.eligible, want, context.err);
+  if (chosen.size() < need) return Attempt{{}, describe_reserved(free, chosen.size(), need)};
+  Attempt result;
+  for (const std::size_t i : chosen) {
+    result.chosen.push_back(printed_label(snapshot->gpus.devices[i], options.uuid));
+  }
+  return result;
+}
+
+int give_up(Context& context, const std::string& prefix, const std::string& shortage, int status) {
+  context.err << prefix << shortage << '\n';
+  return status;
+}
+
+int print_chosen(Context& context, const Attempt& attempt) {
+  context.out << fmt::format("{}\n", fmt::join(attempt.chosen, ",")) << std::flush;
+  return 0;
+}
+
+// Looks every second until enough GPUs are free, the timeout passes, or Ctrl-C.
+int wait_for_gpus(Context& context, const AvailableOptions& options) {
+  const bool forever = options.wait_timeout.empty();
+  const std::chrono::seconds timeout =
+      parse_duration(options.wait_timeout).value_or(std::chrono::seconds(0));
+  const auto start = std::chrono::steady_clock::now();
+  const InterruptScope interrupt;
+  for (;;) {
+    auto result = attempt(context, options);
+    if (!result) return report(context.err, result.error());
+    if (result->shortage.empty()) return print_chosen(context, *result);
+    if (!forever && std::chrono::steady_clock::now() - start >= timeout) {
+      return give_up(context, fmt::format("timed out after {}s: ", timeout.count()),
+                     result->shortage, 1);
+    }
+    if (!interrupt.sleep_for(std::chrono::seconds(1))) {
+      return give_up(context, "interrupted: ", result->shortage, 130);
+    }
+  }
+}
+
+int run_available(Context& context, const AvailableOptions& options) {
+  if (options.wait->count() > 0) return wait_for_gpus(context, options);
+  auto result = attempt(context, options);
+  if (!result) return report(context.err, result.error());
+  if (!result->shortage.empty()) return give_up(context, "", result->shortage, 1);
+  return print_chosen(context, *result);
+}
+
+// CLI11 check for --wait's TIMEOUT: an empty string means success.
+std::string check_timeout(const std::string& text) {
+  if (text.empty() || parse_duration(text)) return {};
+  return fmt::format(
+      "TIMEOUT must be a whole number of seconds, optionally with s, m, h or d "
+      "(90, 90s, 10m): {}",
+      text);
+}
+
+void add_criteria_options(CLI::App& sub, AvailableOptions& options) {
+  sub.add_option("--max-memory", options.criteria.max_memory_percent,
+                 "A free GPU uses at most PERCENT of its memory")
+      ->capture_default_str()
+      ->option_text("PERCENT")
+      ->check(CLI::Range(0.0, 100.0));
+  sub.add_option("--max-util", options.criteria.max_utilization_percent,
+                 "A free GPU is busy at most PERCENT of the time")
+      ->capture_default_str()
+      ->option_text("PERCENT")
+      ->check(CLI::Range(0.0, 100.0));
+  sub.add_option("--order", options.order, "Which free GPUs come first")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"index", "free-memory", "power"}));
+}
+
+}  // namespace
+
+Subcommand add_available_command(CLI::App& app) {
+  auto options = std::make_shared<AvailableOptions>();
+  CLI::App* sub =
+      app.add_subcommand("available", "Print free GPUs, comma-separated, for CUDA_VISIBLE_DEVICES");
+  sub->add_option("-l,--limit", options->limit, "Print N GPUs (default: every free one)")
+      ->option_text("N")
+      ->check(CLI::PositiveNumber);
+  add_criteria_options(*sub, *options);
+  sub->add_flag("--uuid", options->uuid, "Print GPU uuids instead of indices");
+  sub->add_flag("--no-reserve", options->no_reserve,
+                "Do not reserve the printed GPUs against concurrent calls");
+  options->wait = sub->add_option("--wait", options->wait_timeout,
+                                  "Poll every second until enough GPUs are free; give up "
+                                  "after TIMEOUT (90, 90s, 10m; default: never)")
+                      ->option_text("[TIMEOUT]")
+                      ->expected(0, 1)
+                      ->check(CLI::Validator(check_timeout, "TIMEOUT"));
+  return {sub, [options](Context& context) {
+            options->criteria.order = order_of(options->order);
+            return run_available(context, *options);
+          }};
+}
+
+}  // namespace gpumeter::cli

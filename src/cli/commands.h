@@ -1,0 +1,34 @@
+// How subcommands plug into the application: each one registers its options on the CLI11
+// app and returns the function that runs it once the command line is parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <ostream>
+
+#include "cli/session.h"
+
+namespace gpumeter::cli {
+
+// What a subcommand gets to run with.
+struct Context {
+  Session& session;
+  std::ostream& out;
+  std::ostream& err;
+  bool out_is_terminal = false;
+  bool color = false;
+};
+
+struct Subcommand {
+  CLI::App* app = nullptr;           // parsed() tells whether it was chosen
+  std::function<int(Context&)> run;  // returns the exit status
+};
+
+Subcommand add_list_command(CLI::App& app);
+Subcommand add_available_command(CLI::App& app);
+Subcommand add_info_command(CLI::App& app);
+
+// Reports an error on stderr as one line and returns its exit status.
+int report(std::ostream& err, const Error& error);
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,81 @@
+// `gpumeter list`: every GPU with its load, memory, users and commands; once, or refreshed
+// in place with --watch.
+#include <chrono>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/list_json.h"
+#include "cli/list_table.h"
+#include "cli/terminal.h"
+
+namespace gpumeter::cli {
+namespace {
+
+struct ListOptions {
+  bool json = false;
+  double watch_seconds = 0.0;  // 0: print once
+  std::size_t count = 0;       // refreshes before stopping; 0: until Ctrl-C
+};
+
+std::string render(const Snapshot& snapshot, const ListOptions& options, bool color) {
+  if (!options.json) return render_list_table(snapshot, color);
+  // While watching, one document per line, so that a reader can split the stream.
+  return dump_json(list_json(snapshot), options.watch_seconds > 0.0) + '\n';
+}
+
+int show_once(Context& context, const ListOptions& options) {
+  auto snapshot = context.session.snapshot();
+  if (!snapshot) return report(context.err, snapshot.error());
+  context.out << render(*snapshot, options, context.color) << std::flush;
+  return 0;
+}
+
+// Before a frame: clear a terminal; otherwise separate tables by a blank line (JSON
+// documents are already one per line).
+void start_frame(Context& context, const ListOptions& options, std::size_t frame) {
+  if (options.json) return;
+  if (context.out_is_terminal) {
+    context.out << kClearScreen;
+  } else if (frame > 0) {
+    context.out << '\n';
+  }
+}
+
+int watch(Context& context, const ListOptions& options) {
+  const InterruptScope interrupt;
+  const auto interval =
+      std::chrono::milliseconds(static_cast<std::int64_t>(options.watch_seconds * 1000.0));
+  for (std::size_t frame = 0; options.count == 0 || frame < options.count; ++frame) {
+    if (frame > 0 && !interrupt.sleep_for(interval)) break;
+    auto snapshot = context.session.snapshot();
+    if (!snapshot) return report(context.err, snapshot.error());
+    start_frame(context, options, frame);
+    context.out << render(*snapshot, options, context.color) << std::flush;
+    if (interrupt.interrupted()) break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_list_command(CLI::App& app) {
+  auto options = std::make_shared<ListOptions>();
+  CLI::App* list = app.add_subcommand("list", "Show every GPU: load, memory, users, commands");
+  list->add_flag("--json", options->json, "Print JSON (schemas/list.schema.json)");
+  CLI::Option* watch_option =
+      list->add_option("--watch", options->watch_seconds, "Refresh every SECONDS until Ctrl-C")
+          ->option_text("SECONDS")
+          ->check(CLI::PositiveNumber);
+  // For tests and scripts: stop after N refreshes. Hidden (empty group) from --help.
+  list->add_option("--count", options->count, "Stop --watch after N refreshes")
+      ->group("")
+      ->check(CLI::PositiveNumber)
+      ->needs(watch_option);
+  return {list, [options](Context& context) {
+            return options->watch_seconds > 0.0 ? watch(context, *options)
+                                                : show_once(context, *options);
+          }};
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,120 @@
+#include "cli/list_table.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+
+#include "cli/gpu_status.h"
+#include "cli/humanize.h"
+#include "cli/table.h"
+
+namespace gpumeter::cli {
+namespace {
+
+using enum DeviceMetric;
+
+const std::array<Column, 12> kColumns{{
+    {"GPU", Align::right},
+    {"", Align::left},
+    {"NAME", Align::left},
+    {"UTIL", Align::right},
+    {"MEMORY", Align::right},
+    {"TEMP", Align::right},
+    {"POWER", Align::right},
+    {"SM CLOCK", Align::right},
+    {"USERS", Align::left},
+    {"SINCE", Align::left},
+    {"PIDS", Align::left},
+    {"COMMAND", Align::left},
+}};
+
+Color status_color(GpuStatus status) {
+  switch (status) {
+    case GpuStatus::free: return Color::green;
+    case GpuStatus::in_use: return Color::blue;
+    case GpuStatus::unknown_owner:
+    case GpuStatus::unknown:
+    case GpuStatus::lost: return Color::red;
+  }
+  return Color::none;
+}
+
+std::string text_or_na(const Maybe<std::string>& value) {
+  return value.value_or(std::string(kNotAvailable));
+}
+
+std::string power_cell(const DeviceState& state) {
+  if (!state[power_draw] && !state[power_limit]) return std::string(kNotAvailable);
+  return fmt::format("{} / {}", format_whole(state[power_draw], "W"),
+                     format_whole(state[power_limit], "W"));
+}
+
+std::string since_cell(const Device& device, const Snapshot& snapshot) {
+  if (!device.processes) return std::string(kNotAvailable);
+  if (device.processes->empty()) return "";
+  const std::optional<TimeUs> oldest = oldest_start(device, snapshot.processes);
+  return oldest ? format_age(snapshot.time_us - *oldest) : std::string(kNotAvailable);
+}
+
+std::string pids_cell(const Device& device) {
+  if (!device.processes) return std::string(kNotAvailable);
+  std::vector<Pid> pids;
+  for (const GpuProcess& process : *device.processes) pids.push_back(process.pid);
+  return fmt::format("{}", fmt::join(pids, ","));
+}
+
+std::string commands_cell(const Device& device, const Snapshot& snapshot) {
+  if (!device.processes) return std::string(kNotAvailable);
+  std::vector<std::string> commands;
+  for (const GpuProcess& process : *device.processes) {
+    const Maybe<HostProcess>& host = host_view(snapshot.processes, process.pid);
+    commands.push_back(brief_command(host).value_or(std::string(kNotAvailable)));
+  }
+  return fmt::format("{}", fmt::join(commands, ","));
+}
+
+std::string users_cell(const Device& device, const Snapshot& snapshot) {
+  if (!device.processes) return std::string(kNotAvailable);
+  return fmt::format("{}", fmt::join(gpu_users(device, snapshot.processes), ","));
+}
+
+Row device_row(const Device& device, const Snapshot& snapshot) {
+  const GpuStatus status = gpu_status(device, snapshot.processes);
+  const Color color = status_color(status);
+  const DeviceState& state = device.state;
+  return {
+      {fmt::format("{}", device.identity.index), color},
+      {std::string(status_marker(status)), color},
+      {text_or_na(device.identity.name)},
+      {format_whole(state[utilization_gpu], "%")},
+      {format_memory(state[memory_used], state[memory_total])},
+      {format_whole(state[temperature], "C")},
+      {power_cell(state)},
+      {format_whole(state[clock_sm], "MHz")},
+      {users_cell(device, snapshot)},
+      {since_cell(device, snapshot)},
+      {pids_cell(device)},
+      {commands_cell(device, snapshot)},
+  };
+}
+
+std::string header_line(const Snapshot& snapshot) {
+  const DriverInfo& driver = snapshot.gpus.driver;
+  return fmt::format("{}  driver {}  CUDA {}  {}\n", snapshot.hostname,
+                     text_or_na(driver.driver_version), text_or_na(driver.cuda_driver_version),
+                     local_time(snapshot.time_us));
+}
+
+}  // namespace
+
+std::string render_list_table(const Snapshot& snapshot, bool color) {
+  std::vector<Row> rows;
+  for (const Device& device : snapshot.gpus.devices) rows.push_back(device_row(device, snapshot));
+  std::string out = header_line(snapshot);
+  out += render_table(kColumns, rows, color);
+  if (rows.empty()) out += "no GPUs found\n";
+  return out;
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,5 @@
+#include "cli/cli.h"
+
+int main(int argc, char** argv) {
+  return gpumeter::cli::run(argc, argv);
+}

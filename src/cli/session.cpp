@@ -1,0 +1,55 @@
+#include "cli/session.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+
+#include "cli/simulate.h"
+#include "cli/sources.h"
+#include "host/procfs.h"
+
+namespace gpumeter::cli {
+namespace {
+
+std::string hostname() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
+  return name.data();
+}
+
+TimeUs now_us() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
+}
+
+}  // namespace
+
+Session::Session(std::unique_ptr<GpuSource> gpus, std::unique_ptr<ProcessSource> host,
+                 CollectOptions options)
+    : gpus_(std::move(gpus)), host_(std::move(host)), options_(std::move(options)) {}
+
+std::expected<Snapshot, Error> Session::snapshot() {
+  return collect(*gpus_, *host_, options_, now_us());
+}
+
+std::expected<Session, Error> open_session(const GlobalOptions& options) {
+  std::unique_ptr<ProcessSource> host;
+  std::string simulated;
+  if (!options.simulate.empty()) {
+    auto simulation = start_simulation(options.simulate);
+    if (!simulation) return std::unexpected(std::move(simulation.error()));
+    host = std::move(simulation->host);
+    simulated = fmt::format(" ({})", simulation->label);
+  } else {
+    host = std::make_unique<host::ProcfsProcessSource>();
+  }
+  auto gpus = open_default_gpu_source();
+  if (!gpus) return std::unexpected(std::move(gpus.error()));
+  CollectOptions collect_options{.hostname = hostname(),
+                                 .source_label = fmt::format("{}{}", gpus->row->name, simulated)};
+  return Session(std::move(gpus->source), std::move(host), std::move(collect_options));
+}
+
+}  // namespace gpumeter::cli

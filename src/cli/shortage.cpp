@@ -1,0 +1,64 @@
+#include "cli/shortage.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <vector>
+
+#include "cli/humanize.h"
+
+namespace gpumeter::cli {
+namespace {
+
+std::string why(const Device& device, Exclusion reason) {
+  using enum DeviceMetric;
+  const DeviceState& state = device.state;
+  switch (reason) {
+    case Exclusion::lost: return "lost";
+    case Exclusion::compute_prohibited: return "compute mode prohibited";
+    case Exclusion::memory_unknown: return "memory use unknown";
+    case Exclusion::memory_busy:
+    case Exclusion::utilization_busy:
+      return fmt::format("{} util, {}", format_whole(state[utilization_gpu], "%"),
+                         format_memory(state[memory_used], state[memory_total], "/"));
+  }
+  return "excluded";
+}
+
+std::string excluded_list(const GpuReading& reading, const Selection& selection) {
+  std::vector<std::string> parts;
+  for (const ExcludedGpu& excluded : selection.excluded) {
+    parts.push_back(describe_exclusion(reading.devices[excluded.device], excluded.reason));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+}  // namespace
+
+std::string describe_exclusion(const Device& device, Exclusion reason) {
+  return fmt::format("GPU {}: {}", device.identity.index, why(device, reason));
+}
+
+std::string describe_shortage(const GpuReading& reading, const Selection& selection,
+                              std::size_t wanted) {
+  const std::size_t total = reading.devices.size();
+  if (total == 0) return "no GPUs found";
+  const std::size_t free = selection.eligible.size();
+  const std::string head = free == 0 ? std::string("no free GPU")
+                                     : fmt::format("only {} of the {} GPUs asked for {} free", free,
+                                                   wanted, free == 1 ? "is" : "are");
+  return fmt::format("{}: {} of {} in use ({})", head, selection.excluded.size(), total,
+                     excluded_list(reading, selection));
+}
+
+std::string describe_reserved(std::size_t free, std::size_t reserved_here, std::size_t wanted) {
+  const std::size_t elsewhere = free - reserved_here;
+  const std::string head = reserved_here == 0
+                               ? std::string("no free GPU")
+                               : fmt::format("only {} of the {} GPUs asked for could be reserved",
+                                             reserved_here, wanted);
+  return fmt::format("{}: {} of {} free GPUs reserved by other `gpumeter available` calls", head,
+                     elsewhere, free);
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,56 @@
+#include "cli/simulate.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>  // setenv: POSIX, not in <cstdlib>
+
+#include <system_error>
+
+#include "host/procfs.h"
+#include "sim/scenario_host.h"
+
+namespace gpumeter::cli {
+namespace {
+
+std::expected<std::filesystem::path, Error> own_executable() {
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) {
+    return std::unexpected(
+        Error{ErrorCode::io, fmt::format("cannot locate the gpumeter executable through "
+                                         "/proc/self/exe: {}",
+                                         error.message())});
+  }
+  return path;
+}
+
+std::expected<void, Error> set_environment(const char* name, const std::filesystem::path& value) {
+  if (setenv(name, value.c_str(), 1) != 0) {
+    return std::unexpected(Error{ErrorCode::internal, fmt::format("cannot set {}", name)});
+  }
+  return {};
+}
+
+}  // namespace
+
+std::filesystem::path simulated_library_path(const std::filesystem::path& executable) {
+  return (executable.parent_path() / ".." / "lib" / "gpumeter" / "sim" / "libnvidia-ml.so.1")
+      .lexically_normal();
+}
+
+std::expected<Simulation, Error> start_simulation(const std::filesystem::path& scenario) {
+  auto host = sim::open_scenario_host(scenario, std::make_unique<host::ProcfsProcessSource>());
+  if (!host) {
+    // Whatever went wrong, the scenario named on the command line is at fault: bad input.
+    return std::unexpected(Error{ErrorCode::invalid_input, std::move(host.error().message)});
+  }
+  auto executable = own_executable();
+  if (!executable) return std::unexpected(std::move(executable.error()));
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(scenario, error);
+  auto set = set_environment("GPUMETER_SIM_SCENARIO", error ? scenario : absolute);
+  if (set) set = set_environment("GPUMETER_NVML_LIBRARY", simulated_library_path(*executable));
+  if (!set) return std::unexpected(std::move(set.error()));
+  return Simulation{std::move(*host), fmt::format("simulated: {}", scenario.filename().string())};
+}
+
+}  // namespace gpumeter::cli

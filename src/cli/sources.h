@@ -1,0 +1,34 @@
+// The GPU sources the CLI knows, in one explicit table: a new source (Jetson, ...) is one
+// row in sources.cpp plus its factory.
+#pragma once
+
+#include <expected>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "core/error.h"
+#include "core/source.h"
+
+namespace gpumeter::cli {
+
+using GpuSourceFactory = std::expected<std::unique_ptr<GpuSource>, Error> (*)();
+
+struct GpuSourceRow {
+  std::string_view name;    // also the snapshot's source label
+  bool enabled_by_default;  // tried without being asked for
+  GpuSourceFactory open;
+};
+
+std::span<const GpuSourceRow> gpu_sources() noexcept;
+
+// Tries the default-enabled sources in table order and returns the first that opens, with
+// its row; when none opens, the first one's error (so a machine without a driver gets the
+// NVML loader's one-line explanation).
+struct OpenedSource {
+  const GpuSourceRow* row = nullptr;
+  std::unique_ptr<GpuSource> source;
+};
+std::expected<OpenedSource, Error> open_default_gpu_source();
+
+}  // namespace gpumeter::cli

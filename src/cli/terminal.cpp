@@ -1,0 +1,40 @@
+#include "cli/terminal.h"
+
+#include <fmt/format.h>
+
+namespace gpumeter::cli {
+namespace {
+
+std::string_view escape(Color color) {
+  switch (color) {
+    case Color::green: return "\x1b[32m";
+    case Color::blue: return "\x1b[34m";
+    case Color::red: return "\x1b[31m";
+    case Color::bold: return "\x1b[1m";
+    case Color::none: return "";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool colors_wanted(bool no_color_option, const char* no_color_env, bool stdout_is_terminal) {
+  const bool env_says_no = no_color_env != nullptr && *no_color_env != '\0';
+  return stdout_is_terminal && !no_color_option && !env_says_no;
+}
+
+std::string paint(std::string_view text, Color color, bool enabled) {
+  if (!enabled || color == Color::none) return std::string(text);
+  return fmt::format("{}{}\x1b[0m", escape(color), text);
+}
+
+std::size_t display_width(std::string_view text) {
+  std::size_t width = 0;
+  for (const char c : text) {
+    // Continuation bytes (10xxxxxx) belong to the code point before them.
+    if ((static_cast<unsigned char>(c) & 0xC0U) != 0x80U) ++width;
+  }
+  return width;
+}
+
+}  // namespace gpumeter::cli

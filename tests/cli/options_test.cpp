@@ -1,0 +1,104 @@
+// The command line through run(), in-process: parsing and usage errors, which happen before
+// any source is opened.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+
+namespace gpumeter::cli {
+namespace {
+
+struct Result {
+  int status = 0;
+  std::string out;
+  std::string err;
+};
+
+Result run_with(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{"gpumeter"};
+  argv.reserve(args.size() + 1);
+  for (const std::string& arg : args) argv.push_back(arg);
+  std::ostringstream out;
+  std::ostringstream err;
+  const int status = run(argv, Io{out, err});
+  return {status, out.str(), err.str()};
+}
+
+TEST(Options, VersionPrintsAndSucceeds) {
+  const Result result = run_with({"--version"});
+  EXPECT_EQ(result.status, 0);
+  EXPECT_EQ(result.out, "gpumeter " GPUMETER_VERSION "\n");
+}
+
+TEST(Options, HelpListsTheSubcommands) {
+  const Result result = run_with({"--help"});
+  EXPECT_EQ(result.status, 0);
+  for (const char* word : {"list", "available", "info", "--simulate", "--no-color"}) {
+    EXPECT_NE(result.out.find(word), std::string::npos) << word;
+  }
+}
+
+TEST(Options, SubcommandHelpHidesTheTestOnlyCount) {
+  const Result result = run_with({"list", "--help"});
+  EXPECT_EQ(result.status, 0);
+  EXPECT_NE(result.out.find("--watch"), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("--count"), std::string::npos) << result.out;
+}
+
+TEST(Options, ASubcommandIsRequired) {
+  const Result result = run_with({});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_FALSE(result.err.empty());
+}
+
+TEST(Options, UsageErrorsExitTwoWithCliMessage) {
+  const std::vector<std::vector<std::string>> bad{
+      {"frobnicate"},
+      {"list", "--no-such-option"},
+      {"list", "--watch", "0"},
+      {"list", "--watch", "soon"},
+      {"list", "--count", "3"},  // --count needs --watch
+      {"available", "--max-memory", "lots"},
+      {"available", "--max-util", "101"},
+      {"available", "-l", "0"},
+      {"available", "--order", "random"},
+      {"available", "--wait", "10 minutes"},
+      {"available", "--wait", "-1"},
+      {"info", "--uuid"},
+  };
+  for (const auto& args : bad) {
+    const Result result = run_with(args);
+    EXPECT_EQ(result.status, 2) << args.back();
+    EXPECT_TRUE(result.out.empty()) << args.back();
+    EXPECT_FALSE(result.err.empty()) << args.back();
+  }
+}
+
+TEST(Options, UnknownOptionIsNamed) {
+  const Result result = run_with({"list", "--no-such-option"});
+  EXPECT_NE(result.err.find("--no-such-option"), std::string::npos) << result.err;
+}
+
+TEST(Options, BadScenarioExitsTwoWithoutLoadingAnything) {
+  const Result result = run_with({"--simulate", "/nonexistent/scenario.json", "list"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_TRUE(result.out.empty());
+  EXPECT_NE(result.err.find("/nonexistent/scenario.json"), std::string::npos) << result.err;
+}
+
+TEST(Options, GlobalOptionsMayFollowTheSubcommand) {
+  for (const char* command : {"list", "available", "info"}) {
+    const Result result =
+        run_with({command, "--no-color", "--simulate", "/nonexistent/scenario.json"});
+    EXPECT_EQ(result.status, 2) << command;
+    // Parsed, then refused for the scenario: not a usage error.
+    EXPECT_NE(result.err.find("/nonexistent/scenario.json"), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find("not expected"), std::string::npos) << result.err;
+  }
+}
+
+}  // namespace
+}  // namespace gpumeter::cli

@@ -1,0 +1,26 @@
+#include "cli/simulate.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/sources.h"
+
+namespace gpumeter::cli {
+namespace {
+
+TEST(Simulate, LibraryLiesUnderLibNextToBin) {
+  EXPECT_EQ(simulated_library_path("/opt/gpumeter/bin/gpumeter"),
+            "/opt/gpumeter/lib/gpumeter/sim/libnvidia-ml.so.1");
+  EXPECT_EQ(simulated_library_path("/work/build/bin/gpumeter"),
+            "/work/build/lib/gpumeter/sim/libnvidia-ml.so.1");
+}
+
+TEST(Sources, NvmlIsTheDefaultSource) {
+  const auto sources = gpu_sources();
+  ASSERT_FALSE(sources.empty());
+  EXPECT_EQ(sources[0].name, "nvml");
+  EXPECT_TRUE(sources[0].enabled_by_default);
+  EXPECT_NE(sources[0].open, nullptr);
+}
+
+}  // namespace
+}  // namespace gpumeter::cli
