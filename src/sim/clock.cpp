@@ -20,7 +20,9 @@ std::optional<std::int64_t> integer_variable(const char* name) noexcept {
 
 }  // namespace
 
-std::optional<std::int64_t> epoch_from_environment() noexcept { return integer_variable(kEpochVariable); }
+std::optional<std::int64_t> epoch_from_environment() noexcept {
+  return integer_variable(kEpochVariable);
+}
 
 std::int64_t now_us() noexcept {
   if (auto fixed = integer_variable(kNowVariable)) return *fixed;

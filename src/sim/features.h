@@ -39,7 +39,9 @@ inline constexpr std::size_t kFeatureCount = 21;
 
 using FeatureSet = std::bitset<kFeatureCount>;
 
-inline std::size_t bit(Feature feature) noexcept { return static_cast<std::size_t>(feature); }
+inline std::size_t bit(Feature feature) noexcept {
+  return static_cast<std::size_t>(feature);
+}
 
 // The feature spelled `name` in a scenario ("fan", "process_utilization", ...).
 std::optional<Feature> feature_by_name(std::string_view name) noexcept;

@@ -1,11 +1,11 @@
 #include "sim/json_located.h"
 
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <iterator>
 #include <optional>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace gpumeter::sim {
 namespace {
@@ -16,9 +16,12 @@ using nlohmann::json;
 std::string escape_token(std::string_view token) {
   std::string out;
   for (char c : token) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -41,9 +44,9 @@ std::string unescape_token(std::string_view token) {
 // last character read, and of the one before it (a number is only known to have ended
 // after the lexer read the character that follows it).
 struct LineTracker {
-  int line = 1;        // line of the next character
-  int last_line = 1;   // line of the last character read
-  int before_last = 1; // line of the character before that
+  int line = 1;         // line of the next character
+  int last_line = 1;    // line of the last character read
+  int before_last = 1;  // line of the character before that
 
   void consume(char c) noexcept {
     before_last = last_line;
@@ -59,8 +62,9 @@ class CountingIterator {
   using difference_type = std::ptrdiff_t;
   using pointer = const char*;
   using reference = const char&;
+  using Base = std::string_view::const_iterator;
 
-  CountingIterator(const char* position, LineTracker* tracker) : position_(position), tracker_(tracker) {}
+  CountingIterator(Base position, LineTracker* tracker) : position_(position), tracker_(tracker) {}
   reference operator*() const { return *position_; }
   CountingIterator& operator++() {
     tracker_->consume(*position_);
@@ -75,7 +79,7 @@ class CountingIterator {
   bool operator==(const CountingIterator& other) const { return position_ == other.position_; }
 
  private:
-  const char* position_;
+  Base position_;
   LineTracker* tracker_;
 };
 
@@ -105,13 +109,19 @@ class LocatingSax {
 
   bool null() { return add(json(nullptr), tracker_.last_line); }
   bool boolean(bool value) { return add(json(value), tracker_.last_line); }
-  bool number_integer(json::number_integer_t value) { return add(json(value), tracker_.before_last); }
-  bool number_unsigned(json::number_unsigned_t value) { return add(json(value), tracker_.before_last); }
+  bool number_integer(json::number_integer_t value) {
+    return add(json(value), tracker_.before_last);
+  }
+  bool number_unsigned(json::number_unsigned_t value) {
+    return add(json(value), tracker_.before_last);
+  }
   bool number_float(json::number_float_t value, const json::string_t& /*text*/) {
     return add(json(value), tracker_.before_last);
   }
   bool string(json::string_t& value) { return add(json(std::move(value)), tracker_.last_line); }
-  bool binary(json::binary_t& value) { return add(json::binary(std::move(value)), tracker_.last_line); }
+  bool binary(json::binary_t& value) {
+    return add(json::binary(std::move(value)), tracker_.last_line);
+  }
   bool start_object(std::size_t /*size*/) { return open(json::object()); }
   bool start_array(std::size_t /*size*/) { return open(json::array()); }
   bool end_object() { return close(); }
@@ -125,7 +135,8 @@ class LocatingSax {
     pending_key_ = name;
     return true;
   }
-  bool parse_error(std::size_t position, const std::string& /*token*/, const nlohmann::detail::exception& error) {
+  bool parse_error(std::size_t position, const std::string& /*token*/,
+                   const nlohmann::detail::exception& error) {
     error_position_ = position;
     error_text_ = describe_syntax_error(error.what());
     return false;
@@ -208,8 +219,8 @@ int LocatedJson::line_of(std::string_view pointer) const {
 std::expected<LocatedJson, Error> parse_located_json(std::string_view text, std::string_view file) {
   LineTracker tracker;
   LocatingSax sax(tracker);
-  const CountingIterator first(text.data(), &tracker);
-  const CountingIterator last(text.data() + text.size(), &tracker);
+  const CountingIterator first(text.begin(), &tracker);
+  const CountingIterator last(text.end(), &tracker);
   json::sax_parse(first, last, &sax);
   if (const std::optional<int> line = sax.error_line(text)) {
     return std::unexpected(

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <expected>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 

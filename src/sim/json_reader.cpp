@@ -1,9 +1,9 @@
 #include "sim/json_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace gpumeter::sim {
 
@@ -21,12 +21,14 @@ std::string_view kind_of(const nlohmann::json& value) noexcept {
   }
 }
 
-Reader::Reader(const LocatedJson& document, std::string file) : document_(document), file_(std::move(file)) {}
+Reader::Reader(const LocatedJson& document, std::string file)
+    : document_(document), file_(std::move(file)) {}
 
 void Reader::fail(const Cursor& at, std::string_view message) {
   if (error_) return;
-  error_ = Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}: {}", file_, document_.line_of(at.pointer),
-                                                       readable_path(at.pointer), message)};
+  error_ = Error{ErrorCode::invalid_input,
+                 fmt::format("{}:{}: {}: {}", file_, document_.line_of(at.pointer),
+                             readable_path(at.pointer), message)};
 }
 
 bool Reader::expect(const Cursor& at, bool ok, std::string_view expected) {
@@ -38,14 +40,17 @@ void Reader::check_keys(const Cursor& at, const Keys& allowed) {
   for (const auto& [key, value] : at.value->items()) {
     if (key == "comment" || std::ranges::find(allowed, key) != allowed.end()) continue;
     std::string names;
-    for (std::string_view name : allowed) names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", name);
-    fail(Cursor{&value, at.pointer + "/" + key}, fmt::format("unknown key \"{}\" (expected one of {})", key, names));
+    for (std::string_view name : allowed)
+      names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", name);
+    fail(Cursor{&value, at.pointer + "/" + key},
+         fmt::format("unknown key \"{}\" (expected one of {})", key, names));
     return;
   }
 }
 
 ObjectCursor Reader::object(const Cursor& at, const Keys& allowed) {
-  if (!expect(at, at.value->is_object(), "an object")) return ObjectCursor{Cursor{&null_, at.pointer}, {}};
+  if (!expect(at, at.value->is_object(), "an object"))
+    return ObjectCursor{Cursor{&null_, at.pointer}, {}};
   check_keys(at, allowed);
   return ObjectCursor{at, std::nullopt};
 }
@@ -65,7 +70,8 @@ std::optional<Cursor> Reader::member(const ObjectCursor& object, std::string_vie
   return std::nullopt;
 }
 
-Cursor Reader::required(const ObjectCursor& object, std::string_view key, std::string_view expected) {
+Cursor Reader::required(const ObjectCursor& object, std::string_view key,
+                        std::string_view expected) {
   if (auto found = member(object, key)) return *found;
   fail(object.self, fmt::format("missing \"{}\" (expected {})", key, expected));
   return Cursor{&null_, object.self.pointer + "/" + std::string(key)};
@@ -131,15 +137,16 @@ double Reader::number_or(const ObjectCursor& object, std::string_view key, doubl
   return found ? number(*found) : fallback;
 }
 
-std::uint64_t Reader::whole_or(const ObjectCursor& object, std::string_view key, std::uint64_t fallback,
-                               std::uint64_t max) {
+std::uint64_t Reader::whole_or(const ObjectCursor& object, std::string_view key,
+                               std::uint64_t fallback, std::uint64_t max) {
   auto found = member(object, key);
   return found ? whole(*found, max) : fallback;
 }
 
-std::string Reader::string_or(const ObjectCursor& object, std::string_view key, std::string fallback) {
+std::string Reader::string_or(const ObjectCursor& object, std::string_view key,
+                              std::string fallback) {
   auto found = member(object, key);
-  return found ? string(*found) : fallback;
+  return found ? string(*found) : std::move(fallback);
 }
 
 bool Reader::boolean_or(const ObjectCursor& object, std::string_view key, bool fallback) {

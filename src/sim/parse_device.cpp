@@ -1,10 +1,10 @@
 // One entry of "devices" (with "device_defaults" filling what it leaves out).
-#include <array>
-#include <algorithm>
-#include <cstdio>
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cstdio>
 
 #include "nvml/abi.h"
 #include "sim/parse_parts.h"
@@ -20,9 +20,15 @@ struct Named {
 };
 
 constexpr std::array kArchitectures{
-    Named{"kepler", abi::kArchKepler},   Named{"maxwell", abi::kArchMaxwell}, Named{"pascal", abi::kArchPascal},
-    Named{"volta", abi::kArchVolta},     Named{"turing", abi::kArchTuring},   Named{"ampere", abi::kArchAmpere},
-    Named{"ada", abi::kArchAda},         Named{"hopper", abi::kArchHopper},   Named{"blackwell", abi::kArchBlackwell},
+    Named{"kepler", abi::kArchKepler},
+    Named{"maxwell", abi::kArchMaxwell},
+    Named{"pascal", abi::kArchPascal},
+    Named{"volta", abi::kArchVolta},
+    Named{"turing", abi::kArchTuring},
+    Named{"ampere", abi::kArchAmpere},
+    Named{"ada", abi::kArchAda},
+    Named{"hopper", abi::kArchHopper},
+    Named{"blackwell", abi::kArchBlackwell},
     Named{"unknown", abi::kArchUnknown},
 };
 
@@ -40,8 +46,10 @@ std::uint32_t named(Reader& reader, const Cursor& at, const std::array<Named, N>
     if (row.name == text) return row.value;
   }
   std::string names;
-  for (const Named& row : table) names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", row.name);
-  if (!reader.failed()) reader.fail(at, fmt::format("expected one of {}, found \"{}\"", names, text));
+  for (const Named& row : table)
+    names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", row.name);
+  if (!reader.failed())
+    reader.fail(at, fmt::format("expected one of {}, found \"{}\"", names, text));
   return table.front().value;
 }
 
@@ -64,9 +72,12 @@ void bus_id(Reader& reader, const Cursor& at, PciSpec& pci) {
   const std::string text = reader.string(at);
   unsigned domain = 0, bus = 0, device = 0, function = 0;
   int consumed = 0;
-  const int fields = std::sscanf(text.c_str(), "%x:%x:%x.%x%n", &domain, &bus, &device, &function, &consumed);
-  if (!reader.failed() && (fields != 4 || static_cast<std::size_t>(consumed) != text.size() || bus > 0xFF || device > 31)) {
-    reader.fail(at, fmt::format("expected a PCI bus id such as \"00000000:06:00.0\", found \"{}\"", text));
+  const int fields =
+      std::sscanf(text.c_str(), "%x:%x:%x.%x%n", &domain, &bus, &device, &function, &consumed);
+  if (!reader.failed() && (fields != 4 || static_cast<std::size_t>(consumed) != text.size() ||
+                           bus > 0xFF || device > 31)) {
+    reader.fail(
+        at, fmt::format("expected a PCI bus id such as \"00000000:06:00.0\", found \"{}\"", text));
   }
   pci.domain = domain;
   pci.bus = bus;
@@ -80,8 +91,9 @@ PciSpec pci(Reader& reader, const std::optional<Cursor>& at, std::size_t index) 
   pci.bus_id = fmt::format("00000000:{:02X}:00.0", index + 1);
   pci.bus = static_cast<std::uint32_t>(index + 1);
   if (!at) return pci;
-  const ObjectCursor object = reader.object(
-      *at, {"bus_id", "device_id", "subsystem_id", "link_generation", "link_width", "tx_kbps", "rx_kbps"});
+  const ObjectCursor object =
+      reader.object(*at, {"bus_id", "device_id", "subsystem_id", "link_generation", "link_width",
+                          "tx_kbps", "rx_kbps"});
   if (auto id = reader.member(object, "bus_id")) bus_id(reader, *id, pci);
   if (auto id = reader.member(object, "device_id")) pci.device_id = hex_id(reader, *id);
   if (auto id = reader.member(object, "subsystem_id")) pci.subsystem_id = hex_id(reader, *id);
@@ -94,7 +106,9 @@ PciSpec pci(Reader& reader, const std::optional<Cursor>& at, std::size_t index) 
 
 Clocks clocks(Reader& reader, const Cursor& at) {
   const ObjectCursor object = reader.object(at, {"graphics", "sm", "memory", "video"});
-  auto mhz = [&](std::string_view key) { return static_cast<unsigned>(reader.whole_or(object, key, 0, 100'000)); };
+  auto mhz = [&](std::string_view key) {
+    return static_cast<unsigned>(reader.whole_or(object, key, 0, 100'000));
+  };
   return Clocks{mhz("graphics"), mhz("sm"), mhz("memory"), mhz("video")};
 }
 
@@ -130,42 +144,51 @@ void unsupported(Reader& reader, const Cursor& at, DeviceSpec& d) {
     if (auto feature = feature_by_name(name)) {
       d.unsupported.set(bit(*feature));
     } else {
-      reader.fail(item, fmt::format("unknown feature \"{}\" (expected one of {})", name, feature_names()));
+      reader.fail(
+          item, fmt::format("unknown feature \"{}\" (expected one of {})", name, feature_names()));
     }
   }
 }
 
 void memory(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
-  d.memory_total_bytes = reader.whole(reader.required(object, "memory_total_bytes", "a number of bytes"));
-  d.memory_reserved_bytes = reader.whole_or(object, "memory_reserved_bytes", 0, d.memory_total_bytes);
+  d.memory_total_bytes =
+      reader.whole(reader.required(object, "memory_total_bytes", "a number of bytes"));
+  d.memory_reserved_bytes =
+      reader.whole_or(object, "memory_reserved_bytes", 0, d.memory_total_bytes);
 }
 
 // Power draw goes from power_idle_w (idle) to power_limit_w (100 % utilisation).
 void power(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
   d.power_limit_w = 250;
-  if (auto limit = reader.member(object, "power_limit_w")) d.power_limit_w = reader.number_in(*limit, 1, 100'000);
+  if (auto limit = reader.member(object, "power_limit_w"))
+    d.power_limit_w = reader.number_in(*limit, 1, 100'000);
   d.power_w = Range{d.power_limit_w / 8, d.power_limit_w};
-  if (auto idle = reader.member(object, "power_idle_w")) d.power_w.idle = reader.number_in(*idle, 0, d.power_limit_w);
+  if (auto idle = reader.member(object, "power_idle_w"))
+    d.power_w.idle = reader.number_in(*idle, 0, d.power_limit_w);
 }
 
 void temperature(Reader& reader, const std::optional<Cursor>& at, DeviceSpec& d) {
   d.temperature_c = range(reader, at, Range{35, 70}, 150, {"slowdown"});
   d.slowdown_temperature_c = 90;
   if (at && at->value->is_object()) {
-    d.slowdown_temperature_c = static_cast<unsigned>(reader.whole_or(ObjectCursor{*at, {}}, "slowdown", 90, 200));
+    d.slowdown_temperature_c =
+        static_cast<unsigned>(reader.whole_or(ObjectCursor{*at, {}}, "slowdown", 90, 200));
   }
 }
 
 void accounting(Reader& reader, const Cursor& at, DeviceSpec& d) {
   const ObjectCursor object = reader.object(at, {"enabled", "buffer_size"});
   d.accounting_enabled = reader.boolean_or(object, "enabled", false);
-  d.accounting_buffer_size = static_cast<unsigned>(reader.whole_or(object, "buffer_size", 4000, 1'000'000));
+  d.accounting_buffer_size =
+      static_cast<unsigned>(reader.whole_or(object, "buffer_size", 4000, 1'000'000));
 }
 
 void scripted(Reader& reader, const Cursor& at, DeviceSpec& d) {
   const ObjectCursor object = reader.object(at, {"gpu", "memory"});
-  if (auto gpu = reader.member(object, "gpu")) d.scripted_gpu_utilization = profile(reader, *gpu, 0, 100);
-  if (auto mem = reader.member(object, "memory")) d.scripted_memory_utilization = profile(reader, *mem, 0, 100);
+  if (auto gpu = reader.member(object, "gpu"))
+    d.scripted_gpu_utilization = profile(reader, *gpu, 0, 100);
+  if (auto mem = reader.member(object, "memory"))
+    d.scripted_memory_utilization = profile(reader, *mem, 0, 100);
 }
 
 void sampling(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
@@ -173,7 +196,8 @@ void sampling(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
     d.sample_period_us = static_cast<std::int64_t>(reader.number_in(*period, 1, 60'000) * 1000.0);
   }
   d.sample_buffer_s = reader.number_or(object, "sample_buffer_s", 20);
-  d.process_sample_capacity = static_cast<unsigned>(reader.whole_or(object, "process_sample_capacity", 100, 100'000));
+  d.process_sample_capacity =
+      static_cast<unsigned>(reader.whole_or(object, "process_sample_capacity", 100, 100'000));
 }
 
 void identity(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::size_t index) {
@@ -182,13 +206,17 @@ void identity(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::si
   d.uuid = fmt::format("GPU-00000000-0000-4000-8000-{:012x}", index);
   if (auto uuid = reader.member(object, "uuid")) {
     d.uuid = reader.string(*uuid);
-    if (!reader.failed() && !d.uuid.starts_with("GPU-")) reader.fail(*uuid, "expected a UUID starting with \"GPU-\"");
+    if (!reader.failed() && !d.uuid.starts_with("GPU-"))
+      reader.fail(*uuid, "expected a UUID starting with \"GPU-\"");
   }
-  if (auto serial = reader.member(object, "serial")) d.serial = reader.string(*serial);
-  else d.unsupported.set(bit(Feature::serial));
+  if (auto serial = reader.member(object, "serial"))
+    d.serial = reader.string(*serial);
+  else
+    d.unsupported.set(bit(Feature::serial));
   d.pci = pci(reader, reader.member(object, "pci"), index);
   d.minor_number = static_cast<unsigned>(reader.whole_or(object, "minor_number", index, 255));
-  if (auto arch = reader.member(object, "architecture")) d.architecture = named(reader, *arch, kArchitectures);
+  if (auto arch = reader.member(object, "architecture"))
+    d.architecture = named(reader, *arch, kArchitectures);
   if (auto cc = reader.member(object, "compute_capability")) compute_capability(reader, *cc, d);
 }
 
@@ -211,15 +239,18 @@ void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
 }
 
 void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
-  if (auto mode = reader.member(object, "compute_mode")) d.compute_mode = named(reader, *mode, kComputeModes);
+  if (auto mode = reader.member(object, "compute_mode"))
+    d.compute_mode = named(reader, *mode, kComputeModes);
   d.persistence_mode = reader.boolean_or(object, "persistence_mode", true);
   d.energy_offset_mj = reader.number_or(object, "energy_offset_mj", 0);
   if (auto a = reader.member(object, "accounting")) accounting(reader, *a, d);
-  const std::string mig = reader.string_or(object, "mig", "unsupported");
-  if (mig != "unsupported" && mig != "disabled") {
-    reader.fail(*reader.member(object, "mig"), "expected \"unsupported\" or \"disabled\"");
+  if (auto mig = reader.member(object, "mig")) {
+    const std::string mode = reader.string(*mig);
+    if (mode != "unsupported" && mode != "disabled") {
+      reader.fail(*mig, "expected \"unsupported\" or \"disabled\"");
+    }
+    d.mig_capable = mode == "disabled";
   }
-  d.mig_capable = mig == "disabled";
   if (auto u = reader.member(object, "utilization")) scripted(reader, *u, d);
   if (auto u = reader.member(object, "unsupported")) unsupported(reader, *u, d);
 }
@@ -227,12 +258,33 @@ void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
 }  // namespace
 
 const Reader::Keys& device_keys() {
-  static const Reader::Keys keys{
-      "name", "uuid", "serial", "pci", "minor_number", "architecture", "compute_capability",
-      "memory_total_bytes", "memory_reserved_bytes", "clocks_mhz", "max_clocks_mhz", "power_limit_w",
-      "power_idle_w", "fan_percent", "temperature_c", "pstate", "ecc_errors",
-      "compute_mode", "persistence_mode", "sample_period_ms", "sample_buffer_s", "process_sample_capacity",
-      "energy_offset_mj", "accounting", "mig", "utilization", "unsupported"};
+  static const Reader::Keys keys{"name",
+                                 "uuid",
+                                 "serial",
+                                 "pci",
+                                 "minor_number",
+                                 "architecture",
+                                 "compute_capability",
+                                 "memory_total_bytes",
+                                 "memory_reserved_bytes",
+                                 "clocks_mhz",
+                                 "max_clocks_mhz",
+                                 "power_limit_w",
+                                 "power_idle_w",
+                                 "fan_percent",
+                                 "temperature_c",
+                                 "pstate",
+                                 "ecc_errors",
+                                 "compute_mode",
+                                 "persistence_mode",
+                                 "sample_period_ms",
+                                 "sample_buffer_s",
+                                 "process_sample_capacity",
+                                 "energy_offset_mj",
+                                 "accounting",
+                                 "mig",
+                                 "utilization",
+                                 "unsupported"};
   return keys;
 }
 

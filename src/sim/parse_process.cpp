@@ -1,9 +1,9 @@
 // One entry of "processes": which GPU, which pid, how much memory and utilisation, when,
 // and what the host knows about it.
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 #include "sim/parse_parts.h"
 
@@ -20,7 +20,8 @@ std::optional<std::uint32_t> pid_from_env(Reader& reader, const Cursor& at) {
   const std::string_view view(text);
   auto [end, ec] = std::from_chars(view.data(), view.data() + view.size(), pid);
   if (ec != std::errc() || end != view.data() + view.size() || pid == 0) {
-    reader.fail(at, fmt::format("environment variable {} holds \"{}\", expected a pid", name, view));
+    reader.fail(at,
+                fmt::format("environment variable {} holds \"{}\", expected a pid", name, view));
   }
   return pid;
 }
@@ -29,11 +30,15 @@ std::uint32_t pid(Reader& reader, const ObjectCursor& object) {
   if (auto env = reader.member(object, "pid_env")) {
     if (auto from_env = pid_from_env(reader, *env)) return *from_env;
     if (!reader.member(object, "pid") && !reader.failed()) {
-      reader.fail(*env, fmt::format("environment variable {} (named by pid_env) is not set, and there is no "
-                                    "\"pid\" to fall back on", env->value->get<std::string>()));
+      reader.fail(
+          *env,
+          fmt::format("environment variable {} (named by pid_env) is not set, and there is no "
+                      "\"pid\" to fall back on",
+                      env->value->get<std::string>()));
     }
   }
-  const Cursor at = reader.required(object, "pid", "a pid (or \"pid_env\" naming a variable that holds one)");
+  const Cursor at =
+      reader.required(object, "pid", "a pid (or \"pid_env\" naming a variable that holds one)");
   const auto value = static_cast<std::uint32_t>(reader.whole(at, 4'194'304));
   if (!reader.failed() && value == 0) reader.fail(at, "expected a pid above 0");
   return value;
@@ -41,10 +46,15 @@ std::uint32_t pid(Reader& reader, const ObjectCursor& object) {
 
 void add_type(Reader& reader, const Cursor& at, ProcessTypes& types) {
   const std::string name = reader.string(at);
-  if (name == "compute") types.compute = true;
-  else if (name == "graphics") types.graphics = true;
-  else if (name == "mps") types.mps = true;
-  else if (!reader.failed()) reader.fail(at, fmt::format("expected \"compute\", \"graphics\" or \"mps\", found \"{}\"", name));
+  if (name == "compute")
+    types.compute = true;
+  else if (name == "graphics")
+    types.graphics = true;
+  else if (name == "mps")
+    types.mps = true;
+  else if (!reader.failed())
+    reader.fail(at,
+                fmt::format("expected \"compute\", \"graphics\" or \"mps\", found \"{}\"", name));
 }
 
 ProcessTypes types(Reader& reader, const std::optional<Cursor>& at) {
@@ -79,19 +89,24 @@ std::vector<std::string> command(Reader& reader, const Cursor& at) {
 HostSpec host(Reader& reader, const Cursor& at) {
   HostSpec h;
   if (at.value->is_string()) {
-    if (reader.string(at) != "hidden") reader.fail(at, "expected \"hidden\" or an object with \"user\" and \"command\"");
+    if (reader.string(at) != "hidden")
+      reader.fail(at, "expected \"hidden\" or an object with \"user\" and \"command\"");
     h.hidden = true;
     return h;
   }
-  const ObjectCursor object = reader.object(at, {"user", "uid", "command", "started_s", "container"});
+  const ObjectCursor object =
+      reader.object(at, {"user", "uid", "command", "started_s", "container"});
   h.user = reader.string(reader.required(object, "user", "a user name"));
-  if (auto uid = reader.member(object, "uid")) h.uid = static_cast<std::uint32_t>(reader.whole(*uid, UINT32_MAX));
-  h.command = command(reader, reader.required(object, "command", "an array such as [\"python3\", \"train.py\"]"));
+  if (auto uid = reader.member(object, "uid"))
+    h.uid = static_cast<std::uint32_t>(reader.whole(*uid, UINT32_MAX));
+  h.command = command(
+      reader, reader.required(object, "command", "an array such as [\"python3\", \"train.py\"]"));
   h.started_s = reader.number_or(object, "started_s", 0);
   if (auto c = reader.member(object, "container")) {
     const ObjectCursor container = reader.object(*c, {"runtime", "id"});
-    h.container = ContainerSpec{reader.string(reader.required(container, "runtime", "e.g. \"docker\"")),
-                                reader.string(reader.required(container, "id", "a container id"))};
+    h.container =
+        ContainerSpec{reader.string(reader.required(container, "runtime", "e.g. \"docker\"")),
+                      reader.string(reader.required(container, "id", "a container id"))};
   }
   return h;
 }
@@ -108,18 +123,22 @@ void lifetime(Reader& reader, const ObjectCursor& object, ProcessSpec& p) {
 }  // namespace
 
 ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count) {
-  const ObjectCursor object = reader.object(
-      at, {"device", "pid", "pid_env", "type", "name", "used_memory_bytes", "utilization", "start_s", "end_s", "host"});
+  const ObjectCursor object =
+      reader.object(at, {"device", "pid", "pid_env", "type", "name", "used_memory_bytes",
+                         "utilization", "start_s", "end_s", "host"});
   ProcessSpec p;
   p.line = reader.line(at);
-  p.device = device_index(reader, reader.required(object, "device", "a device index"), device_count);
+  p.device =
+      device_index(reader, reader.required(object, "device", "a device index"), device_count);
   p.pid = pid(reader, object);
   p.types = types(reader, reader.member(object, "type"));
   p.name = reader.string_or(object, "name", "");
   p.memory_bytes = Profile::constant(0);
   if (auto memory = reader.member(object, "used_memory_bytes")) {
-    if (memory->value->is_null()) p.memory_bytes.reset();
-    else p.memory_bytes = profile(reader, *memory, 0, 1e15);
+    if (memory->value->is_null())
+      p.memory_bytes.reset();
+    else
+      p.memory_bytes = profile(reader, *memory, 0, 1e15);
   }
   if (auto u = reader.member(object, "utilization")) utilization(reader, *u, p);
   if (auto h = reader.member(object, "host")) p.host = host(reader, *h);

@@ -1,8 +1,8 @@
 // The top level of a scenario file: driver, devices, processes, faults.
+#include <fmt/format.h>
+
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "sim/parse_parts.h"
 #include "sim/symbols.h"
@@ -13,8 +13,9 @@ namespace {
 
 LostFault lost(Reader& reader, const Cursor& at, std::size_t device_count) {
   const ObjectCursor object = reader.object(at, {"device", "at_s"});
-  return LostFault{device_index(reader, reader.required(object, "device", "a device index"), device_count),
-                   reader.number(reader.required(object, "at_s", "the time the GPU falls off the bus"))};
+  return LostFault{
+      device_index(reader, reader.required(object, "device", "a device index"), device_count),
+      reader.number(reader.required(object, "at_s", "the time the GPU falls off the bus"))};
 }
 
 std::vector<std::string> function_names(Reader& reader, const Cursor& at) {
@@ -32,24 +33,29 @@ std::vector<std::string> function_names(Reader& reader, const Cursor& at) {
 FlakyFault flaky(Reader& reader, const Cursor& at, std::size_t device_count) {
   const ObjectCursor object = reader.object(at, {"functions", "every", "code", "device"});
   FlakyFault f;
-  f.functions = function_names(reader, reader.required(object, "functions", "an array of NVML function names"));
-  f.every = static_cast<unsigned>(reader.whole(reader.required(object, "every", "N: every N-th call fails"), 1'000'000));
-  if (!reader.failed() && f.every == 0) reader.fail(*reader.member(object, "every"), "expected a number above 0");
+  f.functions = function_names(
+      reader, reader.required(object, "functions", "an array of NVML function names"));
+  const Cursor every = reader.required(object, "every", "N: every N-th call fails");
+  f.every = static_cast<unsigned>(reader.whole(every, 1'000'000));
+  if (!reader.failed() && f.every == 0) reader.fail(every, "expected a number above 0");
   if (auto code = reader.member(object, "code")) f.code = return_code(reader, *code);
-  if (auto device = reader.member(object, "device")) f.device = device_index(reader, *device, device_count);
+  if (auto device = reader.member(object, "device"))
+    f.device = device_index(reader, *device, device_count);
   return f;
 }
 
 }  // namespace
 
 DriverSpec driver(Reader& reader, const Cursor& at) {
-  const ObjectCursor object = reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version"});
+  const ObjectCursor object =
+      reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version"});
   DriverSpec d;
   d.driver_version = reader.string_or(object, "driver_version", d.driver_version);
   // NVML's version reads "<API major>.<driver version>".
   const std::string nvml_default = fmt::format("12.{}", d.driver_version);
   d.nvml_version = reader.string_or(object, "nvml_version", nvml_default);
-  d.cuda_driver_version = static_cast<int>(reader.whole_or(object, "cuda_driver_version", 12080, 99'990));
+  d.cuda_driver_version =
+      static_cast<int>(reader.whole_or(object, "cuda_driver_version", 12080, 99'990));
   return d;
 }
 
@@ -58,10 +64,12 @@ Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
   Faults f;
   if (auto init = reader.member(object, "init")) f.init_code = return_code(reader, *init);
   if (auto list = reader.member(object, "lost")) {
-    for (const Cursor& item : reader.elements(*list)) f.lost.push_back(lost(reader, item, device_count));
+    for (const Cursor& item : reader.elements(*list))
+      f.lost.push_back(lost(reader, item, device_count));
   }
   if (auto list = reader.member(object, "flaky")) {
-    for (const Cursor& item : reader.elements(*list)) f.flaky.push_back(flaky(reader, item, device_count));
+    for (const Cursor& item : reader.elements(*list))
+      f.flaky.push_back(flaky(reader, item, device_count));
   }
   return f;
 }
@@ -71,8 +79,8 @@ Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
 namespace {
 
 Scenario read(Reader& reader, std::string_view file) {
-  const ObjectCursor top =
-      reader.object(reader.root(), {"description", "driver", "device_defaults", "devices", "processes", "faults"});
+  const ObjectCursor top = reader.object(reader.root(), {"description", "driver", "device_defaults",
+                                                         "devices", "processes", "faults"});
   Scenario s;
   s.file = file;
   s.description = reader.string_or(top, "description", "");
@@ -83,10 +91,13 @@ Scenario read(Reader& reader, std::string_view file) {
     defaults = *d;
     reader.object(defaults, parse::device_keys());
   }
-  const std::vector<Cursor> devices = reader.elements(reader.required(top, "devices", "an array (it may be empty)"));
-  for (std::size_t i = 0; i < devices.size(); ++i) s.devices.push_back(parse::device(reader, devices[i], defaults, i));
+  const std::vector<Cursor> devices =
+      reader.elements(reader.required(top, "devices", "an array (it may be empty)"));
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    s.devices.push_back(parse::device(reader, devices[i], defaults, i));
   if (auto p = reader.member(top, "processes")) {
-    for (const Cursor& item : reader.elements(*p)) s.processes.push_back(parse::process(reader, item, s.devices.size()));
+    for (const Cursor& item : reader.elements(*p))
+      s.processes.push_back(parse::process(reader, item, s.devices.size()));
   }
   if (auto f = reader.member(top, "faults")) s.faults = parse::faults(reader, *f, s.devices.size());
   return s;
@@ -99,14 +110,15 @@ std::expected<Scenario, Error> parse_scenario(std::string_view text, std::string
   if (!document) return std::unexpected(document.error());
   Reader reader(*document, std::string(file));
   Scenario scenario = read(reader, file);
-  if (reader.error()) return std::unexpected(*reader.error());
+  if (const std::optional<Error>& error = reader.error()) return std::unexpected(*error);
   return scenario;
 }
 
 std::expected<Scenario, Error> load_scenario(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    return std::unexpected(Error{ErrorCode::io, fmt::format("{}: cannot read the scenario file", path.string())});
+    return std::unexpected(
+        Error{ErrorCode::io, fmt::format("{}: cannot read the scenario file", path.string())});
   }
   std::ostringstream text;
   text << in.rdbuf();

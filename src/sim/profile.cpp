@@ -19,7 +19,9 @@ double phase(double t, double period) {
 }
 
 // Floating point may round `next` back onto `t`; a walk must always move forward.
-double strictly_after(double t, double next) { return next > t ? next : std::nextafter(t, kNever); }
+double strictly_after(double t, double next) {
+  return next > t ? next : std::nextafter(t, kNever);
+}
 
 template <class... F>
 struct Overloaded : F... {
@@ -46,7 +48,9 @@ double steps_next(const std::vector<Step>& steps, double repeat_s, double t) {
   return t + (next_local - local);
 }
 
-bool bursts_on(const Bursts& b, double t) { return phase(t - b.offset_s, b.period_s) < b.duty * b.period_s; }
+bool bursts_on(const Bursts& b, double t) {
+  return phase(t - b.offset_s, b.period_s) < b.duty * b.period_s;
+}
 
 double bursts_next(const Bursts& b, double t) {
   const double local = phase(t - b.offset_s, b.period_s);
@@ -56,7 +60,9 @@ double bursts_next(const Bursts& b, double t) {
 
 }  // namespace
 
-Profile Profile::constant(double value) { return Profile(Constant{value}); }
+Profile Profile::constant(double value) {
+  return Profile(Constant{value});
+}
 
 Profile Profile::steps(std::vector<Step> steps, double repeat_s) {
   return Profile(Steps{std::move(steps), repeat_s});
@@ -78,10 +84,11 @@ double Profile::at(double t) const {
 }
 
 double Profile::next_change(double t) const {
-  const double next = std::visit(Overloaded{[](const Constant&) { return kNever; },
-                                            [t](const Steps& s) { return steps_next(s.steps, s.repeat_s, t); },
-                                            [t](const Bursts& b) { return bursts_next(b, t); }},
-                                 shape_);
+  const double next =
+      std::visit(Overloaded{[](const Constant&) { return kNever; },
+                            [t](const Steps& s) { return steps_next(s.steps, s.repeat_s, t); },
+                            [t](const Bursts& b) { return bursts_next(b, t); }},
+                 shape_);
   return strictly_after(t, next);
 }
 
@@ -111,7 +118,9 @@ double Profile::integral(double a, double b) const {
   return cycles * walk_integral(a, a + p) + walk_integral(a + cycles * p, b);
 }
 
-double Profile::mean(double a, double b) const { return b > a ? integral(a, b) / (b - a) : at(a); }
+double Profile::mean(double a, double b) const {
+  return b > a ? integral(a, b) / (b - a) : at(a);
+}
 
 double Profile::max_over(double a, double b) const {
   double best = at(a);
@@ -124,7 +133,8 @@ double Profile::max_over(double a, double b) const {
 bool Profile::is_zero() const {
   return std::visit(Overloaded{[](const Constant& c) { return c.value == 0; },
                                [](const Steps& s) {
-                                 return std::ranges::all_of(s.steps, [](const Step& x) { return x.value == 0; });
+                                 return std::ranges::all_of(
+                                     s.steps, [](const Step& x) { return x.value == 0; });
                                },
                                [](const Bursts& b) { return b.value == 0 && b.idle == 0; }},
                     shape_);

@@ -9,7 +9,7 @@
 namespace gpumeter::sim {
 
 struct Step {
-  double at_s = 0;   // from this time on (scenario seconds)
+  double at_s = 0;  // from this time on (scenario seconds)
   double value = 0;
 };
 

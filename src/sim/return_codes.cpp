@@ -52,7 +52,8 @@ constexpr std::array kCodes{
     CodeRow{abi::kErrorNotReady, "NOT_READY", "Not ready"},
     CodeRow{abi::kErrorGpuNotFound, "GPU_NOT_FOUND", "GPU not found"},
     CodeRow{abi::kErrorInvalidState, "INVALID_STATE", "Invalid state"},
-    CodeRow{abi::kErrorResetTypeNotSupported, "RESET_TYPE_NOT_SUPPORTED", "Reset type not supported"},
+    CodeRow{abi::kErrorResetTypeNotSupported, "RESET_TYPE_NOT_SUPPORTED",
+            "Reset type not supported"},
     CodeRow{abi::kErrorUnknown, "UNKNOWN", "Unknown Error"},
 };
 

@@ -28,15 +28,15 @@ struct DriverSpec {
 };
 
 struct PciSpec {
-  std::string bus_id;                // "00000000:06:00.0" (8-digit domain, upper case)
+  std::string bus_id;  // "00000000:06:00.0" (8-digit domain, upper case)
   std::uint32_t domain = 0;
   std::uint32_t bus = 0;
   std::uint32_t device = 0;
-  std::uint32_t device_id = 0;       // device id high 16 bits, vendor 0x10DE low 16 bits
+  std::uint32_t device_id = 0;  // device id high 16 bits, vendor 0x10DE low 16 bits
   std::uint32_t subsystem_id = 0;
-  unsigned link_generation = 3;      // current = max
+  unsigned link_generation = 3;  // current = max
   unsigned link_width = 16;
-  double tx_kbps_at_full_load = 0;   // PCIe throughput scales with utilisation
+  double tx_kbps_at_full_load = 0;  // PCIe throughput scales with utilisation
   double rx_kbps_at_full_load = 0;
 };
 
@@ -52,13 +52,15 @@ struct Clocks {
 struct Range {
   double idle = 0;
   double busy = 0;
-  double at(double utilization_percent) const { return idle + (busy - idle) * utilization_percent / 100.0; }
+  double at(double utilization_percent) const {
+    return idle + (busy - idle) * utilization_percent / 100.0;
+  }
 };
 
 struct DeviceSpec {
   int line = 0;  // where the device is described, for messages
   std::string name;
-  std::string uuid;    // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string uuid;  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
   std::string serial;
   PciSpec pci;
   unsigned minor_number = 0;
@@ -86,7 +88,7 @@ struct DeviceSpec {
   double energy_offset_mj = 0;              // energy counter at the epoch
   bool accounting_enabled = false;
   unsigned accounting_buffer_size = 4000;
-  bool mig_capable = false;                 // MIG mode readable (and disabled)
+  bool mig_capable = false;                            // MIG mode readable (and disabled)
   std::optional<Profile> scripted_gpu_utilization;     // else: sum of processes' sm
   std::optional<Profile> scripted_memory_utilization;  // else: sum of processes' mem
   FeatureSet unsupported;
@@ -120,7 +122,7 @@ struct ProcessSpec {
   std::size_t device = 0;
   std::uint32_t pid = 0;
   ProcessTypes types;
-  std::string name;                   // nvmlSystemGetProcessName; empty: from the host
+  std::string name;                     // nvmlSystemGetProcessName; empty: from the host
   std::optional<Profile> memory_bytes;  // absent: usedGpuMemory is "not available"
   Profile sm, mem, enc, dec;            // percent
   double start_s = 0;

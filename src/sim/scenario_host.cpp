@@ -20,8 +20,10 @@ HostProcess describe_from(const HostSpec& host, Pid pid, std::int64_t epoch_us) 
   HostProcess p;
   p.pid = pid;
   p.user = host.user;
-  if (host.uid) p.uid = *host.uid;
-  else p.uid = std::unexpected(Unavailable::not_supported);
+  if (host.uid)
+    p.uid = *host.uid;
+  else
+    p.uid = std::unexpected(Unavailable::not_supported);
   p.cmdline = host.command;
   p.comm = comm_of(host.command);
   p.start_time_us = epoch_us + static_cast<std::int64_t>(std::llround(host.started_s * 1e6));
@@ -31,7 +33,8 @@ HostProcess describe_from(const HostSpec& host, Pid pid, std::int64_t epoch_us) 
 
 class ScenarioHostSource final : public ProcessSource {
  public:
-  ScenarioHostSource(Scenario scenario, std::unique_ptr<ProcessSource> fallback, std::int64_t epoch_us)
+  ScenarioHostSource(Scenario scenario, std::unique_ptr<ProcessSource> fallback,
+                     std::int64_t epoch_us)
       : scenario_(std::move(scenario)), fallback_(std::move(fallback)), epoch_us_(epoch_us) {
     for (const ProcessSpec& p : scenario_.processes) {
       if (p.host) hosts_.emplace(p.pid, &*p.host);
@@ -57,8 +60,8 @@ class ScenarioHostSource final : public ProcessSource {
 
 }  // namespace
 
-std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(const std::filesystem::path& scenario,
-                                                                       std::unique_ptr<ProcessSource> fallback) {
+std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
+    const std::filesystem::path& scenario, std::unique_ptr<ProcessSource> fallback) {
   auto loaded = load_scenario(scenario);
   if (!loaded) return std::unexpected(loaded.error());
   // The same rule as the simulated library: a shared epoch if one is set, else "now",

@@ -7,13 +7,18 @@
 namespace gpumeter::sim {
 namespace {
 
-unsigned percent(double value) { return static_cast<unsigned>(std::clamp(std::lround(value), 0L, 100L)); }
+unsigned percent(double value) {
+  return static_cast<unsigned>(std::clamp(std::lround(value), 0L, 100L));
+}
 
 // The sample period k covers ((k-1)P, kP]; this is the newest complete one at `now`.
-SimUs floor_div(SimUs a, SimUs b) { return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0); }
+SimUs floor_div(SimUs a, SimUs b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0) ? 1 : 0);
+}
 
 unsigned scaled(unsigned idle, unsigned max, double utilization) {
-  return static_cast<unsigned>(std::lround(idle + (static_cast<double>(max) - idle) * utilization / 100.0));
+  return static_cast<unsigned>(
+      std::lround(idle + (static_cast<double>(max) - idle) * utilization / 100.0));
 }
 
 Clocks clocks_at(const DeviceSpec& d, double utilization) {
@@ -23,7 +28,9 @@ Clocks clocks_at(const DeviceSpec& d, double utilization) {
                 scaled(d.clocks.video, d.max_clocks.video, utilization)};
 }
 
-double power_mw(const DeviceSpec& d, double utilization) { return d.power_w.at(utilization) * 1000.0; }
+double power_mw(const DeviceSpec& d, double utilization) {
+  return d.power_w.at(utilization) * 1000.0;
+}
 
 Use scaled_use(const Use& sum, double factor) {
   return Use{sum.sm * factor, sum.mem * factor, sum.enc * factor, sum.dec * factor};
@@ -31,7 +38,9 @@ Use scaled_use(const Use& sum, double factor) {
 
 }  // namespace
 
-UsePercent rounded(const Use& use) { return UsePercent{percent(use.sm), percent(use.mem), percent(use.enc), percent(use.dec)}; }
+UsePercent rounded(const Use& use) {
+  return UsePercent{percent(use.sm), percent(use.mem), percent(use.enc), percent(use.dec)};
+}
 
 bool Timeline::lost(std::size_t device, double t) const {
   return std::ranges::any_of(scenario_.faults.lost,
@@ -51,7 +60,8 @@ Use Timeline::process_mean(const ProcessSpec& p, double a, double b) const {
   const double to = std::min(b, p.end_s);
   if (b <= a) return Use{p.sm.at(a), p.mem.at(a), p.enc.at(a), p.dec.at(a)};
   if (to <= from) return Use{};
-  const Use sum{p.sm.integral(from, to), p.mem.integral(from, to), p.enc.integral(from, to), p.dec.integral(from, to)};
+  const Use sum{p.sm.integral(from, to), p.mem.integral(from, to), p.enc.integral(from, to),
+                p.dec.integral(from, to)};
   return scaled_use(sum, 1.0 / (b - a));
 }
 
@@ -73,7 +83,8 @@ Use Timeline::instant(std::size_t device, double t) const {
   const DeviceSpec& d = scenario_.devices[device];
   if (d.scripted_gpu_utilization) sum.sm = d.scripted_gpu_utilization->at(t);
   if (d.scripted_memory_utilization) sum.mem = d.scripted_memory_utilization->at(t);
-  return Use{std::min(sum.sm, 100.0), std::min(sum.mem, 100.0), std::min(sum.enc, 100.0), std::min(sum.dec, 100.0)};
+  return Use{std::min(sum.sm, 100.0), std::min(sum.mem, 100.0), std::min(sum.enc, 100.0),
+             std::min(sum.dec, 100.0)};
 }
 
 double Timeline::next_change(std::size_t device, double t) const {
@@ -82,7 +93,8 @@ double Timeline::next_change(std::size_t device, double t) const {
     if (p.device != device) continue;
     if (p.start_s > t) next = std::min(next, p.start_s);
     if (p.end_s > t) next = std::min(next, p.end_s);
-    for (const Profile* profile : {&p.sm, &p.mem, &p.enc, &p.dec}) next = std::min(next, profile->next_change(t));
+    for (const Profile* profile : {&p.sm, &p.mem, &p.enc, &p.dec})
+      next = std::min(next, profile->next_change(t));
   }
   const DeviceSpec& d = scenario_.devices[device];
   for (const auto& scripted : {d.scripted_gpu_utilization, d.scripted_memory_utilization}) {
@@ -114,15 +126,19 @@ DeviceReading Timeline::reading(std::size_t device, SimUs now) const {
   DeviceReading r;
   r.use = device_mean(device, seconds(end - d.sample_period_us), seconds(end));
   r.percent = rounded(r.use);
-  for (const ProcessSpec* p : processes(device, seconds(now))) r.memory_used_bytes += process_memory(*p, seconds(now)).value_or(0);
-  r.memory_used_bytes = std::min(r.memory_used_bytes, d.memory_total_bytes - d.memory_reserved_bytes);
+  for (const ProcessSpec* p : processes(device, seconds(now)))
+    r.memory_used_bytes += process_memory(*p, seconds(now)).value_or(0);
+  r.memory_used_bytes =
+      std::min(r.memory_used_bytes, d.memory_total_bytes - d.memory_reserved_bytes);
   r.power_mw = power_mw(d, r.use.sm);
   r.temperature_c = static_cast<unsigned>(std::lround(d.temperature_c.at(r.use.sm)));
   r.fan_percent = static_cast<unsigned>(std::lround(d.fan_percent.at(r.use.sm)));
   r.pstate = r.use.sm > 0 ? d.pstate_busy : d.pstate_idle;
   r.clocks = clocks_at(d, r.use.sm);
-  r.pcie_tx_kbps = static_cast<unsigned>(std::lround(d.pci.tx_kbps_at_full_load * r.use.sm / 100.0));
-  r.pcie_rx_kbps = static_cast<unsigned>(std::lround(d.pci.rx_kbps_at_full_load * r.use.sm / 100.0));
+  r.pcie_tx_kbps =
+      static_cast<unsigned>(std::lround(d.pci.tx_kbps_at_full_load * r.use.sm / 100.0));
+  r.pcie_rx_kbps =
+      static_cast<unsigned>(std::lround(d.pci.rx_kbps_at_full_load * r.use.sm / 100.0));
   return r;
 }
 
@@ -135,7 +151,8 @@ struct Ring {
 
 Ring ring(const DeviceSpec& d, SimUs now) {
   const SimUs newest = floor_div(now, d.sample_period_us);
-  const auto length = static_cast<SimUs>(std::ceil(d.sample_buffer_s * 1e6 / static_cast<double>(d.sample_period_us)));
+  const auto length = static_cast<SimUs>(
+      std::ceil(d.sample_buffer_s * 1e6 / static_cast<double>(d.sample_period_us)));
   return Ring{std::max<SimUs>(1, newest - std::max<SimUs>(length, 1) + 1), newest};
 }
 
@@ -146,8 +163,10 @@ std::vector<DeviceSample> Timeline::device_samples(std::size_t device, SimUs now
   const Ring r = ring(d, now);
   std::vector<DeviceSample> out;
   for (SimUs k = r.first; k <= r.last; ++k) {
-    const Use use = device_mean(device, seconds((k - 1) * d.sample_period_us), seconds(k * d.sample_period_us));
-    out.push_back(DeviceSample{k * d.sample_period_us, rounded(use), power_mw(d, use.sm), clocks_at(d, use.sm)});
+    const Use use =
+        device_mean(device, seconds((k - 1) * d.sample_period_us), seconds(k * d.sample_period_us));
+    out.push_back(DeviceSample{k * d.sample_period_us, rounded(use), power_mw(d, use.sm),
+                               clocks_at(d, use.sm)});
   }
   return out;
 }
@@ -172,7 +191,8 @@ double Timeline::energy_mj(std::size_t device, double a, double b) const {
   if (b <= a) return 0;
   const DeviceSpec& d = scenario_.devices[device];
   const double busy_percent_seconds = device_integral(device, a, b).sm;
-  const double joules = d.power_w.idle * (b - a) + (d.power_w.busy - d.power_w.idle) * busy_percent_seconds / 100.0;
+  const double joules =
+      d.power_w.idle * (b - a) + (d.power_w.busy - d.power_w.idle) * busy_percent_seconds / 100.0;
   return joules * 1000.0;
 }
 
@@ -183,20 +203,29 @@ AccountingRecord Timeline::account(const ProcessSpec& p, double t) const {
   r.pid = p.pid;
   r.gpu_utilization = end > p.start_s ? percent(mean.sm) : 0;
   r.memory_utilization = end > p.start_s ? percent(mean.mem) : 0;
-  r.max_memory_bytes = p.memory_bytes ? static_cast<std::uint64_t>(std::llround(p.memory_bytes->max_over(p.start_s, end)))
-                                      : UINT64_MAX;
+  r.max_memory_bytes =
+      p.memory_bytes
+          ? static_cast<std::uint64_t>(std::llround(p.memory_bytes->max_over(p.start_s, end)))
+          : UINT64_MAX;
   r.running = t < p.end_s;
-  r.time_ms = r.running ? 0 : static_cast<std::uint64_t>(std::llround((p.end_s - p.start_s) * 1000.0));
+  r.time_ms =
+      r.running ? 0 : static_cast<std::uint64_t>(std::llround((p.end_s - p.start_s) * 1000.0));
   r.start_s = p.start_s;
   return r;
 }
 
 std::vector<AccountingRecord> Timeline::accounting(std::size_t device, double t) const {
-  std::vector<AccountingRecord> out;
+  std::vector<const ProcessSpec*> started;
   for (const ProcessSpec& p : scenario_.processes) {
-    if (p.device == device && p.start_s <= t) out.push_back(account(p, t));
+    if (p.device == device && p.start_s <= t) started.push_back(&p);
   }
-  std::ranges::stable_sort(out, {}, &AccountingRecord::start_s);
+  // By start time; processes that started together keep their scenario order.
+  std::ranges::sort(started, [](const ProcessSpec* a, const ProcessSpec* b) {
+    return a->start_s != b->start_s ? a->start_s < b->start_s : a < b;
+  });
+  std::vector<AccountingRecord> out;
+  out.reserve(started.size());
+  for (const ProcessSpec* p : started) out.push_back(account(*p, t));
   const std::size_t keep = scenario_.devices[device].accounting_buffer_size;
   if (out.size() > keep) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(keep));
   return out;

@@ -68,7 +68,7 @@ struct AccountingRecord {
   unsigned gpu_utilization = 0;     // lifetime mean, percent
   unsigned memory_utilization = 0;  // lifetime mean, percent
   std::uint64_t max_memory_bytes = 0;
-  std::uint64_t time_ms = 0;        // 0 while running
+  std::uint64_t time_ms = 0;  // 0 while running
   double start_s = 0;
   bool running = false;
 };
@@ -112,6 +112,8 @@ class Timeline {
 };
 
 // Seconds for µs since the epoch.
-inline double seconds(SimUs us) { return static_cast<double>(us) / 1e6; }
+inline double seconds(SimUs us) {
+  return static_cast<double>(us) / 1e6;
+}
 
 }  // namespace gpumeter::sim

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "sim/scenario.h"
 #include "sim/timeline.h"
@@ -63,11 +65,15 @@ TEST(Examples, WorkstationMixesConsumerGpusAndHidesOneOwner) {
   const Scenario s = load("workstation");
   ASSERT_GE(s.devices.size(), 2u);
   for (const DeviceSpec& d : s.devices) {
-    EXPECT_TRUE(d.name.find("1070") != std::string::npos || d.name.find("1080 Ti") != std::string::npos) << d.name;
+    EXPECT_TRUE(d.name.find("1070") != std::string::npos ||
+                d.name.find("1080 Ti") != std::string::npos)
+        << d.name;
     EXPECT_FALSE(d.supports(Feature::ecc));
     EXPECT_FALSE(d.supports(Feature::serial));
   }
-  EXPECT_EQ(std::ranges::count_if(s.processes, [](const ProcessSpec& p) { return p.host && p.host->hidden; }), 1);
+  EXPECT_EQ(std::ranges::count_if(s.processes,
+                                  [](const ProcessSpec& p) { return p.host && p.host->hidden; }),
+            1);
   std::set<std::string> users;
   for (const ProcessSpec& p : s.processes) {
     if (p.host && !p.host->hidden) users.insert(p.host->user);
@@ -75,7 +81,9 @@ TEST(Examples, WorkstationMixesConsumerGpusAndHidesOneOwner) {
   EXPECT_GE(users.size(), 3u);
 }
 
-TEST(Examples, EmptyHasNoGpus) { EXPECT_TRUE(load("empty").devices.empty()); }
+TEST(Examples, EmptyHasNoGpus) {
+  EXPECT_TRUE(load("empty").devices.empty());
+}
 
 TEST(Examples, FaultScenarios) {
   const Scenario lost = load("lost-gpu");
@@ -95,6 +103,22 @@ TEST(Examples, BurstyWorkerIdlesBetweenBursts) {
   EXPECT_EQ(p.sm.at(1), 95);
   EXPECT_EQ(p.sm.at(10), 0);
   EXPECT_NEAR(p.sm.mean(0, 200), 9.5, 1e-9);
+}
+
+TEST(Examples, TheDocumentedExampleLoads) {
+  std::ifstream in(GPUMETER_TEST_DOCS_DIR "/scenarios.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  const std::size_t section = doc.find("## A complete small example");
+  ASSERT_NE(section, std::string::npos);
+  const std::size_t begin = doc.find("```json\n", section);
+  const std::size_t end = doc.find("```", begin + 8);
+  ASSERT_NE(begin, std::string::npos);
+  auto s = parse_scenario(doc.substr(begin + 8, end - begin - 8), "docs/scenarios.md");
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  EXPECT_EQ(s->devices.size(), 1u);
+  EXPECT_EQ(s->processes.size(), 2u);
 }
 
 TEST(Examples, ValuesMoveOverTime) {

@@ -27,7 +27,8 @@ TEST_F(FaultsTest, MalformedScenarioFailsInit) {
   const Session s(lib, file.path());
   const std::string stderr_text = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(s.init_result(), abi::kErrorUnknown);
-  EXPECT_NE(stderr_text.find(file.path().string() + ":3: devices[0].name: expected a string"), std::string::npos)
+  EXPECT_NE(stderr_text.find(file.path().string() + ":3: devices[0].name: expected a string"),
+            std::string::npos)
       << stderr_text;
 }
 
@@ -36,7 +37,8 @@ TEST_F(FaultsTest, NoScenarioMeansNoDriver) {
   unsetenv("GPUMETER_SIM_SCENARIO");
   ::testing::internal::CaptureStderr();
   EXPECT_EQ(lib.fn<abi::InitFn>("nvmlInit_v2")(), abi::kErrorDriverNotLoaded);
-  EXPECT_NE(::testing::internal::GetCapturedStderr().find("GPUMETER_SIM_SCENARIO"), std::string::npos);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("GPUMETER_SIM_SCENARIO"),
+            std::string::npos);
 }
 
 TEST_F(FaultsTest, GpuFallsOffTheBusAtItsTime) {
@@ -50,12 +52,14 @@ TEST_F(FaultsTest, GpuFallsOffTheBusAtItsTime) {
   s.at(2.5);
   EXPECT_EQ(power(lost, &value), abi::kErrorGpuIsLost);
   char name[96];
-  EXPECT_EQ(s.fn<abi::DeviceStringFn>("nvmlDeviceGetName")(lost, name, sizeof name), abi::kErrorGpuIsLost);
+  EXPECT_EQ(s.fn<abi::DeviceStringFn>("nvmlDeviceGetName")(lost, name, sizeof name),
+            abi::kErrorGpuIsLost);
   abi::Device again = nullptr;
-  EXPECT_EQ(s.fn<abi::HandleByIndexFn>("nvmlDeviceGetHandleByIndex_v2")(1, &again), abi::kErrorGpuIsLost);
+  EXPECT_EQ(s.fn<abi::HandleByIndexFn>("nvmlDeviceGetHandleByIndex_v2")(1, &again),
+            abi::kErrorGpuIsLost);
   unsigned count = 0;
   EXPECT_EQ(s.fn<abi::CountFn>("nvmlDeviceGetCount_v2")(&count), abi::kSuccess);
-  EXPECT_EQ(count, 2u);  // still counted
+  EXPECT_EQ(count, 2u);                                  // still counted
   EXPECT_EQ(power(s.device(0), &value), abi::kSuccess);  // the other GPU carries on
   s.at(1000);
   EXPECT_EQ(power(lost, &value), abi::kErrorGpuIsLost);  // from then on

@@ -6,7 +6,9 @@ namespace gpumeter::sim {
 namespace {
 
 TEST(JsonLocated, RecordsTheLineOfEveryValue) {
-  const auto doc = parse_located_json("{\n  \"a\": 1,\n  \"b\": [\n    \"x\",\n    true\n  ],\n  \"c\": {\"d\": 2.5}\n}\n", "f.json");
+  const auto doc = parse_located_json(
+      "{\n  \"a\": 1,\n  \"b\": [\n    \"x\",\n    true\n  ],\n  \"c\": {\"d\": 2.5}\n}\n",
+      "f.json");
   ASSERT_TRUE(doc.has_value()) << doc.error().message;
   EXPECT_EQ(doc->line_of(""), 1);
   EXPECT_EQ(doc->line_of("/a"), 2);  // a number, although the lexer read the newline after it
@@ -24,7 +26,8 @@ TEST(JsonLocated, UnknownPointersFallBackToTheNearestAncestor) {
 }
 
 TEST(JsonLocated, SyntaxErrorsNameFileAndLine) {
-  const auto doc = parse_located_json("{\n  \"devices\": [\n    {\"name\": \"A100\",, }\n  ]\n}\n", "bad.json");
+  const auto doc =
+      parse_located_json("{\n  \"devices\": [\n    {\"name\": \"A100\",, }\n  ]\n}\n", "bad.json");
   ASSERT_FALSE(doc.has_value());
   EXPECT_EQ(doc.error().code, ErrorCode::invalid_input);
   EXPECT_TRUE(doc.error().message.starts_with("bad.json:3: ")) << doc.error().message;

@@ -31,7 +31,8 @@ TEST_F(LibraryTest, CallsBeforeInitAreUninitialized) {
   unsigned count = 7;
   EXPECT_EQ(lib.fn<abi::CountFn>("nvmlDeviceGetCount_v2")(&count), abi::kErrorUninitialized);
   EXPECT_STREQ(lib.fn<abi::ErrorStringFn>("nvmlErrorString")(abi::kErrorGpuIsLost), "GPU is lost");
-  EXPECT_STREQ(lib.fn<abi::ErrorStringFn>("nvmlErrorString")(static_cast<abi::Return>(12345)), "Unknown Error");
+  EXPECT_STREQ(lib.fn<abi::ErrorStringFn>("nvmlErrorString")(static_cast<abi::Return>(12345)),
+               "Unknown Error");
 }
 
 TEST_F(LibraryTest, InitIsReferenceCounted) {
@@ -54,16 +55,20 @@ TEST_F(LibraryTest, SystemQueries) {
   const Session s(lib, scenario.path());
   ASSERT_EQ(s.init_result(), abi::kSuccess);
   char version[80] = {};
-  EXPECT_EQ(s.fn<abi::StringGetterFn>("nvmlSystemGetDriverVersion")(version, sizeof version), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::StringGetterFn>("nvmlSystemGetDriverVersion")(version, sizeof version),
+            abi::kSuccess);
   EXPECT_STREQ(version, "550.54.15");
-  EXPECT_EQ(s.fn<abi::StringGetterFn>("nvmlSystemGetDriverVersion")(version, 5), abi::kErrorInsufficientSize);
-  EXPECT_EQ(s.fn<abi::StringGetterFn>("nvmlSystemGetNVMLVersion")(version, sizeof version), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::StringGetterFn>("nvmlSystemGetDriverVersion")(version, 5),
+            abi::kErrorInsufficientSize);
+  EXPECT_EQ(s.fn<abi::StringGetterFn>("nvmlSystemGetNVMLVersion")(version, sizeof version),
+            abi::kSuccess);
   EXPECT_STREQ(version, "12.550.54.15");
   int cuda = 0;
   EXPECT_EQ(s.fn<abi::IntGetterFn>("nvmlSystemGetCudaDriverVersion_v2")(&cuda), abi::kSuccess);
   EXPECT_EQ(cuda, 12040);
   char name[256] = {};
-  EXPECT_EQ(s.fn<abi::ProcessNameFn>("nvmlSystemGetProcessName")(1003, name, sizeof name), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::ProcessNameFn>("nvmlSystemGetProcessName")(1003, name, sizeof name),
+            abi::kSuccess);
   EXPECT_STREQ(name, "/usr/lib/xorg/Xorg");
   EXPECT_EQ(s.fn<abi::ProcessNameFn>("nvmlSystemGetProcessName")(1003, name, 6), abi::kSuccess);
   EXPECT_STREQ(name, "/usr/");  // cropped, not refused
@@ -85,22 +90,28 @@ TEST_F(LibraryTest, IdentityEqualsTheScenario) {
   EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetIndex")(s.device(1), &value), abi::kSuccess);
   EXPECT_EQ(value, 1u);
   int major = 0, minor = 0;
-  EXPECT_EQ(s.fn<abi::DeviceComputeCapabilityFn>("nvmlDeviceGetCudaComputeCapability")(gpu, &major, &minor), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceComputeCapabilityFn>("nvmlDeviceGetCudaComputeCapability")(gpu, &major,
+                                                                                       &minor),
+            abi::kSuccess);
   EXPECT_EQ(major * 10 + minor, 70);
 }
 
 TEST_F(LibraryTest, HandlesByIndexAndUuid) {
   const Session s(lib, scenario.path());
   abi::Device by_uuid = nullptr;
-  EXPECT_EQ(s.fn<abi::HandleByUuidFn>("nvmlDeviceGetHandleByUUID")("GPU-66666666-7777-4888-9999-000000000000", &by_uuid),
+  EXPECT_EQ(s.fn<abi::HandleByUuidFn>("nvmlDeviceGetHandleByUUID")(
+                "GPU-66666666-7777-4888-9999-000000000000", &by_uuid),
             abi::kSuccess);
   EXPECT_EQ(by_uuid, s.device(1));
-  EXPECT_EQ(s.fn<abi::HandleByUuidFn>("nvmlDeviceGetHandleByUUID")("GPU-nope", &by_uuid), abi::kErrorNotFound);
+  EXPECT_EQ(s.fn<abi::HandleByUuidFn>("nvmlDeviceGetHandleByUUID")("GPU-nope", &by_uuid),
+            abi::kErrorNotFound);
   abi::Device handle = nullptr;
-  EXPECT_EQ(s.fn<abi::HandleByIndexFn>("nvmlDeviceGetHandleByIndex")(2, &handle), abi::kErrorInvalidArgument);
+  EXPECT_EQ(s.fn<abi::HandleByIndexFn>("nvmlDeviceGetHandleByIndex")(2, &handle),
+            abi::kErrorInvalidArgument);
   unsigned value = 0;
   int not_a_handle = 0;
-  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetIndex")(reinterpret_cast<abi::Device>(&not_a_handle), &value),
+  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetIndex")(
+                reinterpret_cast<abi::Device>(&not_a_handle), &value),
             abi::kErrorInvalidArgument);
 }
 
@@ -117,7 +128,9 @@ TEST_F(LibraryTest, PciInfoLayoutsByName) {
   for (const char* symbol : {"nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"}) {
     unsigned char buffer[68];
     std::memset(buffer, 0xAB, sizeof buffer);
-    ASSERT_EQ(s.fn<abi::DevicePciInfoFn>(symbol)(s.device(0), reinterpret_cast<abi::PciInfo*>(buffer)), abi::kSuccess);
+    ASSERT_EQ(
+        s.fn<abi::DevicePciInfoFn>(symbol)(s.device(0), reinterpret_cast<abi::PciInfo*>(buffer)),
+        abi::kSuccess);
     EXPECT_STREQ(reinterpret_cast<const char*>(buffer), "0000:06:00.0") << symbol;
     EXPECT_EQ(buffer[51], 0) << symbol;  // reserved words are zero
     EXPECT_EQ(buffer[52], 0xAB) << symbol;
@@ -134,9 +147,11 @@ TEST_F(LibraryTest, MemoryV1CountsReservedAndV2NeedsItsVersionWord) {
   EXPECT_EQ(v1.free + v1.used, v1.total);
   abi::MemoryV2 v2{};
   v2.version = 2;  // the literal the header comment suggests; drivers refuse it
-  EXPECT_EQ(s.fn<abi::DeviceMemoryV2Fn>("nvmlDeviceGetMemoryInfo_v2")(s.device(0), &v2), abi::kErrorFunctionNotFound);
+  EXPECT_EQ(s.fn<abi::DeviceMemoryV2Fn>("nvmlDeviceGetMemoryInfo_v2")(s.device(0), &v2),
+            abi::kErrorFunctionNotFound);
   v2.version = abi::kMemoryV2Version;
-  ASSERT_EQ(s.fn<abi::DeviceMemoryV2Fn>("nvmlDeviceGetMemoryInfo_v2")(s.device(0), &v2), abi::kSuccess);
+  ASSERT_EQ(s.fn<abi::DeviceMemoryV2Fn>("nvmlDeviceGetMemoryInfo_v2")(s.device(0), &v2),
+            abi::kSuccess);
   EXPECT_EQ(v2.used, 3'050'000'000u);
   EXPECT_EQ(v2.reserved, 300'000'000u);
   EXPECT_EQ(v2.total, v2.free + v2.used + v2.reserved);
@@ -145,21 +160,25 @@ TEST_F(LibraryTest, MemoryV1CountsReservedAndV2NeedsItsVersionWord) {
 TEST_F(LibraryTest, MetricsFollowTheScenario) {
   const Session s(lib, scenario.path(), 105.5);  // last complete period (104, 105]: 60 % SM
   abi::Utilization util{};
-  ASSERT_EQ(s.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(s.device(0), &util), abi::kSuccess);
+  ASSERT_EQ(s.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(s.device(0), &util),
+            abi::kSuccess);
   EXPECT_EQ(util.gpu, 60u);
   EXPECT_EQ(util.memory, 25u);
   unsigned value = 0;
   EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetPowerUsage")(s.device(0), &value), abi::kSuccess);
   EXPECT_EQ(value, 220'000u);  // 100 W idle + 60 % of the 200 W span
-  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetEnforcedPowerLimit")(s.device(0), &value), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetEnforcedPowerLimit")(s.device(0), &value),
+            abi::kSuccess);
   EXPECT_EQ(value, 300'000u);
-  EXPECT_EQ(s.fn<abi::DeviceTemperatureFn>("nvmlDeviceGetTemperature")(s.device(0), abi::kTemperatureGpu, &value),
+  EXPECT_EQ(s.fn<abi::DeviceTemperatureFn>("nvmlDeviceGetTemperature")(
+                s.device(0), abi::kTemperatureGpu, &value),
             abi::kSuccess);
   EXPECT_EQ(value, 60u);
   EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetFanSpeed")(s.device(0), &value), abi::kSuccess);
   EXPECT_EQ(value, 40u);
   s.at(101.5);  // (100, 101]: the burst adds 30 %
-  ASSERT_EQ(s.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(s.device(0), &util), abi::kSuccess);
+  ASSERT_EQ(s.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(s.device(0), &util),
+            abi::kSuccess);
   EXPECT_EQ(util.gpu, 90u);
 }
 
@@ -170,7 +189,8 @@ TEST_F(LibraryTest, TemperatureVChecksItsVersion) {
   EXPECT_EQ(s.fn<abi::DeviceTemperatureVFn>("nvmlDeviceGetTemperatureV")(s.device(0), &t),
             abi::kErrorArgumentVersionMismatch);
   t.version = abi::kTemperatureVersion;
-  ASSERT_EQ(s.fn<abi::DeviceTemperatureVFn>("nvmlDeviceGetTemperatureV")(s.device(0), &t), abi::kSuccess);
+  ASSERT_EQ(s.fn<abi::DeviceTemperatureVFn>("nvmlDeviceGetTemperatureV")(s.device(0), &t),
+            abi::kSuccess);
   EXPECT_EQ(t.temperature, 60);
 }
 
@@ -180,19 +200,24 @@ TEST_F(LibraryTest, UnsupportedFeaturesAnswerNotSupported) {
   unsigned value = 0;
   std::uint64_t big = 0;
   char serial[30];
-  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetFanSpeed")(consumer, &value), abi::kErrorNotSupported);
-  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetPowerUsage")(consumer, &value), abi::kErrorNotSupported);
-  EXPECT_EQ(s.fn<abi::DeviceUllFn>("nvmlDeviceGetTotalEnergyConsumption")(consumer, &big), abi::kErrorNotSupported);
-  EXPECT_EQ(s.fn<abi::DeviceStringFn>("nvmlDeviceGetSerial")(consumer, serial, sizeof serial), abi::kErrorNotSupported);
-  EXPECT_EQ(s.fn<abi::DeviceEccFn>("nvmlDeviceGetTotalEccErrors")(consumer, abi::kMemoryErrorCorrected,
-                                                                   abi::kVolatileEcc, &big),
+  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetFanSpeed")(consumer, &value),
             abi::kErrorNotSupported);
-  EXPECT_EQ(s.fn<abi::DeviceEccFn>("nvmlDeviceGetTotalEccErrors")(s.device(0), abi::kMemoryErrorCorrected,
-                                                                   abi::kAggregateEcc, &big),
+  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetPowerUsage")(consumer, &value),
+            abi::kErrorNotSupported);
+  EXPECT_EQ(s.fn<abi::DeviceUllFn>("nvmlDeviceGetTotalEnergyConsumption")(consumer, &big),
+            abi::kErrorNotSupported);
+  EXPECT_EQ(s.fn<abi::DeviceStringFn>("nvmlDeviceGetSerial")(consumer, serial, sizeof serial),
+            abi::kErrorNotSupported);
+  EXPECT_EQ(s.fn<abi::DeviceEccFn>("nvmlDeviceGetTotalEccErrors")(
+                consumer, abi::kMemoryErrorCorrected, abi::kVolatileEcc, &big),
+            abi::kErrorNotSupported);
+  EXPECT_EQ(s.fn<abi::DeviceEccFn>("nvmlDeviceGetTotalEccErrors")(
+                s.device(0), abi::kMemoryErrorCorrected, abi::kAggregateEcc, &big),
             abi::kSuccess);
   // Everything else on the same GPU still answers.
   abi::Utilization util{};
-  EXPECT_EQ(s.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(consumer, &util), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(consumer, &util),
+            abi::kSuccess);
 }
 
 TEST_F(LibraryTest, EnergyIntegratesPowerAndNeverGoesBack) {
@@ -216,7 +241,8 @@ TEST_F(LibraryTest, FieldValuesCarryPerFieldStatus) {
   fields[0].field_id = 83;   // total energy
   fields[1].field_id = 186;  // instant power
   fields[2].field_id = 9999;
-  ASSERT_EQ(s.fn<abi::DeviceFieldValuesFn>("nvmlDeviceGetFieldValues")(s.device(0), 3, fields), abi::kSuccess);
+  ASSERT_EQ(s.fn<abi::DeviceFieldValuesFn>("nvmlDeviceGetFieldValues")(s.device(0), 3, fields),
+            abi::kSuccess);
   EXPECT_EQ(fields[0].nvml_return, abi::kSuccess);
   EXPECT_EQ(fields[0].value_type, abi::kValueTypeUnsignedLongLong);
   EXPECT_GT(fields[0].value.ull, 5000u);
@@ -228,15 +254,20 @@ TEST_F(LibraryTest, FieldValuesCarryPerFieldStatus) {
 TEST_F(LibraryTest, MigIsNotSupportedOrDisabled) {
   const Session s(lib, scenario.path());
   unsigned current = 9, pending = 9, count = 9;
-  EXPECT_EQ(s.fn<abi::DeviceMigModeFn>("nvmlDeviceGetMigMode")(s.device(0), &current, &pending), abi::kErrorNotSupported);
-  EXPECT_EQ(s.fn<abi::DeviceMigModeFn>("nvmlDeviceGetMigMode")(s.device(1), &current, &pending), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceMigModeFn>("nvmlDeviceGetMigMode")(s.device(0), &current, &pending),
+            abi::kErrorNotSupported);
+  EXPECT_EQ(s.fn<abi::DeviceMigModeFn>("nvmlDeviceGetMigMode")(s.device(1), &current, &pending),
+            abi::kSuccess);
   EXPECT_EQ(current, abi::kMigDisable);
-  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetMaxMigDeviceCount")(s.device(1), &count), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceGetMaxMigDeviceCount")(s.device(1), &count),
+            abi::kSuccess);
   EXPECT_EQ(count, 0u);
   abi::Device mig = nullptr;
-  EXPECT_EQ(s.fn<abi::DeviceMigHandleByIndexFn>("nvmlDeviceGetMigDeviceHandleByIndex")(s.device(1), 0, &mig),
+  EXPECT_EQ(s.fn<abi::DeviceMigHandleByIndexFn>("nvmlDeviceGetMigDeviceHandleByIndex")(s.device(1),
+                                                                                       0, &mig),
             abi::kErrorNotFound);
-  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceIsMigDeviceHandle")(s.device(1), &count), abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceUintFn>("nvmlDeviceIsMigDeviceHandle")(s.device(1), &count),
+            abi::kSuccess);
   EXPECT_EQ(count, 0u);
 }
 
@@ -250,15 +281,19 @@ TEST_F(LibraryTest, AccountingAveragesOverTheProcessLifetime) {
   ASSERT_EQ(pids(s.device(0), &count, list.data()), abi::kSuccess);
   EXPECT_EQ(list, (std::vector<unsigned>{1001, 1002, 1003}));
   abi::AccountingStats stats{};
-  ASSERT_EQ(s.fn<abi::DeviceAccountingStatsFn>("nvmlDeviceGetAccountingStats")(s.device(0), 1002, &stats), abi::kSuccess);
+  ASSERT_EQ(
+      s.fn<abi::DeviceAccountingStatsFn>("nvmlDeviceGetAccountingStats")(s.device(0), 1002, &stats),
+      abi::kSuccess);
   EXPECT_EQ(stats.gpu_utilization, 6u);  // 30 % for 2 s in every 10
   EXPECT_EQ(stats.is_running, 1u);
   EXPECT_EQ(stats.time, 0u);
   EXPECT_EQ(stats.max_memory_usage, 2'000'000'000u);
   EXPECT_EQ(stats.start_time, static_cast<std::uint64_t>(kEpochUs));
-  EXPECT_EQ(s.fn<abi::DeviceAccountingStatsFn>("nvmlDeviceGetAccountingStats")(s.device(0), 4242, &stats),
-            abi::kErrorNotFound);
-  EXPECT_EQ(pids(s.device(1), &count, nullptr), abi::kErrorNotSupported);  // accounting disabled there
+  EXPECT_EQ(
+      s.fn<abi::DeviceAccountingStatsFn>("nvmlDeviceGetAccountingStats")(s.device(0), 4242, &stats),
+      abi::kErrorNotFound);
+  EXPECT_EQ(pids(s.device(1), &count, nullptr),
+            abi::kErrorNotSupported);  // accounting disabled there
 }
 
 TEST_F(LibraryTest, ExportsEveryEntryPointTheLoaderKnows) {

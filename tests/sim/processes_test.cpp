@@ -22,8 +22,8 @@ class ProcessesTest : public ::testing::Test {
 
 // Calls a process-list symbol with room for `capacity` elements of up to 32 bytes, the
 // buffer pre-filled with a sentinel, and returns the bytes.
-std::vector<unsigned char> list_bytes(const Session& s, const char* symbol, abi::Device device, unsigned& count,
-                                      abi::Return& result) {
+std::vector<unsigned char> list_bytes(const Session& s, const char* symbol, abi::Device device,
+                                      unsigned& count, abi::Return& result) {
   std::vector<unsigned char> buffer(8 * 32, kSentinel);
   result = s.fn<abi::DeviceProcessesFn>(symbol)(device, &count, buffer.data());
   return buffer;
@@ -59,12 +59,14 @@ TEST_F(ProcessesTest, GraphicsAndComputeListsAreSeparate) {
   const Session s(lib, scenario.path());
   unsigned count = 4;
   std::vector<abi::ProcessInfoV2> infos(4);
-  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetGraphicsRunningProcesses_v2")(s.device(0), &count, infos.data()),
+  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetGraphicsRunningProcesses_v2")(
+                s.device(0), &count, infos.data()),
             abi::kSuccess);
   ASSERT_EQ(count, 1u);
   EXPECT_EQ(infos[0].pid, 1003u);
   count = 4;
-  EXPECT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetMPSComputeRunningProcesses_v3")(s.device(0), &count, infos.data()),
+  EXPECT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetMPSComputeRunningProcesses_v3")(
+                s.device(0), &count, infos.data()),
             abi::kSuccess);
   EXPECT_EQ(count, 0u);
 }
@@ -91,7 +93,8 @@ TEST_F(ProcessesTest, ElementSizeFollowsTheSymbolName) {
 }
 
 TEST_F(ProcessesTest, DetailListChecksVersionAndArchitecture) {
-  const char* hopper = R"({"devices": [{"name": "H100", "architecture": "hopper", "memory_total_bytes": 1000}],
+  const char* hopper =
+      R"({"devices": [{"name": "H100", "architecture": "hopper", "memory_total_bytes": 1000}],
     "processes": [{"device": 0, "pid": 7, "used_memory_bytes": 10, "utilization": {"sm": 1}}]})";
   auto detail = lib.fn<abi::DeviceProcessDetailListFn>("nvmlDeviceGetRunningProcessDetailList");
   abi::ProcessDetailListV1 list{};
@@ -118,11 +121,13 @@ TEST_F(ProcessesTest, DeviceSamplesNullBufferAnswersTheCount) {
   auto samples = s.fn<abi::DeviceSamplesFn>("nvmlDeviceGetSamples");
   abi::ValueType type{};
   unsigned count = 0;
-  ASSERT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, 0, &type, &count, nullptr), abi::kSuccess);
+  ASSERT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, 0, &type, &count, nullptr),
+            abi::kSuccess);
   EXPECT_EQ(count, 10u);  // a 10-second buffer of 1-second samples
   std::vector<abi::Sample> buffer(4);
   count = 4;  // a small buffer gets the oldest samples, so draining with lastSeen works
-  ASSERT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, 0, &type, &count, buffer.data()), abi::kSuccess);
+  ASSERT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, 0, &type, &count, buffer.data()),
+            abi::kSuccess);
   EXPECT_EQ(count, 4u);
   EXPECT_EQ(type, abi::kValueTypeUnsignedInt);
   EXPECT_EQ(buffer[0].time_stamp, static_cast<std::uint64_t>(kEpochUs + 91'000'000));
@@ -130,12 +135,14 @@ TEST_F(ProcessesTest, DeviceSamplesNullBufferAnswersTheCount) {
   EXPECT_EQ(buffer[2].value.ui, 60u);
   EXPECT_EQ(buffer[3].time_stamp, static_cast<std::uint64_t>(kEpochUs + 94'000'000));
   const std::uint64_t newest = kEpochUs + 100'000'000;
-  EXPECT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, newest, &type, &count, buffer.data()), abi::kErrorNotFound);
+  EXPECT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, newest, &type, &count, buffer.data()),
+            abi::kErrorNotFound);
   count = 0;
   EXPECT_EQ(samples(s.device(0), abi::kGpuUtilizationSamples, 0, &type, &count, buffer.data()),
             abi::kErrorInvalidArgument);
   count = 4;
-  ASSERT_EQ(samples(s.device(0), abi::kTotalPowerSamples, newest - 1'000'000, &type, &count, buffer.data()),
+  ASSERT_EQ(samples(s.device(0), abi::kTotalPowerSamples, newest - 1'000'000, &type, &count,
+                    buffer.data()),
             abi::kSuccess);
   ASSERT_EQ(count, 1u);
   EXPECT_EQ(buffer[0].value.ui, 220'000u);  // (99, 100]: 60 %
@@ -170,14 +177,17 @@ TEST_F(ProcessesTest, ProcessUtilizationNullBufferAnswersAFixedCapacity) {
   EXPECT_EQ(buffer[0].pid, 1001u);
   EXPECT_EQ(buffer[0].time_stamp, static_cast<std::uint64_t>(kEpochUs + 100'000'000));
   count = 100;
-  EXPECT_EQ(utilization(s.device(0), buffer.data(), &count, kEpochUs + 100'000'000), abi::kErrorNotFound);
+  EXPECT_EQ(utilization(s.device(0), buffer.data(), &count, kEpochUs + 100'000'000),
+            abi::kErrorNotFound);
   count = 100;
-  EXPECT_EQ(utilization(s.device(1), buffer.data(), &count, 0), abi::kErrorNotFound);  // an idle GPU
+  EXPECT_EQ(utilization(s.device(1), buffer.data(), &count, 0),
+            abi::kErrorNotFound);  // an idle GPU
 }
 
 TEST_F(ProcessesTest, ProcessesUtilizationInfoNeedsItsVersionAndAnswersTheNeed) {
   const Session s(lib, scenario.path(), 100.5);
-  auto info_call = s.fn<abi::DeviceProcessesUtilizationInfoFn>("nvmlDeviceGetProcessesUtilizationInfo");
+  auto info_call =
+      s.fn<abi::DeviceProcessesUtilizationInfoFn>("nvmlDeviceGetProcessesUtilizationInfo");
   abi::ProcessesUtilizationInfoV1 info{};
   EXPECT_EQ(info_call(s.device(0), &info), abi::kErrorArgumentVersionMismatch);
   info.version = abi::kProcessesUtilizationInfoVersion;

@@ -45,7 +45,8 @@ TEST(Profile, RepeatingStepsCycle) {
 }
 
 TEST(Profile, BurstsAreOnForTheirDutyCycle) {
-  const Profile p = Profile::bursts({.period_s = 20, .duty = 0.1, .value = 95, .offset_s = 0, .idle = 0});
+  const Profile p =
+      Profile::bursts({.period_s = 20, .duty = 0.1, .value = 95, .offset_s = 0, .idle = 0});
   EXPECT_EQ(p.at(0), 95);
   EXPECT_EQ(p.at(1.9), 95);
   EXPECT_EQ(p.at(2), 0);
@@ -59,7 +60,8 @@ TEST(Profile, BurstsAreOnForTheirDutyCycle) {
 }
 
 TEST(Profile, BurstOffsetAndIdleValue) {
-  const Profile p = Profile::bursts({.period_s = 10, .duty = 0.5, .value = 60, .offset_s = 3, .idle = 5});
+  const Profile p =
+      Profile::bursts({.period_s = 10, .duty = 0.5, .value = 60, .offset_s = 3, .idle = 5});
   EXPECT_EQ(p.at(2), 5);
   EXPECT_EQ(p.at(3), 60);
   EXPECT_EQ(p.at(8), 5);
@@ -67,21 +69,27 @@ TEST(Profile, BurstOffsetAndIdleValue) {
 }
 
 TEST(Profile, DegenerateBurstsAreConstants) {
-  EXPECT_EQ(Profile::bursts({.period_s = 1, .duty = 0, .value = 50, .offset_s = 0, .idle = 7}).next_change(0), kNever);
-  EXPECT_EQ(Profile::bursts({.period_s = 1, .duty = 1, .value = 50, .offset_s = 0, .idle = 7}).at(0.7), 50);
+  EXPECT_EQ(Profile::bursts({.period_s = 1, .duty = 0, .value = 50, .offset_s = 0, .idle = 7})
+                .next_change(0),
+            kNever);
+  EXPECT_EQ(
+      Profile::bursts({.period_s = 1, .duty = 1, .value = 50, .offset_s = 0, .idle = 7}).at(0.7),
+      50);
 }
 
 TEST(Profile, TinyNegativeTimesDoNotStallAWalk) {
   // fmod(-3e-15, 60) + 60 rounds to 60: the next change must still be a whole step away.
   const Profile steps = Profile::steps({{0, 35}, {20, 58}, {40, 12}}, 60);
   EXPECT_GT(steps.next_change(-3.2196467602166484e-15), 19.9);
-  const Profile bursts = Profile::bursts({.period_s = 60, .duty = 0.5, .value = 1, .offset_s = 0, .idle = 0});
+  const Profile bursts =
+      Profile::bursts({.period_s = 60, .duty = 0.5, .value = 1, .offset_s = 0, .idle = 0});
   EXPECT_GT(bursts.next_change(-3.2196467602166484e-15), 29.9);
   EXPECT_NEAR(steps.integral(-0.166667, 0), 0.166667 * 12, 1e-9);
 }
 
 TEST(Profile, LongIntegralsOfPeriodicProfilesAreExact) {
-  const Profile p = Profile::bursts({.period_s = 2, .duty = 0.25, .value = 80, .offset_s = 0, .idle = 0});
+  const Profile p =
+      Profile::bursts({.period_s = 2, .duty = 0.25, .value = 80, .offset_s = 0, .idle = 0});
   EXPECT_NEAR(p.integral(0, 86400), 86400 * 20.0, 1e-6);
 }
 

@@ -83,7 +83,8 @@ TEST_F(ScenarioHostTest, BadScenarioIsInvalidInputWithFileAndLine) {
   auto source = open_scenario_host(file.path(), nullptr);
   ASSERT_FALSE(source.has_value());
   EXPECT_EQ(source.error().code, ErrorCode::invalid_input);
-  EXPECT_TRUE(source.error().message.starts_with(file.path().string() + ":3: devices[0].name: expected a string"))
+  EXPECT_TRUE(source.error().message.starts_with(file.path().string() +
+                                                 ":3: devices[0].name: expected a string"))
       << source.error().message;
 }
 

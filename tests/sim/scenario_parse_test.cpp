@@ -46,9 +46,12 @@ TEST(ScenarioParse, MissingNameNamesTheDeviceLine) {
 }
 
 TEST(ScenarioParse, StringWhereANumberBelongsNamesTheValueLine) {
-  const std::string message =
-      error_of("{\n  \"devices\": [\n    {\n      \"name\": \"A100\",\n      \"memory_total_bytes\": \"lots\"\n    }\n  ]\n}\n");
-  EXPECT_TRUE(message.starts_with("s.json:5: devices[0].memory_total_bytes: expected a whole number")) << message;
+  const std::string message = error_of(
+      "{\n  \"devices\": [\n    {\n      \"name\": \"A100\",\n      \"memory_total_bytes\": "
+      "\"lots\"\n    }\n  ]\n}\n");
+  EXPECT_TRUE(
+      message.starts_with("s.json:5: devices[0].memory_total_bytes: expected a whole number"))
+      << message;
   EXPECT_NE(message.find("found a string"), std::string::npos) << message;
 }
 
@@ -58,21 +61,26 @@ TEST(ScenarioParse, UnknownKeysAreReportedWithTheirLine) {
 }
 
 TEST(ScenarioParse, CommentsAreAllowedAnywhere) {
-  EXPECT_TRUE(parse_scenario(R"({"comment": "x", "devices": [{"comment": "y", "name": "A", "memory_total_bytes": 1}]})",
-                             "s.json")
-                  .has_value());
+  EXPECT_TRUE(
+      parse_scenario(
+          R"({"comment": "x", "devices": [{"comment": "y", "name": "A", "memory_total_bytes": 1}]})",
+          "s.json")
+          .has_value());
 }
 
 TEST(ScenarioParse, OutOfRangeUtilisation) {
   const std::string message = error_of(R"({"devices": [{"name": "A", "memory_total_bytes": 1}],
   "processes": [{"device": 0, "pid": 5, "utilization": {"sm": 120}}]})");
-  EXPECT_TRUE(message.starts_with("s.json:2: processes[0].utilization.sm: expected a number from 0 to 100")) << message;
+  EXPECT_TRUE(
+      message.starts_with("s.json:2: processes[0].utilization.sm: expected a number from 0 to 100"))
+      << message;
 }
 
 TEST(ScenarioParse, DeviceIndexMustExist) {
   const std::string message = error_of(R"({"devices": [], "processes": [
     {"device": 0, "pid": 5}]})");
-  EXPECT_TRUE(message.starts_with("s.json:2: processes[0].device: expected a device index below 0")) << message;
+  EXPECT_TRUE(message.starts_with("s.json:2: processes[0].device: expected a device index below 0"))
+      << message;
 }
 
 TEST(ScenarioParse, StepsMustIncrease) {
@@ -85,16 +93,20 @@ TEST(ScenarioParse, StepsMustIncrease) {
 TEST(ScenarioParse, UnknownFeatureListsTheKnownOnes) {
   const std::string message = error_of(R"({"devices": [{"name": "A", "memory_total_bytes": 1,
     "unsupported": ["fan", "rgb"]}]})");
-  EXPECT_TRUE(message.starts_with("s.json:2: devices[0].unsupported[1]: unknown feature \"rgb\"")) << message;
+  EXPECT_TRUE(message.starts_with("s.json:2: devices[0].unsupported[1]: unknown feature \"rgb\""))
+      << message;
   EXPECT_NE(message.find("encoder"), std::string::npos) << message;
 }
 
 TEST(ScenarioParse, FaultsNeedKnownCodesAndFunctions) {
-  EXPECT_NE(error_of(R"({"devices": [], "faults": {"init": "BROKEN"}})").find("unknown return code \"BROKEN\""),
+  EXPECT_NE(error_of(R"({"devices": [], "faults": {"init": "BROKEN"}})")
+                .find("unknown return code \"BROKEN\""),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"devices": [], "faults": {"flaky": [{"functions": ["nvmlDoesNotExist"], "every": 2}]}})")
-                .find("\"nvmlDoesNotExist\" is not an NVML function"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"devices": [], "faults": {"flaky": [{"functions": ["nvmlDoesNotExist"], "every": 2}]}})")
+          .find("\"nvmlDoesNotExist\" is not an NVML function"),
+      std::string::npos);
 }
 
 TEST(ScenarioParse, FaultsAreRead) {
@@ -113,9 +125,10 @@ TEST(ScenarioParse, FaultsAreRead) {
 }
 
 TEST(ScenarioParse, DeviceDefaultsFillMissingKeys) {
-  auto s = parse_scenario(R"({"device_defaults": {"name": "V100", "memory_total_bytes": 100, "power_limit_w": 300},
+  auto s = parse_scenario(
+      R"({"device_defaults": {"name": "V100", "memory_total_bytes": 100, "power_limit_w": 300},
     "devices": [{}, {"name": "A100", "power_limit_w": 400}]})",
-                          "s.json");
+      "s.json");
   ASSERT_TRUE(s.has_value()) << s.error().message;
   EXPECT_EQ(s->devices[0].name, "V100");
   EXPECT_EQ(s->devices[1].name, "A100");
@@ -133,16 +146,19 @@ TEST(ScenarioParse, PciIdsAndBusIds) {
   EXPECT_EQ(s->devices[0].pci.bus_id, "00000000:8A:00.0");
   EXPECT_EQ(s->devices[0].pci.bus, 0x8Au);
   EXPECT_EQ(s->devices[0].pci.device_id, 0x1DB110DEu);
-  EXPECT_NE(error_of(R"({"devices": [{"name": "A", "memory_total_bytes": 1, "pci": {"bus_id": "8a:00"}}]})")
-                .find("expected a PCI bus id"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"devices": [{"name": "A", "memory_total_bytes": 1, "pci": {"bus_id": "8a:00"}}]})")
+          .find("expected a PCI bus id"),
+      std::string::npos);
 }
 
 TEST(ScenarioParse, PidFromTheEnvironment) {
   const char* text = R"({"devices": [{"name": "A", "memory_total_bytes": 1}],
     "processes": [{"device": 0, "pid_env": "GPUMETER_TEST_PID"}]})";
   unsetenv("GPUMETER_TEST_PID");
-  EXPECT_NE(error_of(text).find("GPUMETER_TEST_PID (named by pid_env) is not set"), std::string::npos);
+  EXPECT_NE(error_of(text).find("GPUMETER_TEST_PID (named by pid_env) is not set"),
+            std::string::npos);
   setenv("GPUMETER_TEST_PID", "4321", 1);
   auto s = parse_scenario(text, "s.json");
   ASSERT_TRUE(s.has_value()) << s.error().message;
@@ -200,7 +216,8 @@ TEST(ScenarioLoad, ErrorsNameTheFilePath) {
   const testing::TempScenario file("{\n  \"devices\": 3\n}\n");
   auto s = load_scenario(file.path());
   ASSERT_FALSE(s.has_value());
-  EXPECT_EQ(s.error().message, file.path().string() + ":2: devices: expected an array, found a number");
+  EXPECT_EQ(s.error().message,
+            file.path().string() + ":2: devices: expected an array, found a number");
 }
 
 }  // namespace

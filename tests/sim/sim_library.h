@@ -47,7 +47,8 @@ class SimLibrary {
 
  private:
   explicit SimLibrary(const std::string& variant) {
-    const auto path = std::filesystem::path(GPUMETER_TEST_LIBRARY_ROOT) / variant / "libnvidia-ml.so.1";
+    const auto path =
+        std::filesystem::path(GPUMETER_TEST_LIBRARY_ROOT) / variant / "libnvidia-ml.so.1";
     handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle_ == nullptr) throw std::runtime_error(dlerror());
   }
@@ -56,7 +57,9 @@ class SimLibrary {
 };
 
 // Sets the simulator's environment: the scenario, the epoch, and a frozen "now".
-inline void set_clock(std::int64_t now_us) { setenv("GPUMETER_SIM_NOW_US", std::to_string(now_us).c_str(), 1); }
+inline void set_clock(std::int64_t now_us) {
+  setenv("GPUMETER_SIM_NOW_US", std::to_string(now_us).c_str(), 1);
+}
 
 inline void set_environment(const std::filesystem::path& scenario, double t_seconds) {
   setenv("GPUMETER_SIM_SCENARIO", scenario.c_str(), 1);
@@ -79,7 +82,9 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   abi::Return init_result() const { return init_result_; }
-  void at(double t_seconds) const { set_clock(kEpochUs + static_cast<std::int64_t>(t_seconds * 1e6)); }
+  void at(double t_seconds) const {
+    set_clock(kEpochUs + static_cast<std::int64_t>(t_seconds * 1e6));
+  }
 
   abi::Device device(unsigned index) const {
     abi::Device handle = nullptr;

@@ -13,7 +13,8 @@ namespace gpumeter::sim::testing {
 class TempScenario {
  public:
   explicit TempScenario(std::string_view text) {
-    std::string name = (std::filesystem::temp_directory_path() / "gpumeter-sim-test-XXXXXX.json").string();
+    std::string name =
+        (std::filesystem::temp_directory_path() / "gpumeter-sim-test-XXXXXX.json").string();
     const int fd = mkstemps(name.data(), 5);
     if (fd >= 0) close(fd);
     path_ = name;

@@ -36,7 +36,8 @@ TEST(Variants, R535WritesThirtyTwoByteV3Elements) {
   EXPECT_EQ(driver_version(s), "535.54.03");
   std::vector<abi::ProcessDetailV1> v3(4);
   unsigned count = 4;
-  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetComputeRunningProcesses_v3")(s.device(0), &count, v3.data()),
+  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetComputeRunningProcesses_v3")(
+                s.device(0), &count, v3.data()),
             abi::kSuccess);
   ASSERT_EQ(count, 2u);
   EXPECT_EQ(v3[0].pid, 1001u);
@@ -45,7 +46,8 @@ TEST(Variants, R535WritesThirtyTwoByteV3Elements) {
   // _v2 keeps its 24-byte layout on the same driver.
   std::vector<abi::ProcessInfoV2> v2(4);
   count = 4;
-  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetComputeRunningProcesses_v2")(s.device(0), &count, v2.data()),
+  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetComputeRunningProcesses_v2")(
+                s.device(0), &count, v2.data()),
             abi::kSuccess);
   EXPECT_EQ(v2[1].pid, 1002u);
 }
@@ -84,12 +86,14 @@ TEST(Variants, LegacyStillAnswersWithTheOldCalls) {
   EXPECT_EQ(driver_version(s), "470.82.01");
   std::vector<abi::ProcessInfoV1> v1(4);
   unsigned count = 4;
-  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetComputeRunningProcesses")(s.device(0), &count, v1.data()),
+  ASSERT_EQ(s.fn<abi::DeviceProcessesFn>("nvmlDeviceGetComputeRunningProcesses")(s.device(0),
+                                                                                 &count, v1.data()),
             abi::kSuccess);
   ASSERT_EQ(count, 2u);
   EXPECT_EQ(v1[1].pid, 1002u);  // at byte 16
   abi::Memory memory{};
-  ASSERT_EQ(s.fn<abi::DeviceMemoryFn>("nvmlDeviceGetMemoryInfo")(s.device(0), &memory), abi::kSuccess);
+  ASSERT_EQ(s.fn<abi::DeviceMemoryFn>("nvmlDeviceGetMemoryInfo")(s.device(0), &memory),
+            abi::kSuccess);
   EXPECT_EQ(memory.total, 16'000'000'000u);
 }
 

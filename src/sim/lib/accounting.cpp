@@ -1,6 +1,8 @@
 // Accounting: lifetime averages per process, kept after the process exits until the
 // driver's circular buffer wraps.
+#include <algorithm>
 #include <cmath>
+#include <ranges>
 
 #include "sim/lib/call.h"
 #include "sim/lib/exports.h"
@@ -23,7 +25,8 @@ abi::AccountingStats stats_of(const DeviceCall& call, const AccountingRecord& r)
   stats.memory_utilization = r.memory_utilization;
   stats.max_memory_usage = r.max_memory_bytes;
   stats.time = r.time_ms;
-  stats.start_time = static_cast<std::uint64_t>(call.library.epoch_us() + std::llround(r.start_s * 1e6));
+  stats.start_time =
+      static_cast<std::uint64_t>(call.library.epoch_us() + std::llround(r.start_s * 1e6));
   stats.is_running = r.running ? 1 : 0;
   return stats;
 }
@@ -35,14 +38,17 @@ using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C 
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
 abi::Return nvmlDeviceGetAccountingMode(abi::Device device, unsigned* mode) {
-  return device_call("nvmlDeviceGetAccountingMode", device, Feature::accounting, [&](const DeviceCall& call) {
-    return store(mode, call.spec.accounting_enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled);
-  });
+  return device_call(
+      "nvmlDeviceGetAccountingMode", device, Feature::accounting, [&](const DeviceCall& call) {
+        return store(mode,
+                     call.spec.accounting_enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled);
+      });
 }
 
 abi::Return nvmlDeviceGetAccountingBufferSize(abi::Device device, unsigned* size) {
-  return accounting_call("nvmlDeviceGetAccountingBufferSize", device,
-                         [&](const DeviceCall& call) { return store(size, call.spec.accounting_buffer_size); });
+  return accounting_call("nvmlDeviceGetAccountingBufferSize", device, [&](const DeviceCall& call) {
+    return store(size, call.spec.accounting_buffer_size);
+  });
 }
 
 abi::Return nvmlDeviceGetAccountingPids(abi::Device device, unsigned* count, unsigned* pids) {
@@ -55,22 +61,22 @@ abi::Return nvmlDeviceGetAccountingPids(abi::Device device, unsigned* count, uns
       return abi::kErrorInsufficientSize;
     }
     if (need > 0 && pids == nullptr) return abi::kErrorInvalidArgument;
-    for (std::size_t i = 0; i < records.size(); ++i) pids[i] = records[i].pid;
+    std::ranges::transform(records, pids, &AccountingRecord::pid);
     *count = need;
     return abi::kSuccess;
   });
 }
 
 // On pid reuse the newest record wins, as the driver keeps only the last process.
-abi::Return nvmlDeviceGetAccountingStats(abi::Device device, unsigned pid, abi::AccountingStats* stats) {
+abi::Return nvmlDeviceGetAccountingStats(abi::Device device, unsigned pid,
+                                         abi::AccountingStats* stats) {
   return accounting_call("nvmlDeviceGetAccountingStats", device, [&](const DeviceCall& call) {
     if (stats == nullptr) return abi::kErrorInvalidArgument;
     const auto records = call.timeline().accounting(call.index, call.t());
-    for (auto it = records.rbegin(); it != records.rend(); ++it) {
-      if (it->pid != pid) continue;
-      *stats = stats_of(call, *it);
-      return abi::kSuccess;
-    }
-    return abi::kErrorNotFound;
+    const auto newest =
+        std::ranges::find(records | std::views::reverse, pid, &AccountingRecord::pid);
+    if (newest == (records | std::views::reverse).end()) return abi::kErrorNotFound;
+    *stats = stats_of(call, *newest);
+    return abi::kSuccess;
   });
 }

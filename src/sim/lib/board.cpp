@@ -15,9 +15,11 @@ std::optional<unsigned> clock_of(const Clocks& clocks, abi::ClockType type) {
   return std::nullopt;
 }
 
-abi::Return clock(const char* function, abi::Device device, abi::ClockType type, unsigned* mhz, bool max) {
+abi::Return clock(const char* function, abi::Device device, abi::ClockType type, unsigned* mhz,
+                  bool max) {
   return device_call(function, device, Feature::clocks, [&](const DeviceCall& call) {
-    const Clocks clocks = max ? call.spec.max_clocks : call.timeline().reading(call.index, call.now).clocks;
+    const Clocks clocks =
+        max ? call.spec.max_clocks : call.timeline().reading(call.index, call.now).clocks;
     const std::optional<unsigned> value = clock_of(clocks, type);
     return value ? store(mhz, *value) : abi::kErrorInvalidArgument;
   });
@@ -49,13 +51,15 @@ abi::Return nvmlDeviceGetFanSpeed(abi::Device device, unsigned* percent) {
   });
 }
 
-abi::Return nvmlDeviceGetPcieThroughput(abi::Device device, abi::PcieUtilCounter counter, unsigned* kbps) {
-  return device_call("nvmlDeviceGetPcieThroughput", device, Feature::pcie, [&](const DeviceCall& call) {
-    const DeviceReading r = call.timeline().reading(call.index, call.now);
-    if (counter == abi::kPcieTxBytes) return store(kbps, r.pcie_tx_kbps);
-    if (counter == abi::kPcieRxBytes) return store(kbps, r.pcie_rx_kbps);
-    return abi::kErrorInvalidArgument;
-  });
+abi::Return nvmlDeviceGetPcieThroughput(abi::Device device, abi::PcieUtilCounter counter,
+                                        unsigned* kbps) {
+  return device_call("nvmlDeviceGetPcieThroughput", device, Feature::pcie,
+                     [&](const DeviceCall& call) {
+                       const DeviceReading r = call.timeline().reading(call.index, call.now);
+                       if (counter == abi::kPcieTxBytes) return store(kbps, r.pcie_tx_kbps);
+                       if (counter == abi::kPcieRxBytes) return store(kbps, r.pcie_rx_kbps);
+                       return abi::kErrorInvalidArgument;
+                     });
 }
 
 abi::Return nvmlDeviceGetCurrPcieLinkGeneration(abi::Device device, unsigned* generation) {
@@ -75,9 +79,10 @@ abi::Return nvmlDeviceGetMaxPcieLinkWidth(abi::Device device, unsigned* width) {
 }
 
 abi::Return nvmlDeviceGetPerformanceState(abi::Device device, unsigned* pstate) {
-  return device_call("nvmlDeviceGetPerformanceState", device, Feature::pstate, [&](const DeviceCall& call) {
-    return store(pstate, call.timeline().reading(call.index, call.now).pstate);
-  });
+  return device_call("nvmlDeviceGetPerformanceState", device, Feature::pstate,
+                     [&](const DeviceCall& call) {
+                       return store(pstate, call.timeline().reading(call.index, call.now).pstate);
+                     });
 }
 
 abi::Return nvmlDeviceGetComputeMode(abi::Device device, unsigned* mode) {
@@ -86,18 +91,24 @@ abi::Return nvmlDeviceGetComputeMode(abi::Device device, unsigned* mode) {
 }
 
 abi::Return nvmlDeviceGetPersistenceMode(abi::Device device, unsigned* mode) {
-  return device_call("nvmlDeviceGetPersistenceMode", device, Feature::persistence_mode, [&](const DeviceCall& call) {
-    return store(mode, call.spec.persistence_mode ? abi::kFeatureEnabled : abi::kFeatureDisabled);
-  });
+  return device_call("nvmlDeviceGetPersistenceMode", device, Feature::persistence_mode,
+                     [&](const DeviceCall& call) {
+                       return store(mode, call.spec.persistence_mode ? abi::kFeatureEnabled
+                                                                     : abi::kFeatureDisabled);
+                     });
 }
 
 // Volatile and aggregate counters read the same: the scenario has one set of counts.
-abi::Return nvmlDeviceGetTotalEccErrors(abi::Device device, abi::MemoryErrorType type, abi::EccCounterType counter,
-                                        std::uint64_t* count) {
-  return device_call("nvmlDeviceGetTotalEccErrors", device, Feature::ecc, [&](const DeviceCall& call) {
-    if (counter != abi::kVolatileEcc && counter != abi::kAggregateEcc) return abi::kErrorInvalidArgument;
-    if (type == abi::kMemoryErrorCorrected) return store(count, call.spec.ecc_corrected);
-    if (type == abi::kMemoryErrorUncorrected) return store(count, call.spec.ecc_uncorrected);
-    return abi::kErrorInvalidArgument;
-  });
+abi::Return nvmlDeviceGetTotalEccErrors(abi::Device device, abi::MemoryErrorType type,
+                                        abi::EccCounterType counter, std::uint64_t* count) {
+  return device_call("nvmlDeviceGetTotalEccErrors", device, Feature::ecc,
+                     [&](const DeviceCall& call) {
+                       if (counter != abi::kVolatileEcc && counter != abi::kAggregateEcc)
+                         return abi::kErrorInvalidArgument;
+                       if (type == abi::kMemoryErrorCorrected)
+                         return store(count, call.spec.ecc_corrected);
+                       if (type == abi::kMemoryErrorUncorrected)
+                         return store(count, call.spec.ecc_uncorrected);
+                       return abi::kErrorInvalidArgument;
+                     });
 }

@@ -50,7 +50,8 @@ abi::Return system_call(const char* function, Body&& body) noexcept {
 
 // A call on one device; `feature` is what the GPU must support for the call to succeed.
 template <class Body>
-abi::Return device_call(const char* function, abi::Device device, std::optional<Feature> feature, Body&& body) noexcept {
+abi::Return device_call(const char* function, abi::Device device, std::optional<Feature> feature,
+                        Body&& body) noexcept {
   return guarded(function, [&] {
     Library& library = Library::instance();
     std::lock_guard lock(library.mutex());

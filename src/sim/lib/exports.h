@@ -6,6 +6,7 @@
 
 #define GPUMETER_SIM_EXPORT __attribute__((visibility("default")))
 
-#define GPUMETER_SIM_DECLARE(symbol, type) extern "C" GPUMETER_SIM_EXPORT gpumeter::sim::signatures::type symbol;
+#define GPUMETER_SIM_DECLARE(symbol, type) \
+  extern "C" GPUMETER_SIM_EXPORT gpumeter::sim::signatures::type symbol;
 GPUMETER_SIM_SYMBOLS(GPUMETER_SIM_DECLARE)
 #undef GPUMETER_SIM_DECLARE

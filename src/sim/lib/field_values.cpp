@@ -27,7 +27,8 @@ abi::Return fill_field(const DeviceCall& call, abi::FieldValue& field) {
     case kFieldPowerAverage:
     case kFieldPowerInstant: {
       const double mw = call.timeline().reading(call.index, call.now).power_mw;
-      return unsigned_field(field, static_cast<std::uint64_t>(std::llround(mw)), spec.supports(Feature::power));
+      return unsigned_field(field, static_cast<std::uint64_t>(std::llround(mw)),
+                            spec.supports(Feature::power));
     }
     case kFieldTotalEnergy:
       if (!spec.supports(Feature::energy)) return abi::kErrorNotSupported;

@@ -8,11 +8,14 @@ namespace gpumeter::sim::lib {
 namespace {
 
 abi::Return count(const char* function, unsigned* device_count) {
-  return system_call(function, [&](Library& library) { return store(device_count, library.scenario().devices.size()); });
+  return system_call(function, [&](Library& library) {
+    return store(device_count, library.scenario().devices.size());
+  });
 }
 
 abi::Return handle_at(Library& library, std::size_t index, abi::Device* device) {
-  if (device == nullptr || index >= library.scenario().devices.size()) return abi::kErrorInvalidArgument;
+  if (device == nullptr || index >= library.scenario().devices.size())
+    return abi::kErrorInvalidArgument;
   if (library.timeline().lost(index, seconds(library.now()))) return abi::kErrorGpuIsLost;
   *device = library.handle(index);
   return abi::kSuccess;
@@ -51,9 +54,13 @@ abi::Return legacy_pci(const char* function, abi::Device device, abi::PciInfoLeg
 using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C entry points
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
-abi::Return nvmlDeviceGetCount_v2(unsigned* device_count) { return count("nvmlDeviceGetCount_v2", device_count); }
+abi::Return nvmlDeviceGetCount_v2(unsigned* device_count) {
+  return count("nvmlDeviceGetCount_v2", device_count);
+}
 
-abi::Return nvmlDeviceGetCount(unsigned* device_count) { return count("nvmlDeviceGetCount", device_count); }
+abi::Return nvmlDeviceGetCount(unsigned* device_count) {
+  return count("nvmlDeviceGetCount", device_count);
+}
 
 abi::Return nvmlDeviceGetHandleByIndex_v2(unsigned index, abi::Device* device) {
   return handle_by_index("nvmlDeviceGetHandleByIndex_v2", index, device);
@@ -75,18 +82,21 @@ abi::Return nvmlDeviceGetHandleByUUID(const char* uuid, abi::Device* device) {
 }
 
 abi::Return nvmlDeviceGetName(abi::Device device, char* name, unsigned length) {
-  return device_call("nvmlDeviceGetName", device, std::nullopt,
-                     [&](const DeviceCall& call) { return copy_string(call.spec.name, name, length); });
+  return device_call("nvmlDeviceGetName", device, std::nullopt, [&](const DeviceCall& call) {
+    return copy_string(call.spec.name, name, length);
+  });
 }
 
 abi::Return nvmlDeviceGetUUID(abi::Device device, char* uuid, unsigned length) {
-  return device_call("nvmlDeviceGetUUID", device, std::nullopt,
-                     [&](const DeviceCall& call) { return copy_string(call.spec.uuid, uuid, length); });
+  return device_call("nvmlDeviceGetUUID", device, std::nullopt, [&](const DeviceCall& call) {
+    return copy_string(call.spec.uuid, uuid, length);
+  });
 }
 
 abi::Return nvmlDeviceGetSerial(abi::Device device, char* serial, unsigned length) {
-  return device_call("nvmlDeviceGetSerial", device, Feature::serial,
-                     [&](const DeviceCall& call) { return copy_string(call.spec.serial, serial, length); });
+  return device_call("nvmlDeviceGetSerial", device, Feature::serial, [&](const DeviceCall& call) {
+    return copy_string(call.spec.serial, serial, length);
+  });
 }
 
 abi::Return nvmlDeviceGetPciInfo_v3(abi::Device device, abi::PciInfo* out) {
@@ -120,15 +130,17 @@ abi::Return nvmlDeviceGetMinorNumber(abi::Device device, unsigned* minor) {
 }
 
 abi::Return nvmlDeviceGetArchitecture(abi::Device device, unsigned* architecture) {
-  return device_call("nvmlDeviceGetArchitecture", device, std::nullopt,
-                     [&](const DeviceCall& call) { return store(architecture, call.spec.architecture); });
+  return device_call(
+      "nvmlDeviceGetArchitecture", device, std::nullopt,
+      [&](const DeviceCall& call) { return store(architecture, call.spec.architecture); });
 }
 
 abi::Return nvmlDeviceGetCudaComputeCapability(abi::Device device, int* major, int* minor) {
-  return device_call("nvmlDeviceGetCudaComputeCapability", device, std::nullopt, [&](const DeviceCall& call) {
-    if (major == nullptr || minor == nullptr) return abi::kErrorInvalidArgument;
-    *major = call.spec.cc_major;
-    *minor = call.spec.cc_minor;
-    return abi::kSuccess;
-  });
+  return device_call("nvmlDeviceGetCudaComputeCapability", device, std::nullopt,
+                     [&](const DeviceCall& call) {
+                       if (major == nullptr || minor == nullptr) return abi::kErrorInvalidArgument;
+                       *major = call.spec.cc_major;
+                       *minor = call.spec.cc_minor;
+                       return abi::kSuccess;
+                     });
 }

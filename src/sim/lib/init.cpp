@@ -62,12 +62,18 @@ std::optional<std::string> process_name(const Scenario& scenario, unsigned pid, 
 using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C entry points
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
-abi::Return nvmlInit_v2() { return init("nvmlInit_v2", false); }
+abi::Return nvmlInit_v2() {
+  return init("nvmlInit_v2", false);
+}
 
-abi::Return nvmlInit() { return init("nvmlInit", true); }
+abi::Return nvmlInit() {
+  return init("nvmlInit", true);
+}
 
 // The flags change nothing the simulator models: with no GPUs it succeeds anyway.
-abi::Return nvmlInitWithFlags(unsigned /*flags*/) { return init("nvmlInitWithFlags", false); }
+abi::Return nvmlInitWithFlags(unsigned /*flags*/) {
+  return init("nvmlInitWithFlags", false);
+}
 
 abi::Return nvmlShutdown() {
   return guarded("nvmlShutdown", [] {
@@ -77,11 +83,14 @@ abi::Return nvmlShutdown() {
   });
 }
 
-const char* nvmlErrorString(abi::Return result) { return gpumeter::sim::return_code_text(result); }
+const char* nvmlErrorString(abi::Return result) {
+  return gpumeter::sim::return_code_text(result);
+}
 
 abi::Return nvmlSystemGetDriverVersion(char* version, unsigned length) {
-  return system_call("nvmlSystemGetDriverVersion",
-                     [&](Library& library) { return copy_string(driver_version(library), version, length); });
+  return system_call("nvmlSystemGetDriverVersion", [&](Library& library) {
+    return copy_string(driver_version(library), version, length);
+  });
 }
 
 // Documented to work before nvmlInit; the scenario is only known after it.
@@ -94,13 +103,15 @@ abi::Return nvmlSystemGetNVMLVersion(char* version, unsigned length) {
 }
 
 abi::Return nvmlSystemGetCudaDriverVersion_v2(int* version) {
-  return system_call("nvmlSystemGetCudaDriverVersion_v2",
-                     [&](Library& library) { return store(version, cuda_driver_version(library)); });
+  return system_call("nvmlSystemGetCudaDriverVersion_v2", [&](Library& library) {
+    return store(version, cuda_driver_version(library));
+  });
 }
 
 abi::Return nvmlSystemGetCudaDriverVersion(int* version) {
-  return system_call("nvmlSystemGetCudaDriverVersion",
-                     [&](Library& library) { return store(version, cuda_driver_version(library)); });
+  return system_call("nvmlSystemGetCudaDriverVersion", [&](Library& library) {
+    return store(version, cuda_driver_version(library));
+  });
 }
 
 // The name is cropped to `length`, as NVIDIA documents, rather than refused.

@@ -18,7 +18,9 @@ Library::Library() : handles_(kMaxDevices) {
   for (std::size_t i = 0; i < kMaxDevices; ++i) handles_[i].index = i;
 }
 
-SimUs Library::now() const { return now_us() - epoch_us_; }
+SimUs Library::now() const {
+  return now_us() - epoch_us_;
+}
 
 void Library::report(const std::string& message) {
   if (!reported_.insert(message).second) return;
@@ -40,9 +42,7 @@ abi::Return Library::load() {
     report(std::string(path) + ": the simulator supports at most 64 devices");
     return abi::kErrorUnknown;
   }
-  timeline_.reset();
-  scenario_ = std::move(*loaded);
-  timeline_.emplace(*scenario_);
+  loaded_ = std::make_unique<Loaded>(std::move(*loaded));
   return abi::kSuccess;
 }
 
@@ -53,14 +53,15 @@ abi::Return Library::init(bool legacy_v1) {
   }
   if (!first_init_us_) first_init_us_ = now_us();
   if (const abi::Return loaded = load(); loaded != abi::kSuccess) return loaded;
-  if (scenario_->faults.init_code) return static_cast<abi::Return>(*scenario_->faults.init_code);
+  if (const auto& code = scenario().faults.init_code) return static_cast<abi::Return>(*code);
   epoch_us_ = epoch_from_environment().value_or(*first_init_us_);
-  energy_.assign(scenario_->devices.size(), EnergyMeter{0, 0});
-  for (std::size_t i = 0; i < energy_.size(); ++i) energy_[i].mj = scenario_->devices[i].energy_offset_mj;
+  energy_.assign(scenario().devices.size(), EnergyMeter{0, 0});
+  for (std::size_t i = 0; i < energy_.size(); ++i)
+    energy_[i].mj = scenario().devices[i].energy_offset_mj;
   call_counts_.clear();
   if (legacy_v1) {
-    for (std::size_t i = 0; i < scenario_->devices.size(); ++i) {
-      if (timeline_->lost(i, seconds(now()))) return abi::kErrorGpuIsLost;
+    for (std::size_t i = 0; i < scenario().devices.size(); ++i) {
+      if (timeline().lost(i, seconds(now()))) return abi::kErrorGpuIsLost;
     }
   }
   references_ = 1;
@@ -75,7 +76,7 @@ abi::Return Library::shutdown() {
 std::optional<std::size_t> Library::index_of(abi::Device device) const {
   for (const abi::DeviceOpaque& handle : handles_) {
     if (&handle == device) {
-      if (handle.index < scenario_->devices.size()) return handle.index;
+      if (handle.index < scenario().devices.size()) return handle.index;
       return std::nullopt;
     }
   }
@@ -85,14 +86,15 @@ std::optional<std::size_t> Library::index_of(abi::Device device) const {
 std::uint64_t Library::energy_mj(std::size_t device, SimUs now) {
   EnergyMeter& meter = energy_[device];
   if (now > meter.at) {
-    meter.mj += timeline_->energy_mj(device, seconds(meter.at), seconds(now));
+    meter.mj += timeline().energy_mj(device, seconds(meter.at), seconds(now));
     meter.at = now;
   }
   return static_cast<std::uint64_t>(std::llround(meter.mj));
 }
 
-std::optional<abi::Return> Library::flaky(std::string_view function, std::optional<std::size_t> device) {
-  const auto& rules = scenario_->faults.flaky;
+std::optional<abi::Return> Library::flaky(std::string_view function,
+                                          std::optional<std::size_t> device) {
+  const auto& rules = scenario().faults.flaky;
   for (std::size_t r = 0; r < rules.size(); ++r) {
     const FlakyFault& rule = rules[r];
     if (rule.device && rule.device != device) continue;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -41,8 +42,9 @@ class Library {
   abi::Return shutdown();
   bool initialized() const { return references_ > 0; }
 
-  const Scenario& scenario() const { return *scenario_; }
-  const Timeline& timeline() const { return *timeline_; }
+  // Only while initialized().
+  const Scenario& scenario() const { return loaded_->scenario; }
+  const Timeline& timeline() const { return loaded_->timeline; }
   std::int64_t epoch_us() const { return epoch_us_; }
   // µs since the epoch, now.
   SimUs now() const;
@@ -69,10 +71,16 @@ class Library {
     double mj = 0;
   };
 
+  // A scenario and the timeline that reads it (which refers to it, so they never move).
+  struct Loaded {
+    explicit Loaded(Scenario s) : scenario(std::move(s)), timeline(scenario) {}
+    Scenario scenario;
+    Timeline timeline;
+  };
+
   std::mutex mutex_;
   int references_ = 0;
-  std::optional<Scenario> scenario_;
-  std::optional<Timeline> timeline_;
+  std::unique_ptr<Loaded> loaded_;
   std::int64_t epoch_us_ = 0;
   std::optional<std::int64_t> first_init_us_;
   std::vector<abi::DeviceOpaque> handles_;

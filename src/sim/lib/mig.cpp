@@ -17,16 +17,19 @@ abi::Return nvmlDeviceGetMigMode(abi::Device device, unsigned* current, unsigned
 }
 
 abi::Return nvmlDeviceGetMaxMigDeviceCount(abi::Device device, unsigned* count) {
-  return device_call("nvmlDeviceGetMaxMigDeviceCount", device, std::nullopt, [&](const DeviceCall& call) {
-    return call.spec.mig_capable ? store(count, 0) : abi::kErrorNotSupported;
-  });
+  return device_call("nvmlDeviceGetMaxMigDeviceCount", device, std::nullopt,
+                     [&](const DeviceCall& call) {
+                       return call.spec.mig_capable ? store(count, 0) : abi::kErrorNotSupported;
+                     });
 }
 
-abi::Return nvmlDeviceGetMigDeviceHandleByIndex(abi::Device device, unsigned /*index*/, abi::Device* mig) {
-  return device_call("nvmlDeviceGetMigDeviceHandleByIndex", device, std::nullopt, [&](const DeviceCall& call) {
-    if (mig == nullptr) return abi::kErrorInvalidArgument;
-    return call.spec.mig_capable ? abi::kErrorNotFound : abi::kErrorNotSupported;
-  });
+abi::Return nvmlDeviceGetMigDeviceHandleByIndex(abi::Device device, unsigned /*index*/,
+                                                abi::Device* mig) {
+  return device_call("nvmlDeviceGetMigDeviceHandleByIndex", device, std::nullopt,
+                     [&](const DeviceCall& call) {
+                       if (mig == nullptr) return abi::kErrorInvalidArgument;
+                       return call.spec.mig_capable ? abi::kErrorNotFound : abi::kErrorNotSupported;
+                     });
 }
 
 abi::Return nvmlDeviceIsMigDeviceHandle(abi::Device device, unsigned* is_mig) {

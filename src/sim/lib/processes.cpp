@@ -10,8 +10,8 @@
 namespace gpumeter::sim::lib {
 namespace {
 
-enum class Kind { compute, graphics, mps };
-enum class Layout { v1, v2, v3 };
+enum class Kind : std::uint8_t { compute, graphics, mps };
+enum class Layout : std::uint8_t { v1, v2, v3 };
 
 constexpr std::uint32_t kNoMigInstance = 0xFFFFFFFFu;
 
@@ -26,7 +26,8 @@ bool has_kind(const ProcessSpec& p, Kind kind) {
 
 abi::ProcessDetailV1 entry(const DeviceCall& call, const ProcessSpec& p) {
   const auto memory = call.timeline().process_memory(p, call.t());
-  return abi::ProcessDetailV1{p.pid, memory.value_or(abi::kValueNotAvailableU64), kNoMigInstance, kNoMigInstance, 0};
+  return abi::ProcessDetailV1{p.pid, memory.value_or(abi::kValueNotAvailableU64), kNoMigInstance,
+                              kNoMigInstance, 0};
 }
 
 std::vector<abi::ProcessDetailV1> entries(const DeviceCall& call, Kind kind) {
@@ -41,7 +42,9 @@ std::size_t stride(Layout layout) {
   switch (layout) {
     case Layout::v1: return sizeof(abi::ProcessInfoV1);
     case Layout::v2: return sizeof(abi::ProcessInfoV2);
-    case Layout::v3: return variant().v3_process_stride_32 ? sizeof(abi::ProcessDetailV1) : sizeof(abi::ProcessInfoV2);
+    case Layout::v3:
+      return variant().v3_process_stride_32 ? sizeof(abi::ProcessDetailV1)
+                                            : sizeof(abi::ProcessInfoV2);
   }
   return 0;
 }
@@ -63,7 +66,8 @@ void write_element(void* infos, std::size_t i, std::size_t size, const abi::Proc
 
 // The sizing protocol of the process lists: a count below the need answers
 // INSUFFICIENT_SIZE with the need (SUCCESS when there is nothing to list).
-abi::Return fill(const std::vector<abi::ProcessDetailV1>& list, unsigned* count, void* infos, std::size_t size) {
+abi::Return fill(const std::vector<abi::ProcessDetailV1>& list, unsigned* count, void* infos,
+                 std::size_t size) {
   if (count == nullptr) return abi::kErrorInvalidArgument;
   const auto need = static_cast<unsigned>(list.size());
   if (*count < need) {
@@ -77,10 +81,12 @@ abi::Return fill(const std::vector<abi::ProcessDetailV1>& list, unsigned* count,
   return abi::kSuccess;
 }
 
-abi::Return running(const char* function, abi::Device device, unsigned* count, void* infos, Kind kind, Layout layout) {
+abi::Return running(const char* function, abi::Device device, unsigned* count, void* infos,
+                    Kind kind, Layout layout) {
   const std::optional<Feature> feature = kind == Kind::mps ? Feature::mps : Feature::processes;
   return device_call(function, device, feature, [&](const DeviceCall& call) {
-    if (kind == Kind::mps && !call.spec.supports(Feature::processes)) return abi::kErrorNotSupported;
+    if (kind == Kind::mps && !call.spec.supports(Feature::processes))
+      return abi::kErrorNotSupported;
     return fill(entries(call, kind), count, infos, stride(layout));
   });
 }
@@ -100,9 +106,9 @@ std::optional<Kind> kind_of_mode(std::uint32_t mode) {
 using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C entry points
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
-#define GPUMETER_SIM_PROCESS_CALL(symbol, kind, layout)                             \
-  abi::Return symbol(abi::Device device, unsigned* count, void* infos) {            \
-    return running(#symbol, device, count, infos, Kind::kind, Layout::layout);      \
+#define GPUMETER_SIM_PROCESS_CALL(symbol, kind, layout)                        \
+  abi::Return symbol(abi::Device device, unsigned* count, void* infos) {       \
+    return running(#symbol, device, count, infos, Kind::kind, Layout::layout); \
   }
 
 GPUMETER_SIM_PROCESS_CALL(nvmlDeviceGetComputeRunningProcesses_v3, compute, v3)
@@ -117,26 +123,34 @@ GPUMETER_SIM_PROCESS_CALL(nvmlDeviceGetMPSComputeRunningProcesses, mps, v1)
 #undef GPUMETER_SIM_PROCESS_CALL
 
 // Hopper and newer; 32-byte entries carrying confidential-compute memory (0 here).
-abi::Return nvmlDeviceGetRunningProcessDetailList(abi::Device device, abi::ProcessDetailListV1* list) {
-  return device_call("nvmlDeviceGetRunningProcessDetailList", device, Feature::processes, [&](const DeviceCall& call) {
-    if (list == nullptr) return abi::kErrorInvalidArgument;
-    if (list->version != abi::kProcessDetailListVersion) return abi::kErrorArgumentVersionMismatch;
-    if (call.spec.architecture < abi::kArchHopper || call.spec.architecture == abi::kArchUnknown) {
-      return abi::kErrorNotSupported;
-    }
-    const std::optional<Kind> kind = kind_of_mode(list->mode);
-    if (!kind) return abi::kErrorInvalidArgument;
-    return fill(entries(call, *kind), &list->num_proc_array_entries, list->proc_array, sizeof(abi::ProcessDetailV1));
-  });
+abi::Return nvmlDeviceGetRunningProcessDetailList(abi::Device device,
+                                                  abi::ProcessDetailListV1* list) {
+  return device_call("nvmlDeviceGetRunningProcessDetailList", device, Feature::processes,
+                     [&](const DeviceCall& call) {
+                       if (list == nullptr) return abi::kErrorInvalidArgument;
+                       if (list->version != abi::kProcessDetailListVersion)
+                         return abi::kErrorArgumentVersionMismatch;
+                       if (call.spec.architecture < abi::kArchHopper ||
+                           call.spec.architecture == abi::kArchUnknown) {
+                         return abi::kErrorNotSupported;
+                       }
+                       const std::optional<Kind> kind = kind_of_mode(list->mode);
+                       if (!kind) return abi::kErrorInvalidArgument;
+                       return fill(entries(call, *kind), &list->num_proc_array_entries,
+                                   list->proc_array, sizeof(abi::ProcessDetailV1));
+                     });
 }
 
-abi::Return nvmlDeviceGetConfComputeMemSizeInfo(abi::Device device, abi::ConfComputeMemSizeInfo* info) {
-  return device_call("nvmlDeviceGetConfComputeMemSizeInfo", device, std::nullopt, [&](const DeviceCall& call) {
-    if (info == nullptr) return abi::kErrorInvalidArgument;
-    if (call.spec.architecture < abi::kArchHopper || call.spec.architecture == abi::kArchUnknown) {
-      return abi::kErrorNotSupported;
-    }
-    *info = abi::ConfComputeMemSizeInfo{0, call.spec.memory_total_bytes / 1024};
-    return abi::kSuccess;
-  });
+abi::Return nvmlDeviceGetConfComputeMemSizeInfo(abi::Device device,
+                                                abi::ConfComputeMemSizeInfo* info) {
+  return device_call("nvmlDeviceGetConfComputeMemSizeInfo", device, std::nullopt,
+                     [&](const DeviceCall& call) {
+                       if (info == nullptr) return abi::kErrorInvalidArgument;
+                       if (call.spec.architecture < abi::kArchHopper ||
+                           call.spec.architecture == abi::kArchUnknown) {
+                         return abi::kErrorNotSupported;
+                       }
+                       *info = abi::ConfComputeMemSizeInfo{0, call.spec.memory_total_bytes / 1024};
+                       return abi::kSuccess;
+                     });
 }

@@ -22,27 +22,38 @@ struct SampleKind {
 std::optional<SampleKind> sample_kind(abi::SamplingType type) {
   switch (type) {
     case abi::kTotalPowerSamples:
-      return SampleKind{Feature::power, [](const DeviceSample& s) { return static_cast<unsigned>(std::lround(s.power_mw)); }};
-    case abi::kGpuUtilizationSamples: return SampleKind{Feature::utilization, [](const DeviceSample& s) { return s.use.sm; }};
-    case abi::kMemoryUtilizationSamples: return SampleKind{Feature::utilization, [](const DeviceSample& s) { return s.use.mem; }};
-    case abi::kEncUtilizationSamples: return SampleKind{Feature::encoder, [](const DeviceSample& s) { return s.use.enc; }};
-    case abi::kDecUtilizationSamples: return SampleKind{Feature::decoder, [](const DeviceSample& s) { return s.use.dec; }};
-    case abi::kProcessorClkSamples: return SampleKind{Feature::clocks, [](const DeviceSample& s) { return s.clocks.sm; }};
-    case abi::kMemoryClkSamples: return SampleKind{Feature::clocks, [](const DeviceSample& s) { return s.clocks.memory; }};
+      return SampleKind{Feature::power, [](const DeviceSample& s) {
+                          return static_cast<unsigned>(std::lround(s.power_mw));
+                        }};
+    case abi::kGpuUtilizationSamples:
+      return SampleKind{Feature::utilization, [](const DeviceSample& s) { return s.use.sm; }};
+    case abi::kMemoryUtilizationSamples:
+      return SampleKind{Feature::utilization, [](const DeviceSample& s) { return s.use.mem; }};
+    case abi::kEncUtilizationSamples:
+      return SampleKind{Feature::encoder, [](const DeviceSample& s) { return s.use.enc; }};
+    case abi::kDecUtilizationSamples:
+      return SampleKind{Feature::decoder, [](const DeviceSample& s) { return s.use.dec; }};
+    case abi::kProcessorClkSamples:
+      return SampleKind{Feature::clocks, [](const DeviceSample& s) { return s.clocks.sm; }};
+    case abi::kMemoryClkSamples:
+      return SampleKind{Feature::clocks, [](const DeviceSample& s) { return s.clocks.memory; }};
     default: return std::nullopt;  // module power, JPEG and OFA are not simulated
   }
 }
 
 // Samples with a wall-clock stamp after `last_seen` (µs since the Unix epoch).
 template <class Sample>
-std::vector<Sample> newer(std::vector<Sample> all, const DeviceCall& call, std::uint64_t last_seen) {
+std::vector<Sample> newer(std::vector<Sample> all, const DeviceCall& call,
+                          std::uint64_t last_seen) {
   std::erase_if(all, [&](const Sample& s) {
     return static_cast<std::uint64_t>(call.library.epoch_us() + s.time) <= last_seen;
   });
   return all;
 }
 
-std::uint64_t stamp(const DeviceCall& call, SimUs time) { return static_cast<std::uint64_t>(call.library.epoch_us() + time); }
+std::uint64_t stamp(const DeviceCall& call, SimUs time) {
+  return static_cast<std::uint64_t>(call.library.epoch_us() + time);
+}
 
 abi::Return device_samples(const DeviceCall& call, const SampleKind& kind, std::uint64_t last_seen,
                            abi::ValueType* type, unsigned* count, abi::Sample* samples) {
@@ -66,11 +77,13 @@ abi::Return device_samples(const DeviceCall& call, const SampleKind& kind, std::
 }
 
 abi::ProcessUtilizationSample old_sample(const DeviceCall& call, const ProcessSample& s) {
-  return abi::ProcessUtilizationSample{s.pid, stamp(call, s.time), s.use.sm, s.use.mem, s.use.enc, s.use.dec};
+  return abi::ProcessUtilizationSample{s.pid,     stamp(call, s.time), s.use.sm,
+                                       s.use.mem, s.use.enc,           s.use.dec};
 }
 
 abi::ProcessUtilizationInfoV1 new_sample(const DeviceCall& call, const ProcessSample& s) {
-  return abi::ProcessUtilizationInfoV1{stamp(call, s.time), s.pid, s.use.sm, s.use.mem, s.use.enc, s.use.dec, 0, 0};
+  return abi::ProcessUtilizationInfoV1{stamp(call, s.time), s.pid,     s.use.sm, s.use.mem,
+                                       s.use.enc,           s.use.dec, 0,        0};
 }
 
 }  // namespace
@@ -79,8 +92,9 @@ abi::ProcessUtilizationInfoV1 new_sample(const DeviceCall& call, const ProcessSa
 using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C entry points
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
-abi::Return nvmlDeviceGetSamples(abi::Device device, abi::SamplingType type, std::uint64_t last_seen,
-                                 abi::ValueType* value_type, unsigned* count, abi::Sample* samples) {
+abi::Return nvmlDeviceGetSamples(abi::Device device, abi::SamplingType type,
+                                 std::uint64_t last_seen, abi::ValueType* value_type,
+                                 unsigned* count, abi::Sample* samples) {
   return device_call("nvmlDeviceGetSamples", device, std::nullopt, [&](const DeviceCall& call) {
     const auto kind = sample_kind(type);
     if (!kind || !call.spec.supports(kind->feature)) return abi::kErrorNotSupported;
@@ -88,41 +102,51 @@ abi::Return nvmlDeviceGetSamples(abi::Device device, abi::SamplingType type, std
   });
 }
 
-abi::Return nvmlDeviceGetProcessUtilization(abi::Device device, abi::ProcessUtilizationSample* samples,
-                                            unsigned* count, std::uint64_t last_seen) {
+abi::Return nvmlDeviceGetProcessUtilization(abi::Device device,
+                                            abi::ProcessUtilizationSample* samples, unsigned* count,
+                                            std::uint64_t last_seen) {
   return device_call("nvmlDeviceGetProcessUtilization", device, Feature::process_utilization,
                      [&](const DeviceCall& call) {
-    if (count == nullptr) return abi::kErrorInvalidArgument;
-    if (samples == nullptr || *count == 0) {
-      // Drivers answer the size of their buffer here, not the number of samples in it.
-      *count = call.spec.process_sample_capacity;
-      return abi::kErrorInsufficientSize;
-    }
-    const auto list = newer(call.timeline().process_samples(call.index, call.now), call, last_seen);
-    if (list.empty()) return abi::kErrorNotFound;
-    if (*count < list.size()) {
-      *count = static_cast<unsigned>(list.size());
-      return abi::kErrorInsufficientSize;
-    }
-    std::ranges::transform(list, samples, [&](const ProcessSample& s) { return old_sample(call, s); });
-    *count = static_cast<unsigned>(list.size());
-    return abi::kSuccess;
-  });
+                       if (count == nullptr) return abi::kErrorInvalidArgument;
+                       if (samples == nullptr || *count == 0) {
+                         // Drivers answer the size of their buffer here, not the number of samples
+                         // in it.
+                         *count = call.spec.process_sample_capacity;
+                         return abi::kErrorInsufficientSize;
+                       }
+                       const auto list = newer(
+                           call.timeline().process_samples(call.index, call.now), call, last_seen);
+                       if (list.empty()) return abi::kErrorNotFound;
+                       if (*count < list.size()) {
+                         *count = static_cast<unsigned>(list.size());
+                         return abi::kErrorInsufficientSize;
+                       }
+                       std::ranges::transform(list, samples, [&](const ProcessSample& s) {
+                         return old_sample(call, s);
+                       });
+                       *count = static_cast<unsigned>(list.size());
+                       return abi::kSuccess;
+                     });
 }
 
-abi::Return nvmlDeviceGetProcessesUtilizationInfo(abi::Device device, abi::ProcessesUtilizationInfoV1* info) {
-  return device_call("nvmlDeviceGetProcessesUtilizationInfo", device, Feature::process_utilization,
-                     [&](const DeviceCall& call) {
-    if (info == nullptr) return abi::kErrorInvalidArgument;
-    if (info->version != abi::kProcessesUtilizationInfoVersion) return abi::kErrorArgumentVersionMismatch;
-    const auto list = newer(call.timeline().process_samples(call.index, call.now), call, info->last_seen_time_stamp);
-    if (list.empty()) return abi::kErrorNotFound;
-    if (info->proc_util_array == nullptr || info->process_samples_count < list.size()) {
-      info->process_samples_count = static_cast<unsigned>(list.size());
-      return abi::kErrorInsufficientSize;
-    }
-    std::ranges::transform(list, info->proc_util_array, [&](const ProcessSample& s) { return new_sample(call, s); });
-    info->process_samples_count = static_cast<unsigned>(list.size());
-    return abi::kSuccess;
-  });
+abi::Return nvmlDeviceGetProcessesUtilizationInfo(abi::Device device,
+                                                  abi::ProcessesUtilizationInfoV1* info) {
+  return device_call(
+      "nvmlDeviceGetProcessesUtilizationInfo", device, Feature::process_utilization,
+      [&](const DeviceCall& call) {
+        if (info == nullptr) return abi::kErrorInvalidArgument;
+        if (info->version != abi::kProcessesUtilizationInfoVersion)
+          return abi::kErrorArgumentVersionMismatch;
+        const auto list = newer(call.timeline().process_samples(call.index, call.now), call,
+                                info->last_seen_time_stamp);
+        if (list.empty()) return abi::kErrorNotFound;
+        if (info->proc_util_array == nullptr || info->process_samples_count < list.size()) {
+          info->process_samples_count = static_cast<unsigned>(list.size());
+          return abi::kErrorInsufficientSize;
+        }
+        std::ranges::transform(list, info->proc_util_array,
+                               [&](const ProcessSample& s) { return new_sample(call, s); });
+        info->process_samples_count = static_cast<unsigned>(list.size());
+        return abi::kSuccess;
+      });
 }

@@ -17,6 +17,8 @@ constexpr Variant kVariant{"legacy", "470.82.01", "11.470.82.01", 11040, false};
 
 }  // namespace
 
-const Variant& variant() noexcept { return kVariant; }
+const Variant& variant() noexcept {
+  return kVariant;
+}
 
 }  // namespace gpumeter::sim::lib
