@@ -41,6 +41,17 @@ TEST_F(FaultsTest, NoScenarioMeansNoDriver) {
             std::string::npos);
 }
 
+TEST_F(FaultsTest, MalformedEpochIsReported) {
+  set_environment(example_scenario("empty"), 0);
+  setenv("GPUMETER_SIM_EPOCH_US", "yesterday", 1);
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(lib.fn<abi::InitFn>("nvmlInit_v2")(), abi::kSuccess);
+  EXPECT_NE(
+      ::testing::internal::GetCapturedStderr().find("GPUMETER_SIM_EPOCH_US is not a whole number"),
+      std::string::npos);
+  lib.fn<abi::ShutdownFn>("nvmlShutdown")();
+}
+
 TEST_F(FaultsTest, GpuFallsOffTheBusAtItsTime) {
   const Session s(lib, example_scenario("lost-gpu"), 1.0);
   ASSERT_EQ(s.init_result(), abi::kSuccess);

@@ -46,6 +46,17 @@ abi::Return Library::load() {
   return abi::kSuccess;
 }
 
+// A malformed shared epoch would silently give this process a timeline of its own.
+std::int64_t Library::choose_epoch() {
+  if (auto shared = epoch_from_environment()) return *shared;
+  if (std::getenv(kEpochVariable) != nullptr) {
+    report(std::string(kEpochVariable) +
+           " is not a whole number of microseconds; using the time of " +
+           "the first nvmlInit instead");
+  }
+  return first_init_us_.value_or(now_us());
+}
+
 abi::Return Library::init(bool legacy_v1) {
   if (references_ > 0) {
     ++references_;
@@ -54,7 +65,7 @@ abi::Return Library::init(bool legacy_v1) {
   if (!first_init_us_) first_init_us_ = now_us();
   if (const abi::Return loaded = load(); loaded != abi::kSuccess) return loaded;
   if (const auto& code = scenario().faults.init_code) return static_cast<abi::Return>(*code);
-  epoch_us_ = epoch_from_environment().value_or(*first_init_us_);
+  epoch_us_ = choose_epoch();
   energy_.assign(scenario().devices.size(), EnergyMeter{0, 0});
   for (std::size_t i = 0; i < energy_.size(); ++i)
     energy_[i].mj = scenario().devices[i].energy_offset_mj;

@@ -65,6 +65,7 @@ class Library {
  private:
   Library();
   abi::Return load();
+  std::int64_t choose_epoch();
 
   struct EnergyMeter {
     SimUs at = 0;
