@@ -19,9 +19,10 @@ std::optional<std::int64_t> seconds_per_unit(std::string_view suffix) {
 
 std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
   std::int64_t count = 0;
-  const char* end = text.data() + text.size();
-  const auto [rest, error] = std::from_chars(text.data(), end, count);
-  if (error != std::errc{} || rest == text.data() || count < 0) return std::nullopt;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const auto [rest, error] = std::from_chars(begin, end, count);
+  if (error != std::errc{} || rest == begin || count < 0) return std::nullopt;
   const std::optional<std::int64_t> unit = seconds_per_unit({rest, end});
   if (!unit || count > std::numeric_limits<std::int64_t>::max() / *unit) return std::nullopt;
   return std::chrono::seconds(count * *unit);

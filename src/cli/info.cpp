@@ -72,6 +72,7 @@ Json info_json(const Snapshot& snapshot) {
 
 std::string render_info_table(const Snapshot& snapshot, bool color) {
   std::vector<Row> rows;
+  rows.reserve(snapshot.gpus.devices.size());
   for (const Device& device : snapshot.gpus.devices) rows.push_back(info_row(device));
   std::string out = render_table(kInfoColumns, rows, color);
   if (rows.empty()) out += "no GPUs found\n";

@@ -72,9 +72,13 @@ void put_state(Json& gpu, Json& unavailable, const DeviceState& state) {
   put(gpu, unavailable, "persistence_mode", state.persistence_mode);
 }
 
-Json container_json(const Maybe<HostProcess>& host) {
-  if (!host || !host->container) return nullptr;
-  return {{"runtime", host->container->runtime}, {"id", host->container->id}};
+Json container_json(const std::optional<Container>& container) {
+  if (!container) return nullptr;
+  return {{"runtime", container->runtime}, {"id", container->id}};
+}
+
+Json namespace_pid_json(const std::optional<Pid>& pid) {
+  return pid ? Json(*pid) : Json();
 }
 
 Json mig_json(const std::optional<MigInstance>& mig) {
@@ -92,8 +96,8 @@ void put_host(Json& process, Json& unavailable, const Maybe<HostProcess>& host) 
   const Maybe<TimeUs> start = host_field(host, &HostProcess::start_time_us);
   put(process, unavailable, "start_time_us", start);
   put(process, unavailable, "start_time", start, [](TimeUs t) { return iso8601_utc(t); });
-  process["container"] = container_json(host);
-  process["namespace_pid"] = host && host->namespace_pid ? Json(*host->namespace_pid) : Json();
+  process["container"] = host ? container_json(host->container) : Json();
+  process["namespace_pid"] = host ? namespace_pid_json(host->namespace_pid) : Json();
 }
 
 Json process_json(const GpuProcess& gpu_process, const HostProcesses& hosts) {

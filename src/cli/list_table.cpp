@@ -110,6 +110,7 @@ std::string header_line(const Snapshot& snapshot) {
 
 std::string render_list_table(const Snapshot& snapshot, bool color) {
   std::vector<Row> rows;
+  rows.reserve(snapshot.gpus.devices.size());
   for (const Device& device : snapshot.gpus.devices) rows.push_back(device_row(device, snapshot));
   std::string out = header_line(snapshot);
   out += render_table(kColumns, rows, color);

@@ -27,6 +27,7 @@ std::string why(const Device& device, Exclusion reason) {
 
 std::string excluded_list(const GpuReading& reading, const Selection& selection) {
   std::vector<std::string> parts;
+  parts.reserve(selection.excluded.size());
   for (const ExcludedGpu& excluded : selection.excluded) {
     parts.push_back(describe_exclusion(reading.devices[excluded.device], excluded.reason));
   }
