@@ -141,17 +141,17 @@ std::string check_timeout(const std::string& text) {
 
 void add_criteria_options(CLI::App& sub, AvailableOptions& options) {
   sub.add_option("--max-memory", options.criteria.max_memory_percent,
-                 "A free GPU uses at most PERCENT of its memory")
-      ->capture_default_str()
+                 "A free GPU uses at most PERCENT of its memory (default 20)")
       ->option_text("PERCENT")
       ->check(CLI::Range(0.0, 100.0));
   sub.add_option("--max-util", options.criteria.max_utilization_percent,
-                 "A free GPU is busy at most PERCENT of the time")
-      ->capture_default_str()
+                 "A free GPU is busy at most PERCENT of the time (default 20)")
       ->option_text("PERCENT")
       ->check(CLI::Range(0.0, 100.0));
-  sub.add_option("--order", options.order, "Which free GPUs come first")
-      ->capture_default_str()
+  sub.add_option("--order", options.order,
+                 "Which free GPUs come first: lowest index, most free memory or lowest power "
+                 "draw (default index)")
+      ->option_text("index|free-memory|power")
       ->check(CLI::IsMember({"index", "free-memory", "power"}));
 }
 

@@ -24,7 +24,7 @@ bool colors_wanted(bool no_color_option, const char* no_color_env, bool stdout_i
 }
 
 std::string paint(std::string_view text, Color color, bool enabled) {
-  if (!enabled || color == Color::none) return std::string(text);
+  if (!enabled || color == Color::none || text.empty()) return std::string(text);
   return fmt::format("{}{}\x1b[0m", escape(color), text);
 }
 
