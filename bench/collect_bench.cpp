@@ -34,7 +34,9 @@ void collect_scenario(benchmark::State& state, const char* scenario_name) {
   }
 }
 
-void BM_CollectEightGpus(benchmark::State& state) { collect_scenario(state, "dgx-8gpu.json"); }
+void BM_CollectEightGpus(benchmark::State& state) {
+  collect_scenario(state, "dgx-8gpu.json");
+}
 void BM_CollectWorkstation(benchmark::State& state) {
   collect_scenario(state, "workstation.json");
 }

@@ -12,8 +12,8 @@ enum class ErrorCode : std::uint8_t {
   library_not_found,  // the vendor library could not be loaded
   driver_failed,      // the library loaded, but initialising it failed
   no_permission,
-  invalid_input,      // a bad option, config or scenario (the message names file and line)
-  io,                 // a file or socket operation failed
+  invalid_input,  // a bad option, config or scenario (the message names file and line)
+  io,             // a file or socket operation failed
   internal,
 };
 

@@ -34,8 +34,7 @@ constexpr std::array<MetricSpec, kDeviceMetricCount> kTable{{
     {clock_graphics, "clock_graphics_mhz", "MHz", gauge, true, "Current graphics clock"},
     {clock_sm_max, "clock_sm_max_mhz", "MHz", gauge, true, "Maximum SM clock"},
     {clock_memory_max, "clock_memory_max_mhz", "MHz", gauge, true, "Maximum memory clock"},
-    {clock_graphics_max, "clock_graphics_max_mhz", "MHz", gauge, true,
-     "Maximum graphics clock"},
+    {clock_graphics_max, "clock_graphics_max_mhz", "MHz", gauge, true, "Maximum graphics clock"},
     {fan_speed, "fan_speed_percent", "percent", gauge, true,
      "Intended fan speed, percent of the maximum (may exceed 100)"},
     {performance_state, "performance_state", "pstate", gauge, true,
@@ -60,7 +59,9 @@ static_assert(table_is_indexed_by_id(), "rows must be in DeviceMetric order");
 
 }  // namespace
 
-const std::array<MetricSpec, kDeviceMetricCount>& device_metrics() noexcept { return kTable; }
+const std::array<MetricSpec, kDeviceMetricCount>& device_metrics() noexcept {
+  return kTable;
+}
 
 std::optional<DeviceMetric> metric_by_key(std::string_view key) noexcept {
   const auto* row = std::ranges::find(kTable, key, &MetricSpec::key);

@@ -44,11 +44,11 @@ inline constexpr std::size_t kDeviceMetricCount = 24;
 
 struct MetricSpec {
   DeviceMetric id;
-  std::string_view key;     // JSON key, with the unit in it: "memory_used_bytes"
-  std::string_view unit;    // "bytes", "percent", "watts", "joules", "celsius", "MHz", ...
+  std::string_view key;   // JSON key, with the unit in it: "memory_used_bytes"
+  std::string_view unit;  // "bytes", "percent", "watts", "joules", "celsius", "MHz", ...
   MetricKind kind;
-  bool integral;            // printed without a fraction
-  std::string_view help;    // one line, used by --help texts, docs and Prometheus HELP
+  bool integral;          // printed without a fraction
+  std::string_view help;  // one line, used by --help texts, docs and Prometheus HELP
 };
 
 // The table, indexed by DeviceMetric.

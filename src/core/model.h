@@ -22,7 +22,12 @@ struct ComputeCapability {
   int minor = 0;
 };
 
-enum class ComputeMode : std::uint8_t { default_mode, exclusive_thread, prohibited, exclusive_process };
+enum class ComputeMode : std::uint8_t {
+  default_mode,
+  exclusive_thread,
+  prohibited,
+  exclusive_process
+};
 
 // What does not change while the driver stays loaded.
 struct DeviceIdentity {
@@ -43,7 +48,9 @@ struct DeviceState {
   Maybe<bool> persistence_mode = std::unexpected(Unavailable::error);
 
   DeviceState() { metrics.fill(std::unexpected(Unavailable::error)); }
-  const Maybe<double>& operator[](DeviceMetric m) const { return metrics[static_cast<std::size_t>(m)]; }
+  const Maybe<double>& operator[](DeviceMetric m) const {
+    return metrics[static_cast<std::size_t>(m)];
+  }
   Maybe<double>& operator[](DeviceMetric m) { return metrics[static_cast<std::size_t>(m)]; }
 };
 

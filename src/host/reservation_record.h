@@ -27,8 +27,9 @@ std::optional<ReservationRecord> parse_record(std::string_view text);
 
 // A reservation holds while its owner lives (the process with that pid still has the recorded
 // start) and it has not expired: it ends when the owner exits or at expiry, whichever comes
-// first, so an interactive shell that asked for GPUs does not keep them for its lifetime. `owner_start_now` is the start of the
-// process that has the owner's pid now, empty if there is none.
+// first, so an interactive shell that asked for GPUs does not keep them for its lifetime.
+// `owner_start_now` is the start of the process that has the owner's pid now, empty if there is
+// none.
 bool is_live(const ReservationRecord& record, TimeUs now_us,
              std::optional<std::uint64_t> owner_start_now);
 

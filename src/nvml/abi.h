@@ -146,9 +146,9 @@ struct PciInfo {
   std::uint32_t domain;
   std::uint32_t bus;
   std::uint32_t device;
-  std::uint32_t pci_device_id;     // device id high 16 bits, vendor id low 16 bits
+  std::uint32_t pci_device_id;  // device id high 16 bits, vendor id low 16 bits
   std::uint32_t pci_subsystem_id;
-  char bus_id[32];                 // "00000000:19:00.0"
+  char bus_id[32];  // "00000000:19:00.0"
 };
 static_assert(sizeof(PciInfo) == 68 && alignof(PciInfo) == 4);
 static_assert(offsetof(PciInfo, domain) == 16);
@@ -274,7 +274,11 @@ static_assert(sizeof(ProcessDetailV1) == 32);
 static_assert(offsetof(ProcessDetailV1, used_gpu_cc_protected_memory) == 24);
 
 // nvmlProcessMode_t
-enum ProcessMode : std::uint32_t { kProcessModeCompute = 0, kProcessModeGraphics = 1, kProcessModeMps = 2 };
+enum ProcessMode : std::uint32_t {
+  kProcessModeCompute = 0,
+  kProcessModeGraphics = 1,
+  kProcessModeMps = 2
+};
 
 struct ProcessDetailListV1 {
   std::uint32_t version;
