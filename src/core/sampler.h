@@ -11,6 +11,7 @@
 #include <span>
 
 #include "core/attribution.h"
+#include "core/collect.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "core/process_key.h"
