@@ -1,0 +1,39 @@
+// What the task service needs from the rest of the daemon: process identities, the sampler's
+// progress and its figures, and user names. An interface, so that the service and the server
+// can be tested with a scripted fake; sampler_monitor.h implements it over the Sampler.
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+
+#include "core/attribution.h"
+#include "core/process_key.h"
+#include "task/task.h"
+
+namespace gpumeter::task {
+
+class Monitor {
+ public:
+  virtual ~Monitor() = default;
+
+  // The key of a live process; absent when it does not exist (or cannot be seen).
+  virtual std::optional<ProcessKey> key_for(Pid pid) = 0;
+  // The owner of a live process; absent when unknown.
+  virtual std::optional<Uid> uid_of(Pid pid) = 0;
+  // The name of a uid; absent when it has none.
+  virtual std::optional<std::string> user_name(Uid uid) = 0;
+
+  // Keep sampling CPU time and RSS of a process while it has tasks.
+  virtual void watch(const ProcessKey& key) = 0;
+  virtual void unwatch(const ProcessKey& key) = 0;
+
+  // When the sampler's newest round was taken; absent before the first.
+  virtual std::optional<TimeUs> last_sample_time_us() const = 0;
+  // What the process used in the window, with the uuids of the GPUs involved; a one-line
+  // reason when nothing could be computed.
+  virtual std::expected<TaskFigures, std::string> figures(const ProcessKey& key,
+                                                          Window window) const = 0;
+};
+
+}  // namespace gpumeter::task

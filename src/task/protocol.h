@@ -1,0 +1,106 @@
+// The task protocol (docs/task-protocol.md): parsing request lines and writing reply lines.
+// Pure functions of their arguments, no I/O and no clock, and none of them throws: every
+// malformed input becomes a ReplyError, so that they can be fed anything.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "core/model.h"
+#include "task/limits.h"
+#include "task/task.h"
+
+namespace gpumeter::task {
+
+inline constexpr int kProtocolVersion = 1;
+
+// The stable error codes of replies.
+enum class ReplyCode : std::uint8_t {
+  bad_request,
+  unknown_op,
+  unsupported_version,
+  too_large,
+  unknown_task,
+  unknown_process,
+  not_permitted,
+  limit_reached,
+  internal,
+};
+
+// "bad_request", "unknown_op", ...: the words replies carry.
+std::string_view to_string(ReplyCode code) noexcept;
+
+// A client's correlation value, echoed in the reply: absent, an integer or a string.
+using RequestId = std::variant<std::monostate, std::int64_t, std::string>;
+
+struct ReplyError {
+  ReplyCode code = ReplyCode::internal;
+  std::string message;  // one line, for people
+  RequestId id;         // echoed when the request carried a valid one
+};
+
+struct BeginRequest {
+  std::string name;
+  Labels labels;
+  std::optional<Pid> pid;  // another process's (root only) or the caller's own
+};
+
+struct EndRequest {
+  TaskId task = 0;
+  bool wait = true;  // reply once the figures are final
+};
+
+struct QueryRequest {
+  TimeUs since_us = 0;
+  std::size_t limit = 0;  // filled with Limits::query_default when absent
+};
+
+struct StatusRequest {};
+
+struct Request {
+  RequestId id;
+  std::variant<BeginRequest, EndRequest, QueryRequest, StatusRequest> op;
+};
+
+// Parses one request line (without its newline). Errors: bad_request, unknown_op,
+// unsupported_version, with the request's id when it could be read. A line longer than
+// limits.line_bytes is too_large.
+std::expected<Request, ReplyError> parse_request(std::string_view line, const Limits& limits);
+
+// Whether the line holds only whitespace (such lines are ignored, not answered).
+bool is_blank(std::string_view line) noexcept;
+
+// The daemon's description of itself, for the status reply.
+struct StatusInfo {
+  std::string version;
+  Pid pid = 0;
+  Uid uid = 0;
+  TimeUs start_time_us = 0;
+  std::int64_t interval_ms = 0;
+  std::int64_t horizon_seconds = 0;
+  std::string source;
+  std::optional<TimeUs> last_sample_time_us;
+  std::size_t open = 0;
+  std::size_t retained = 0;
+  std::uint64_t begun = 0;
+  std::uint64_t abandoned = 0;
+  Limits limits;
+  Pid peer_pid = 0;
+  Uid peer_uid = 0;
+};
+
+// Reply lines, each ending in '\n'.
+std::string error_reply(const ReplyError& error);
+std::string begin_reply(const RequestId& id, const Task& task);
+std::string end_reply(const RequestId& id, const Task& task);
+std::string query_reply(const RequestId& id, std::span<const Task> ended,
+                        std::span<const Task> open, bool truncated);
+std::string status_reply(const RequestId& id, const StatusInfo& status);
+
+}  // namespace gpumeter::task

@@ -1,0 +1,142 @@
+#include "task/registry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace gpumeter::task {
+namespace {
+
+ReplyError refusal(ReplyCode code, std::string message) {
+  return ReplyError{code, std::move(message), {}};
+}
+
+bool ends_before(const Task& a, const Task& b) {
+  return std::pair(a.end_us.value_or(0), a.id) < std::pair(b.end_us.value_or(0), b.id);
+}
+
+}  // namespace
+
+Registry::Registry(Limits limits) : limits_(limits) {}
+
+std::expected<Task, ReplyError> Registry::begin(Task draft) {
+  if (open_.size() + ending_.size() >= limits_.open_tasks) {
+    return std::unexpected(refusal(
+        ReplyCode::limit_reached, fmt::format("the daemon has {} tasks open", limits_.open_tasks)));
+  }
+  OwnerState& owner = owners_[draft.owner];
+  if (owner.active >= limits_.open_tasks_per_process) {
+    if (owner.active == 0) owners_.erase(draft.owner);
+    return std::unexpected(refusal(ReplyCode::limit_reached,
+                                   fmt::format("process {} has {} tasks open", draft.owner.pid,
+                                               limits_.open_tasks_per_process)));
+  }
+  if (owner.active == 0) owner.last_seen_us = draft.begin_us;
+  ++owner.open;
+  ++owner.active;
+  draft.id = next_id_++;
+  draft.state = TaskState::open;
+  return open_.emplace(draft.id, std::move(draft)).first->second;
+}
+
+Task Registry::close(std::map<TaskId, Task>::iterator open, TimeUs end_us, bool abandoned) {
+  Task task = std::move(open->second);
+  open_.erase(open);
+  --owners_[task.owner].open;
+  task.state = TaskState::ending;
+  task.end_us = std::max(end_us, task.begin_us);
+  task.abandoned = abandoned;
+  if (abandoned) ++abandoned_;
+  ending_.emplace(task.id, task);
+  return task;
+}
+
+std::expected<Task, ReplyError> Registry::end(TaskId id, const Caller& caller, TimeUs end_us) {
+  const auto open = open_.find(id);
+  if (open == open_.end()) {
+    return std::unexpected(refusal(
+        ReplyCode::unknown_task,
+        fmt::format("no open task {} (it ended, was abandoned, or never existed)", id)));
+  }
+  const bool owner = caller.key && *caller.key == open->second.owner;
+  if (!owner && caller.uid != 0) {
+    return std::unexpected(refusal(
+        ReplyCode::not_permitted,
+        fmt::format("task {} belongs to process {}; only it or root may end it", id,
+                    open->second.owner.pid)));
+  }
+  return close(open, end_us, false);
+}
+
+std::vector<Task> Registry::abandon(const ProcessKey& owner) {
+  const auto state = owners_.find(owner);
+  if (state == owners_.end()) return {};
+  const TimeUs last_seen = state->second.last_seen_us;
+  std::vector<Task> closed;
+  for (auto it = open_.begin(); it != open_.end();) {
+    const auto next = std::next(it);
+    if (it->second.owner == owner) closed.push_back(close(it, last_seen, true));
+    it = next;
+  }
+  return closed;
+}
+
+void Registry::seen_alive(const ProcessKey& owner, TimeUs time_us) {
+  const auto state = owners_.find(owner);
+  if (state != owners_.end()) state->second.last_seen_us = std::max(state->second.last_seen_us, time_us);
+}
+
+std::optional<Task> Registry::settle(TaskId id, std::expected<TaskFigures, std::string> figures) {
+  const auto ending = ending_.find(id);
+  if (ending == ending_.end()) return std::nullopt;
+  Task task = std::move(ending->second);
+  ending_.erase(ending);
+  task.state = TaskState::ended;
+  if (figures) task.figures = std::move(*figures);
+  else task.figures_error = std::move(figures.error());
+  const auto state = owners_.find(task.owner);
+  if (state != owners_.end() && --state->second.active == 0) owners_.erase(state);
+  ended_.push_back(task);
+  while (ended_.size() > limits_.retained_tasks) ended_.pop_front();
+  return task;
+}
+
+std::vector<ProcessKey> Registry::owners() const {
+  std::vector<ProcessKey> keys;
+  for (const auto& [key, state] : owners_) {
+    if (state.open > 0) keys.push_back(key);
+  }
+  return keys;
+}
+
+std::size_t Registry::active(const ProcessKey& owner) const {
+  const auto state = owners_.find(owner);
+  return state == owners_.end() ? 0 : state->second.active;
+}
+
+QueryResult Registry::query(TimeUs since_us, std::size_t limit,
+                            const std::function<bool(const Task&)>& visible) const {
+  QueryResult result;
+  const auto wanted = [&](const Task& task) {
+    return task.end_us.value_or(0) >= since_us && visible(task);
+  };
+  for (const Task& task : ended_) {
+    if (wanted(task)) result.ended.push_back(task);
+  }
+  for (const auto& [id, task] : ending_) {
+    if (wanted(task)) result.ended.push_back(task);
+  }
+  std::ranges::stable_sort(result.ended, ends_before);
+  if (result.ended.size() > limit) {
+    result.truncated = true;
+    result.ended.erase(result.ended.begin(),
+                       result.ended.end() - static_cast<std::ptrdiff_t>(limit));
+  }
+  for (const auto& [id, task] : open_) {
+    if (visible(task)) result.open.push_back(task);
+  }
+  return result;
+}
+
+}  // namespace gpumeter::task

@@ -1,0 +1,93 @@
+// The task registry: open tasks by process, tasks that ended and wait for their figures, and a
+// bounded ring of tasks whose figures are final. No I/O and no clock: callers pass times in.
+// Every collection is bounded by Limits, so a client that floods begins without ends hits
+// limit_reached instead of growing the daemon.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/process_key.h"
+#include "task/limits.h"
+#include "task/protocol.h"
+#include "task/task.h"
+
+namespace gpumeter::task {
+
+// Who is asking: the peer of a connection.
+struct Caller {
+  Pid pid = 0;
+  Uid uid = 0;
+  std::optional<ProcessKey> key;  // absent when the peer's process could not be identified
+};
+
+struct QueryResult {
+  std::vector<Task> ended;  // ended and ending tasks, oldest end first
+  std::vector<Task> open;   // oldest begin first
+  bool truncated = false;   // more ended tasks matched than the limit
+};
+
+class Registry {
+ public:
+  explicit Registry(Limits limits);
+
+  // Opens `draft` (its id and state are assigned) at draft.begin_us. Open and ending tasks
+  // both count towards the limits, since both hold memory until the sampler catches up.
+  // Errors: limit_reached.
+  std::expected<Task, ReplyError> begin(Task draft);
+
+  // Ends an open task at end_us: it becomes `ending`. Only the owning process or root may.
+  // Errors: unknown_task, not_permitted.
+  std::expected<Task, ReplyError> end(TaskId id, const Caller& caller, TimeUs end_us);
+
+  // Ends every open task of `owner` at its last-seen time, flagged abandoned; returns them.
+  std::vector<Task> abandon(const ProcessKey& owner);
+
+  // Records that `owner` was alive at `time_us`.
+  void seen_alive(const ProcessKey& owner, TimeUs time_us);
+
+  // Gives an ending task its figures, or the reason it has none, and retains it (dropping the
+  // oldest retained task beyond the limit). Returns the task, or nothing if it was not ending.
+  std::optional<Task> settle(TaskId id, std::expected<TaskFigures, std::string> figures);
+
+  // The processes that have open tasks.
+  std::vector<ProcessKey> owners() const;
+  // Open plus ending tasks of `owner`: the sampler watches it while this is above 0.
+  std::size_t active(const ProcessKey& owner) const;
+  const std::map<TaskId, Task>& ending() const noexcept { return ending_; }
+
+  // Tasks that ended at or after since_us (at most `limit`, the newest), and the open ones;
+  // only those `visible` accepts.
+  QueryResult query(TimeUs since_us, std::size_t limit,
+                    const std::function<bool(const Task&)>& visible) const;
+
+  std::size_t open_count() const noexcept { return open_.size(); }
+  std::size_t retained_count() const noexcept { return ended_.size() + ending_.size(); }
+  std::uint64_t begun() const noexcept { return next_id_ - 1; }
+  std::uint64_t abandoned() const noexcept { return abandoned_; }
+
+ private:
+  struct OwnerState {
+    std::size_t open = 0;
+    std::size_t active = 0;  // open + ending
+    TimeUs last_seen_us = 0;
+  };
+
+  Task close(std::map<TaskId, Task>::iterator open, TimeUs end_us, bool abandoned);
+
+  Limits limits_;
+  std::map<TaskId, Task> open_;
+  std::map<TaskId, Task> ending_;
+  std::deque<Task> ended_;
+  std::map<ProcessKey, OwnerState> owners_;
+  TaskId next_id_ = 1;
+  std::uint64_t abandoned_ = 0;
+};
+
+}  // namespace gpumeter::task

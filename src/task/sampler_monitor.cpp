@@ -1,0 +1,51 @@
+#include "task/sampler_monitor.h"
+
+#include <span>
+
+namespace gpumeter::task {
+
+SamplerMonitor::SamplerMonitor(Sampler& sampler, const std::filesystem::path& root)
+    : sampler_(sampler), procfs_(root), users_(root) {}
+
+std::optional<ProcessKey> SamplerMonitor::key_for(Pid pid) {
+  return sampler_.key_for(pid);
+}
+
+std::optional<Uid> SamplerMonitor::uid_of(Pid pid) {
+  const auto process = procfs_.describe(pid);
+  if (!process || !process->uid) return std::nullopt;
+  return *process->uid;
+}
+
+std::optional<std::string> SamplerMonitor::user_name(Uid uid) {
+  return users_.name(uid);
+}
+
+void SamplerMonitor::watch(const ProcessKey& key) {
+  sampler_.watch(key);
+}
+
+void SamplerMonitor::unwatch(const ProcessKey& key) {
+  sampler_.unwatch(key);
+}
+
+std::optional<TimeUs> SamplerMonitor::last_sample_time_us() const {
+  const auto snapshot = sampler_.snapshot();
+  if (!snapshot) return std::nullopt;
+  return snapshot->time_us;
+}
+
+std::expected<TaskFigures, std::string> SamplerMonitor::figures(const ProcessKey& key,
+                                                                Window window) const {
+  auto usage = sampler_.usage(std::span(&key, 1), window);
+  if (!usage) return std::unexpected(std::move(usage.error().message));
+  TaskFigures figures{std::move(*usage), {}};
+  if (const auto snapshot = sampler_.snapshot()) {
+    for (const Device& device : snapshot->gpus.devices) {
+      if (device.identity.uuid) figures.gpu_uuids[device.identity.index] = *device.identity.uuid;
+    }
+  }
+  return figures;
+}
+
+}  // namespace gpumeter::task

@@ -1,0 +1,34 @@
+// The Monitor of a running daemon: process keys, the sampler's rounds and its figures from the
+// Sampler; uids and user names from procfs.
+#pragma once
+
+#include <filesystem>
+
+#include "core/sampler.h"
+#include "host/procfs.h"
+#include "host/user_names.h"
+#include "task/monitor.h"
+
+namespace gpumeter::task {
+
+class SamplerMonitor final : public Monitor {
+ public:
+  // The sampler must outlive the monitor. `root` holds proc/ and etc/passwd.
+  explicit SamplerMonitor(Sampler& sampler, const std::filesystem::path& root = "/");
+
+  std::optional<ProcessKey> key_for(Pid pid) override;
+  std::optional<Uid> uid_of(Pid pid) override;
+  std::optional<std::string> user_name(Uid uid) override;
+  void watch(const ProcessKey& key) override;
+  void unwatch(const ProcessKey& key) override;
+  std::optional<TimeUs> last_sample_time_us() const override;
+  std::expected<TaskFigures, std::string> figures(const ProcessKey& key,
+                                                  Window window) const override;
+
+ private:
+  Sampler& sampler_;
+  host::ProcfsProcessSource procfs_;
+  host::UserNames users_;
+};
+
+}  // namespace gpumeter::task

@@ -1,0 +1,48 @@
+// The task server: a poll() loop over the listening socket and its connections, in the
+// calling thread. Each connection's peer is identified once, by SO_PEERCRED, when it is
+// accepted; its requests go to the Service in order, and their replies come back in order.
+#pragma once
+
+#include <expected>
+#include <functional>
+#include <vector>
+
+#include "core/error.h"
+#include "task/connection.h"
+#include "task/listener.h"
+#include "task/service.h"
+
+namespace gpumeter::task {
+
+// The wall clock, µs since the Unix epoch (the samples' clock).
+TimeUs wall_clock_us();
+
+class Server {
+ public:
+  using Clock = std::function<TimeUs()>;
+
+  // The service and the listener must outlive the server.
+  Server(Service& service, Listener& listener, Limits limits, Clock clock = wall_clock_us);
+
+  // Serves until `stop_fd` becomes readable (a signalfd, an eventfd, a pipe). Then it stops
+  // accepting and removes the socket, settles every waiting end with the figures there are,
+  // gives the peers up to a second to take their replies, and closes every connection.
+  // Errors: io when poll() itself fails.
+  std::expected<void, Error> run(int stop_fd);
+
+ private:
+  bool turn(int stop_fd, int timeout_ms);
+  void accept_all();
+  void accept_one(int fd);
+  void dispatch(TimeUs now_us);
+  void shut_down();
+
+  Service& service_;
+  Listener& listener_;
+  Limits limits_;
+  Clock clock_;
+  std::vector<Connection> connections_;
+  std::expected<void, Error> failure_;
+};
+
+}  // namespace gpumeter::task

@@ -1,0 +1,122 @@
+#include "task/task_json.h"
+
+#include <array>
+#include <string_view>
+
+namespace gpumeter::task {
+namespace {
+
+using nlohmann::json;
+
+struct EngineKey {
+  Engine engine;
+  std::string_view prefix;
+};
+
+constexpr std::array kEngineKeys{
+    EngineKey{Engine::sm, "sm"},           EngineKey{Engine::memory, "memory_controller"},
+    EngineKey{Engine::encoder, "encoder"}, EngineKey{Engine::decoder, "decoder"},
+    EngineKey{Engine::jpeg, "jpeg"},       EngineKey{Engine::ofa, "ofa"},
+};
+
+// Writes a figure, or null and its reason in the object's "unavailable" map.
+template <class T>
+void put(json& object, std::string_view key, const Maybe<T>& value) {
+  if (value) {
+    object[key] = *value;
+  } else {
+    object[key] = nullptr;
+    object["unavailable"][key] = to_string(value.error());
+  }
+}
+
+template <class T>
+json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+void put_engines(json& gpu, const GpuUsage& usage) {
+  for (const EngineKey& row : kEngineKeys) {
+    const EngineUse& use = usage[row.engine];
+    put(gpu, std::string(row.prefix) + "_percent", use.average_percent);
+    put(gpu, std::string(row.prefix) + "_busy_seconds", use.busy_seconds);
+  }
+}
+
+void put_memory_and_energy(json& gpu, const GpuUsage& usage) {
+  put(gpu, "memory_at_start_bytes", usage.memory.at_start_bytes);
+  put(gpu, "memory_at_end_bytes", usage.memory.at_end_bytes);
+  put(gpu, "memory_peak_bytes", usage.memory.peak_bytes);
+  put(gpu, "energy_joules", usage.energy.processes_joules);
+  put(gpu, "energy_device_joules", usage.energy.device_joules);
+  put(gpu, "energy_other_processes_joules", usage.energy.other_processes_joules);
+  put(gpu, "energy_idle_joules", usage.energy.idle_joules);
+}
+
+json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>& uuids) {
+  const auto uuid = uuids.find(usage.device);
+  json gpu{{"index", usage.device},
+           {"uuid", uuid == uuids.end() ? json(nullptr) : json(uuid->second)},
+           {"unavailable", json::object()}};
+  put_engines(gpu, usage);
+  put_memory_and_energy(gpu, usage);
+  gpu["sample_period_us"] = usage.confidence.sample_period_us;
+  gpu["coverage"] = usage.confidence.coverage;
+  gpu["shorter_than_sample_period"] = usage.confidence.shorter_than_sample_period;
+  gpu["low_confidence"] = usage.confidence.low();
+  return gpu;
+}
+
+json host_json(const HostUsage& usage) {
+  json host{{"unavailable", json::object()}};
+  put(host, "cpu_user_seconds", usage.cpu_user_seconds);
+  put(host, "cpu_system_seconds", usage.cpu_system_seconds);
+  put(host, "peak_rss_bytes", usage.peak_rss_bytes);
+  host["complete"] = usage.complete;
+  return host;
+}
+
+json duration_json(const Task& task) {
+  if (!task.end_us) return nullptr;
+  return static_cast<double>(*task.end_us - task.begin_us) / 1e6;
+}
+
+}  // namespace
+
+std::string_view to_string(TaskState state) noexcept {
+  switch (state) {
+    case TaskState::open: return "open";
+    case TaskState::ending: return "ending";
+    case TaskState::ended: return "ended";
+  }
+  return "ended";
+}
+
+json figures_json(const TaskFigures& figures) {
+  json gpus = json::array();
+  for (const GpuUsage& gpu : figures.usage.gpus) gpus.push_back(gpu_json(gpu, figures.gpu_uuids));
+  return json{{"gpus", std::move(gpus)}, {"host", host_json(figures.usage.host)}};
+}
+
+json task_json(const Task& task) {
+  json record{
+      {"task", task.id},
+      {"name", task.name},
+      {"labels", task.labels},
+      {"pid", task.owner.pid},
+      {"process_start_time_us",
+       task.owner.start_time_us == 0 ? json(nullptr) : json(task.owner.start_time_us)},
+      {"uid", optional_json(task.uid)},
+      {"user", optional_json(task.user)},
+      {"state", to_string(task.state)},
+      {"abandoned", task.abandoned},
+      {"begin_time_us", task.begin_us},
+      {"end_time_us", optional_json(task.end_us)},
+      {"duration_seconds", duration_json(task)},
+      {"usage", task.figures ? figures_json(*task.figures) : json(nullptr)},
+  };
+  if (task.figures_error) record["usage_error"] = *task.figures_error;
+  return record;
+}
+
+}  // namespace gpumeter::task
