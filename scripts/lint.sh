@@ -31,7 +31,9 @@ fi
 [ $status -eq 0 ] || exit $status
 
 echo "lint: clang-tidy on ${#tidy_sources[@]} files"
-run-clang-tidy-19 -quiet -p "$build_dir" -j "$(nproc)" "${tidy_sources[@]}" > "$build_dir/clang-tidy.log" 2>&1 || {
+# libstdc++ 12 marks a helper of stable_sort deprecated in C++23 mode; g++ already reports
+# deprecations in our own code.
+run-clang-tidy-19 -quiet -extra-arg=-Wno-deprecated-declarations -p "$build_dir" -j "$(nproc)" "${tidy_sources[@]}" > "$build_dir/clang-tidy.log" 2>&1 || {
   grep -E 'error:|warning:' "$build_dir/clang-tidy.log" | sort -u | head -50 >&2
   echo "lint: clang-tidy failed (full log: $build_dir/clang-tidy.log)" >&2
   exit 1
