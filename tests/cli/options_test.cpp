@@ -60,6 +60,7 @@ TEST(Options, UsageErrorsExitTwoWithCliMessage) {
       {"list", "--no-such-option"},
       {"list", "--watch", "0"},
       {"list", "--watch", "soon"},
+      {"list", "--watch", "1e300"},
       {"list", "--count", "3"},  // --count needs --watch
       {"available", "--max-memory", "lots"},
       {"available", "--max-util", "101"},
