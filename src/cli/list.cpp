@@ -63,11 +63,10 @@ Subcommand add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
   CLI::App* list = app.add_subcommand("list", "Show every GPU: load, memory, users, commands");
   list->add_flag("--json", options->json, "Print JSON (schemas/list.schema.json)");
-  CLI::Option* watch_option =
-      list->add_option("--watch", options->watch_seconds,
-                       "Refresh every SECONDS (0.01 to 86400) until Ctrl-C")
-          ->option_text("SECONDS")
-          ->check(CLI::Range(0.01, 86400.0));
+  CLI::Option* watch_option = list->add_option("--watch", options->watch_seconds,
+                                               "Refresh every SECONDS (0.01 to 86400) until Ctrl-C")
+                                  ->option_text("SECONDS")
+                                  ->check(CLI::Range(0.01, 86400.0));
   // For tests and scripts: stop after N refreshes. Hidden (empty group) from --help.
   list->add_option("--count", options->count, "Stop --watch after N refreshes")
       ->group("")
