@@ -20,13 +20,13 @@ constexpr std::size_t kOutputBacklogBytes = 1U << 20U;
 
 Connection::Connection(int fd, Caller caller, const Limits& limits)
     : fd_(fd),
-      caller_(std::move(caller)),
+      caller_(caller),
       pending_limit_(limits.pending_requests_per_connection),
       input_(limits.line_bytes) {}
 
 Connection::Connection(Connection&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
-      caller_(std::move(other.caller_)),
+      caller_(other.caller_),
       pending_limit_(other.pending_limit_),
       input_(std::move(other.input_)),
       slots_(std::move(other.slots_)),
@@ -40,7 +40,7 @@ Connection& Connection::operator=(Connection&& other) noexcept {
   if (this != &other) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = std::exchange(other.fd_, -1);
-    caller_ = std::move(other.caller_);
+    caller_ = other.caller_;
     pending_limit_ = other.pending_limit_;
     input_ = std::move(other.input_);
     slots_ = std::move(other.slots_);

@@ -61,7 +61,7 @@ class Connection {
   LineBuffer input_;
   std::deque<Slot> slots_;
   std::string output_;
-  bool reading_ = true;  // false after EOF, an error or a reply that closes
+  bool reading_ = true;   // false after EOF, an error or a reply that closes
   bool closing_ = false;  // finish once the output is sent
   bool failed_ = false;
   bool peer_gone_ = false;

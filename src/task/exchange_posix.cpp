@@ -51,8 +51,7 @@ std::expected<std::string, Error> read_line(int fd, const std::filesystem::path&
 }  // namespace
 
 std::expected<std::string, Error> exchange(const std::filesystem::path& socket,
-                                           std::string_view request,
-                                           std::chrono::seconds timeout) {
+                                           std::string_view request, std::chrono::seconds timeout) {
   const auto fd = connect_to(socket);
   if (!fd) return std::unexpected(fd.error());
   const timeval limit{.tv_sec = static_cast<time_t>(timeout.count()), .tv_usec = 0};

@@ -25,9 +25,9 @@ std::expected<sockaddr_un, Error> address_of(const std::filesystem::path& path) 
   address.sun_family = AF_UNIX;
   const std::string& text = path.native();
   if (text.empty() || text.size() >= sizeof(address.sun_path)) {
-    return std::unexpected(Error{
-        ErrorCode::invalid_input,
-        fmt::format("{}: a socket path must hold 1 to {} bytes", text, sizeof(address.sun_path) - 1)});
+    return std::unexpected(
+        Error{ErrorCode::invalid_input, fmt::format("{}: a socket path must hold 1 to {} bytes",
+                                                    text, sizeof(address.sun_path) - 1)});
   }
   std::memcpy(address.sun_path, text.data(), text.size());
   return address;
@@ -58,15 +58,16 @@ std::expected<void, Error> clear_stale(const std::filesystem::path& path,
     return std::unexpected(io_error(path, "cannot inspect", errno));
   }
   if (!S_ISSOCK(status.st_mode)) {
-    return std::unexpected(Error{ErrorCode::io,
-                                 fmt::format("{}: exists and is not a socket; not replacing it",
-                                             path.string())});
+    return std::unexpected(
+        Error{ErrorCode::io,
+              fmt::format("{}: exists and is not a socket; not replacing it", path.string())});
   }
   const int probe = connect_socket(address);
   if (probe >= 0) {
     ::close(probe);
-    return std::unexpected(Error{
-        ErrorCode::io, fmt::format("{}: another gpumeter daemon is listening there", path.string())});
+    return std::unexpected(
+        Error{ErrorCode::io,
+              fmt::format("{}: another gpumeter daemon is listening there", path.string())});
   }
   if (errno != ECONNREFUSED) return std::unexpected(io_error(path, "cannot probe", errno));
   if (::unlink(path.c_str()) != 0) return std::unexpected(io_error(path, "cannot remove", errno));
@@ -139,8 +140,7 @@ void Listener::close() noexcept {
   fd_ = -1;
   // Only our own socket: another daemon may have replaced a file we lost track of.
   struct stat status{};
-  if (::lstat(path_.c_str(), &status) == 0 && status.st_dev == device_ &&
-      status.st_ino == inode_) {
+  if (::lstat(path_.c_str(), &status) == 0 && status.st_dev == device_ && status.st_ino == inode_) {
     ::unlink(path_.c_str());
   }
 }
@@ -160,9 +160,9 @@ std::expected<int, Error> connect_to(const std::filesystem::path& path) {
   const int fd = connect_socket(*address);
   if (fd >= 0) return fd;
   if (errno == ENOENT || errno == ECONNREFUSED) {
-    return std::unexpected(Error{
-        ErrorCode::io, fmt::format("no gpumeter daemon is running (nothing listens on {})",
-                                   path.string())});
+    return std::unexpected(
+        Error{ErrorCode::io,
+              fmt::format("no gpumeter daemon is running (nothing listens on {})", path.string())});
   }
   return std::unexpected(io_error(path, "cannot connect", errno));
 }

@@ -29,9 +29,12 @@ bool nesting_within(std::string_view line, int max_depth) noexcept {
   bool escaped = false;
   for (const char c : line) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -70,8 +73,9 @@ std::expected<json, ReplyError> parse_object(std::string_view line) {
 std::expected<RequestId, ReplyError> read_id(const json& doc, const Limits& limits) {
   const auto it = doc.find("id");
   if (it == doc.end()) return RequestId{};
-  if (it->is_number_integer() && !(it->is_number_unsigned() &&
-                                   it->get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())) {
+  if (it->is_number_integer() &&
+      !(it->is_number_unsigned() &&
+        it->get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())) {
     return RequestId{it->get<std::int64_t>()};
   }
   if (it->is_string() && it->get_ref<const std::string&>().size() <= limits.id_bytes) {
@@ -140,7 +144,8 @@ std::expected<std::optional<std::int64_t>, ReplyError> Fields::integer(std::stri
                     !(value->is_number_unsigned() &&
                       value->get<std::uint64_t>() > static_cast<std::uint64_t>(max));
   if (!fits || value->get<std::int64_t>() < min || value->get<std::int64_t>() > max) {
-    return std::unexpected(bad(fmt::format("\"{}\" must be an integer from {} to {}", key, min, max)));
+    return std::unexpected(
+        bad(fmt::format("\"{}\" must be an integer from {} to {}", key, min, max)));
   }
   return value->get<std::int64_t>();
 }
@@ -148,7 +153,8 @@ std::expected<std::optional<std::int64_t>, ReplyError> Fields::integer(std::stri
 std::expected<std::optional<bool>, ReplyError> Fields::boolean(std::string_view key) const {
   const json* value = find(key);
   if (value == nullptr) return std::optional<bool>{};
-  if (!value->is_boolean()) return std::unexpected(bad(fmt::format("\"{}\" must be true or false", key)));
+  if (!value->is_boolean())
+    return std::unexpected(bad(fmt::format("\"{}\" must be true or false", key)));
   return value->get<bool>();
 }
 
@@ -182,7 +188,9 @@ std::expected<Request, ReplyError> parse_begin(const Fields& fields, const Limit
   const auto pid = fields.integer("pid", 1, std::numeric_limits<std::int32_t>::max());
   if (!pid) return std::unexpected(pid.error());
   BeginRequest begin{std::move(*name), std::move(*labels), std::nullopt};
-  if (*pid) begin.pid = static_cast<Pid>(**pid);
+  if (const std::optional<std::int64_t>& value = *pid; value.has_value()) {
+    begin.pid = static_cast<Pid>(*value);
+  }
   return Request{fields.id(), std::move(begin)};
 }
 
@@ -191,10 +199,11 @@ std::expected<Request, ReplyError> parse_end(const Fields& fields, const Limits&
   if (auto known = fields.only(kKeys); !known) return std::unexpected(known.error());
   const auto task = fields.integer("task", 1, kMaxExactInteger);
   if (!task) return std::unexpected(task.error());
-  if (!*task) return std::unexpected(fields.bad("missing \"task\""));
+  const std::optional<std::int64_t>& id = *task;
+  if (!id.has_value()) return std::unexpected(fields.bad("missing \"task\""));
   const auto wait = fields.boolean("wait");
   if (!wait) return std::unexpected(wait.error());
-  return Request{fields.id(), EndRequest{static_cast<TaskId>(**task), wait->value_or(true)}};
+  return Request{fields.id(), EndRequest{static_cast<TaskId>(*id), wait->value_or(true)}};
 }
 
 std::expected<Request, ReplyError> parse_query(const Fields& fields, const Limits& limits) {
@@ -204,8 +213,8 @@ std::expected<Request, ReplyError> parse_query(const Fields& fields, const Limit
   if (!since) return std::unexpected(since.error());
   const auto limit = fields.integer("limit", 1, static_cast<std::int64_t>(limits.query_max));
   if (!limit) return std::unexpected(limit.error());
-  const auto count = static_cast<std::size_t>(limit->value_or(
-      static_cast<std::int64_t>(limits.query_default)));
+  const auto count =
+      static_cast<std::size_t>(limit->value_or(static_cast<std::int64_t>(limits.query_default)));
   return Request{fields.id(), QueryRequest{since->value_or(0), count}};
 }
 
@@ -236,8 +245,8 @@ std::expected<Request, ReplyError> parse_op(const Fields& fields, const Limits& 
   const auto& name = op->get_ref<const std::string&>();
   const auto row = std::ranges::find(kOps, std::string_view(name), &OpRow::name);
   if (row == kOps.end()) {
-    return std::unexpected(make_error(ReplyCode::unknown_op,
-                                      fmt::format("unknown op \"{}\"", name), fields.id()));
+    return std::unexpected(
+        make_error(ReplyCode::unknown_op, fmt::format("unknown op \"{}\"", name), fields.id()));
   }
   return row->parse(fields, limits);
 }
@@ -250,8 +259,9 @@ bool is_blank(std::string_view line) noexcept {
 
 std::expected<Request, ReplyError> parse_request(std::string_view line, const Limits& limits) {
   if (line.size() > limits.line_bytes) {
-    return std::unexpected(make_error(
-        ReplyCode::too_large, fmt::format("a request line may hold at most {} bytes", limits.line_bytes)));
+    return std::unexpected(
+        make_error(ReplyCode::too_large,
+                   fmt::format("a request line may hold at most {} bytes", limits.line_bytes)));
   }
   auto doc = parse_object(line);
   if (!doc) return std::unexpected(std::move(doc.error()));
@@ -259,10 +269,10 @@ std::expected<Request, ReplyError> parse_request(std::string_view line, const Li
   if (!id) return std::unexpected(std::move(id.error()));
   const auto version = doc->find("v");
   if (version != doc->end() && !(version->is_number_integer() && *version == kProtocolVersion)) {
-    return std::unexpected(make_error(ReplyCode::unsupported_version,
-                                      fmt::format("this daemon speaks version {} of the protocol",
-                                                  kProtocolVersion),
-                                      std::move(*id)));
+    return std::unexpected(
+        make_error(ReplyCode::unsupported_version,
+                   fmt::format("this daemon speaks version {} of the protocol", kProtocolVersion),
+                   std::move(*id)));
   }
   return parse_op(Fields(*doc, std::move(*id)), limits);
 }

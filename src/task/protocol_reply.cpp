@@ -94,12 +94,12 @@ std::string status_reply(const RequestId& id, const StatusInfo& status) {
                          {"pid", status.pid},
                          {"uid", status.uid},
                          {"start_time_us", status.start_time_us}};
-  reply["sampler"] = json{
-      {"interval_ms", status.interval_ms},
-      {"horizon_seconds", status.horizon_seconds},
-      {"source", status.source},
-      {"last_sample_time_us", status.last_sample_time_us ? json(*status.last_sample_time_us)
-                                                         : json(nullptr)}};
+  reply["sampler"] =
+      json{{"interval_ms", status.interval_ms},
+           {"horizon_seconds", status.horizon_seconds},
+           {"source", status.source},
+           {"last_sample_time_us",
+            status.last_sample_time_us ? json(*status.last_sample_time_us) : json(nullptr)}};
   reply["tasks"] = json{{"open", status.open},
                         {"retained", status.retained},
                         {"begun", status.begun},

@@ -55,16 +55,16 @@ Task Registry::close(std::map<TaskId, Task>::iterator open, TimeUs end_us, bool 
 std::expected<Task, ReplyError> Registry::end(TaskId id, const Caller& caller, TimeUs end_us) {
   const auto open = open_.find(id);
   if (open == open_.end()) {
-    return std::unexpected(refusal(
-        ReplyCode::unknown_task,
-        fmt::format("no open task {} (it ended, was abandoned, or never existed)", id)));
+    return std::unexpected(
+        refusal(ReplyCode::unknown_task,
+                fmt::format("no open task {} (it ended, was abandoned, or never existed)", id)));
   }
   const bool owner = caller.key && *caller.key == open->second.owner;
   if (!owner && caller.uid != 0) {
-    return std::unexpected(refusal(
-        ReplyCode::not_permitted,
-        fmt::format("task {} belongs to process {}; only it or root may end it", id,
-                    open->second.owner.pid)));
+    return std::unexpected(
+        refusal(ReplyCode::not_permitted,
+                fmt::format("task {} belongs to process {}; only it or root may end it", id,
+                            open->second.owner.pid)));
   }
   return close(open, end_us, false);
 }
@@ -84,7 +84,8 @@ std::vector<Task> Registry::abandon(const ProcessKey& owner) {
 
 void Registry::seen_alive(const ProcessKey& owner, TimeUs time_us) {
   const auto state = owners_.find(owner);
-  if (state != owners_.end()) state->second.last_seen_us = std::max(state->second.last_seen_us, time_us);
+  if (state != owners_.end())
+    state->second.last_seen_us = std::max(state->second.last_seen_us, time_us);
 }
 
 std::optional<Task> Registry::settle(TaskId id, std::expected<TaskFigures, std::string> figures) {
@@ -93,8 +94,10 @@ std::optional<Task> Registry::settle(TaskId id, std::expected<TaskFigures, std::
   Task task = std::move(ending->second);
   ending_.erase(ending);
   task.state = TaskState::ended;
-  if (figures) task.figures = std::move(*figures);
-  else task.figures_error = std::move(figures.error());
+  if (figures)
+    task.figures = std::move(*figures);
+  else
+    task.figures_error = std::move(figures.error());
   const auto state = owners_.find(task.owner);
   if (state != owners_.end() && --state->second.active == 0) owners_.erase(state);
   ended_.push_back(task);

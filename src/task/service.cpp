@@ -37,8 +37,8 @@ Outcome Service::handle(std::string_view line, const Caller& caller, TimeUs now_
     return outcome;
   }
   const RequestId& id = request->id;
-  if (auto* begin_request = std::get_if<BeginRequest>(&request->op)) {
-    return begin(id, std::move(*begin_request), caller, now_us);
+  if (const auto* begin_request = std::get_if<BeginRequest>(&request->op)) {
+    return begin(id, *begin_request, caller, now_us);
   }
   if (const auto* end_request = std::get_if<EndRequest>(&request->op)) {
     return end(id, *end_request, caller, now_us);
@@ -50,10 +50,10 @@ Outcome Service::handle(std::string_view line, const Caller& caller, TimeUs now_
 }
 
 Outcome Service::too_large() const {
-  const ReplyError error{ReplyCode::too_large,
-                         fmt::format("a request line may hold at most {} bytes; closing",
-                                     config_.limits.line_bytes),
-                         {}};
+  const ReplyError error{
+      ReplyCode::too_large,
+      fmt::format("a request line may hold at most {} bytes; closing", config_.limits.line_bytes),
+      {}};
   return Outcome{error_reply(error), std::nullopt, {}, true};
 }
 
@@ -68,19 +68,19 @@ std::expected<Task, ReplyError> Service::draft(const BeginRequest& request, cons
   Task task{.name = request.name, .labels = request.labels};
   if (!request.pid || *request.pid == caller.pid) {
     if (!caller.key) {
-      return std::unexpected(ReplyError{ReplyCode::unknown_process,
-                                        "the calling process cannot be identified", {}});
+      return std::unexpected(
+          ReplyError{ReplyCode::unknown_process, "the calling process cannot be identified", {}});
     }
     task.owner = *caller.key;
     task.uid = caller.uid;
   } else if (caller.uid != 0) {
-    return std::unexpected(ReplyError{ReplyCode::not_permitted,
-                                      "only root may mark tasks for another process", {}});
+    return std::unexpected(
+        ReplyError{ReplyCode::not_permitted, "only root may mark tasks for another process", {}});
   } else {
     const auto key = monitor_.key_for(*request.pid);
     if (!key) {
-      return std::unexpected(ReplyError{
-          ReplyCode::unknown_process, fmt::format("no process {}", *request.pid), {}});
+      return std::unexpected(
+          ReplyError{ReplyCode::unknown_process, fmt::format("no process {}", *request.pid), {}});
     }
     task.owner = *key;
     task.uid = monitor_.uid_of(*request.pid);
@@ -89,7 +89,7 @@ std::expected<Task, ReplyError> Service::draft(const BeginRequest& request, cons
   return task;
 }
 
-Outcome Service::begin(const RequestId& id, BeginRequest request, const Caller& caller,
+Outcome Service::begin(const RequestId& id, const BeginRequest& request, const Caller& caller,
                        TimeUs now_us) {
   auto task = draft(request, caller);
   if (!task) return refused(id, std::move(task.error()));
@@ -139,13 +139,22 @@ void Service::check_owners(TimeUs now_us) {
   }
 }
 
-Task Service::settle(const Task& ending) {
-  const Window window{ending.begin_us, *ending.end_us};
+std::optional<Task> Service::settle(const Task& ending) {
+  const Window window{ending.begin_us, ending.end_us.value_or(ending.begin_us)};
   std::expected<TaskFigures, std::string> figures =
       window.length_us() > 0 ? monitor_.figures(ending.owner, window)
                              : std::unexpected(std::string("the task lasted no time"));
-  Task settled = *registry_.settle(ending.id, std::move(figures));
-  if (registry_.active(settled.owner) == 0) monitor_.unwatch(settled.owner);
+  auto settled = registry_.settle(ending.id, std::move(figures));
+  if (settled && registry_.active(settled->owner) == 0) monitor_.unwatch(settled->owner);
+  return settled;
+}
+
+std::vector<Task> Service::settle_each(const std::vector<Task>& due) {
+  std::vector<Task> settled;
+  settled.reserve(due.size());
+  for (const Task& task : due) {
+    if (auto done = settle(task)) settled.push_back(std::move(*done));
+  }
   return settled;
 }
 
@@ -158,20 +167,18 @@ std::vector<Task> Service::advance(TimeUs now_us) {
   const TimeUs patience = 3 * config_.interval_us + kWaitMarginUs;
   std::vector<Task> due;
   for (const auto& [id, task] : registry_.ending()) {
-    const bool passed = round && *round >= *task.end_us;
-    if (passed || now_us >= *task.end_us + patience) due.push_back(task);
+    const TimeUs end_us = task.end_us.value_or(task.begin_us);
+    const bool passed = round.value_or(end_us - 1) >= end_us;
+    if (passed || now_us >= end_us + patience) due.push_back(task);
   }
-  std::vector<Task> settled;
-  for (const Task& task : due) settled.push_back(settle(task));
-  return settled;
+  return settle_each(due);
 }
 
 std::vector<Task> Service::settle_all() {
   std::vector<Task> due;
+  due.reserve(registry_.ending().size());
   for (const auto& [id, task] : registry_.ending()) due.push_back(task);
-  std::vector<Task> settled;
-  for (const Task& task : due) settled.push_back(settle(task));
-  return settled;
+  return settle_each(due);
 }
 
 std::string Service::end_reply_for(const RequestId& id, const Task& task) {

@@ -16,16 +16,16 @@ namespace gpumeter::task {
 
 struct ServiceConfig {
   Limits limits;
-  StatusInfo daemon;         // version, pid, uid, start, interval, horizon, source
+  StatusInfo daemon;               // version, pid, uid, start, interval, horizon, source
   TimeUs interval_us = 1'000'000;  // the sampler's interval
 };
 
 // The result of one request: a reply now, or a reply once a task's figures are final.
 struct Outcome {
-  std::string reply;               // the reply line; empty while `waiting`
-  std::optional<TaskId> waiting;   // the end reply waits for this task to settle
-  RequestId id;                    // echoed in the reply written later
-  bool close = false;              // close the connection once the reply is sent
+  std::string reply;              // the reply line; empty while `waiting`
+  std::optional<TaskId> waiting;  // the end reply waits for this task to settle
+  RequestId id;                   // echoed in the reply written later
+  bool close = false;             // close the connection once the reply is sent
 };
 
 class Service {
@@ -56,14 +56,15 @@ class Service {
   static std::string end_reply_for(const RequestId& id, const Task& task);
 
  private:
-  Outcome begin(const RequestId& id, BeginRequest request, const Caller& caller, TimeUs now_us);
-  Outcome end(const RequestId& id, const EndRequest& request, const Caller& caller,
-              TimeUs now_us);
+  Outcome begin(const RequestId& id, const BeginRequest& request, const Caller& caller,
+                TimeUs now_us);
+  Outcome end(const RequestId& id, const EndRequest& request, const Caller& caller, TimeUs now_us);
   Outcome query(const RequestId& id, const QueryRequest& request, const Caller& caller) const;
   Outcome status(const RequestId& id, const Caller& caller) const;
   std::expected<Task, ReplyError> draft(const BeginRequest& request, const Caller& caller);
   void check_owners(TimeUs now_us);
-  Task settle(const Task& ending);
+  std::optional<Task> settle(const Task& ending);
+  std::vector<Task> settle_each(const std::vector<Task>& due);
 
   Monitor& monitor_;
   ServiceConfig config_;

@@ -10,9 +10,9 @@
 namespace gpumeter::task {
 
 struct SocketEnvironment {
-  const char* gpumeter_socket = nullptr;   // GPUMETER_SOCKET
-  const char* xdg_runtime_dir = nullptr;   // XDG_RUNTIME_DIR
-  bool root = false;                       // the effective uid is 0
+  const char* gpumeter_socket = nullptr;  // GPUMETER_SOCKET
+  const char* xdg_runtime_dir = nullptr;  // XDG_RUNTIME_DIR
+  bool root = false;                      // the effective uid is 0
 };
 
 // The environment of this process.

@@ -1,0 +1,235 @@
+#include "task/service.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "task/fake_monitor.h"
+
+namespace gpumeter::task {
+namespace {
+
+using nlohmann::json;
+using testing::FakeMonitor;
+using testing::kSecond;
+using testing::kT0;
+
+constexpr Pid kWorkerPid = 100;
+constexpr Pid kOtherPid = 200;
+constexpr Uid kAlice = 1000;
+constexpr Uid kBob = 1001;
+constexpr Uid kDaemonUid = 999;
+
+class ServiceTest : public ::testing::Test {
+ protected:
+  ServiceTest() {
+    monitor_.set_alive(kWorkerPid, kT0 - 60 * kSecond, kAlice);
+    monitor_.set_alive(kOtherPid, kT0 - 60 * kSecond, kBob);
+    monitor_.set_user(kAlice, "alice");
+    worker_ = service_.identify(kWorkerPid, kAlice);
+    other_ = service_.identify(kOtherPid, kBob);
+  }
+
+  static ServiceConfig config() {
+    ServiceConfig config;
+    config.daemon.uid = kDaemonUid;
+    config.limits.open_tasks_per_process = 8;
+    return config;
+  }
+
+  json ask(const std::string& line, const Caller& caller, TimeUs now_us) {
+    const Outcome outcome = service_.handle(line, caller, now_us);
+    EXPECT_FALSE(outcome.waiting) << line;
+    return json::parse(outcome.reply);
+  }
+
+  std::uint64_t begin(const Caller& caller, TimeUs now_us, const std::string& name = "decode") {
+    const json reply = ask(json{{"op", "begin"}, {"name", name}}.dump(), caller, now_us);
+    EXPECT_EQ(reply["ok"], true) << reply.dump();
+    return reply.value("task", std::uint64_t{0});
+  }
+
+  FakeMonitor monitor_;
+  Service service_{monitor_, config()};
+  Caller worker_;
+  Caller other_;
+};
+
+TEST_F(ServiceTest, BeginEndWaitsForTheSamplerThenAnswersWithFigures) {
+  const auto id = begin(worker_, kT0);
+  const Outcome end =
+      service_.handle(R"({"op":"end","task":1,"id":"e"})", worker_, kT0 + 2 * kSecond);
+  ASSERT_EQ(end.waiting, id);
+  EXPECT_TRUE(end.reply.empty());
+  monitor_.set_round(kT0 + kSecond);
+  EXPECT_TRUE(service_.advance(kT0 + 2 * kSecond).empty()) << "the sampler has not passed the end";
+  monitor_.set_round(kT0 + 3 * kSecond);
+  const std::vector<Task> settled = service_.advance(kT0 + 3 * kSecond);
+  ASSERT_EQ(settled.size(), 1U);
+  const json reply = json::parse(Service::end_reply_for(end.id, settled.front()));
+  EXPECT_EQ(reply["id"], "e");
+  EXPECT_EQ(reply["task"], id);
+  EXPECT_EQ(reply["user"], "alice");
+  EXPECT_EQ(reply["uid"], kAlice);
+  EXPECT_EQ(reply["process_start_time_us"], kT0 - 60 * kSecond);
+  EXPECT_DOUBLE_EQ(reply["usage"]["gpus"][0]["sm_percent"].get<double>(), 80.0);
+  EXPECT_EQ(reply["usage"]["gpus"][0]["uuid"], "GPU-test");
+  ASSERT_EQ(monitor_.windows().size(), 1U);
+  EXPECT_EQ(monitor_.windows()[0].begin_us, kT0);
+  EXPECT_EQ(monitor_.windows()[0].end_us, kT0 + 2 * kSecond);
+}
+
+TEST_F(ServiceTest, EndWithoutWaitAnswersAtOnceAndTheFiguresFollowInQueries) {
+  begin(worker_, kT0);
+  const json reply = ask(R"({"op":"end","task":1,"wait":false})", worker_, kT0 + kSecond);
+  EXPECT_EQ(reply["state"], "ending");
+  EXPECT_TRUE(reply["usage"].is_null());
+  monitor_.set_round(kT0 + 2 * kSecond);
+  service_.advance(kT0 + 2 * kSecond);
+  const json query = ask(R"({"op":"query"})", worker_, kT0 + 2 * kSecond);
+  ASSERT_EQ(query["tasks"].size(), 1U);
+  EXPECT_EQ(query["tasks"][0]["state"], "ended");
+  EXPECT_FALSE(query["tasks"][0]["usage"].is_null());
+}
+
+TEST_F(ServiceTest, AStalledSamplerStillGetsAnAnswerAfterTheWait) {
+  begin(worker_, kT0);
+  service_.handle(R"({"op":"end","task":1})", worker_, kT0 + kSecond);
+  EXPECT_TRUE(service_.advance(kT0 + 3 * kSecond).empty());
+  EXPECT_EQ(service_.advance(kT0 + 20 * kSecond).size(), 1U);
+}
+
+TEST_F(ServiceTest, AnotherProcessMayNotEndTheTask) {
+  begin(worker_, kT0);
+  const json reply = ask(R"({"op":"end","task":1,"id":4})", other_, kT0 + kSecond);
+  EXPECT_EQ(reply["ok"], false);
+  EXPECT_EQ(reply["id"], 4);
+  EXPECT_EQ(reply["error"]["code"], "not_permitted");
+  // The task is still open for its owner.
+  EXPECT_TRUE(service_.handle(R"({"op":"end","task":1})", worker_, kT0 + kSecond).waiting);
+}
+
+TEST_F(ServiceTest, OnlyRootNamesAnotherPid) {
+  const json refused = ask(R"({"op":"begin","name":"x","pid":200})", worker_, kT0);
+  EXPECT_EQ(refused["error"]["code"], "not_permitted");
+  const json own = ask(R"({"op":"begin","name":"x","pid":100})", worker_, kT0);
+  EXPECT_EQ(own["ok"], true);
+  monitor_.set_alive(1, kT0 - 900 * kSecond, 0);
+  const Caller root = service_.identify(1, 0);
+  const json named = ask(R"({"op":"begin","name":"x","pid":200})", root, kT0);
+  EXPECT_EQ(named["pid"], kOtherPid);
+  const json gone = ask(R"({"op":"begin","name":"x","pid":4000})", root, kT0);
+  EXPECT_EQ(gone["error"]["code"], "unknown_process");
+  // The task belongs to the named process and its owner: it may end it.
+  const json ended = ask(R"({"op":"end","task":2,"wait":false})", other_, kT0 + kSecond);
+  EXPECT_EQ(ended["ok"], true);
+  EXPECT_EQ(ended["uid"], kBob);
+}
+
+TEST_F(ServiceTest, APeerThatCannotBeIdentifiedCannotBegin) {
+  const Caller ghost = service_.identify(5555, kAlice);
+  EXPECT_FALSE(ghost.key);
+  EXPECT_EQ(ask(R"({"op":"begin","name":"x"})", ghost, kT0)["error"]["code"], "unknown_process");
+}
+
+TEST_F(ServiceTest, UnknownTask) {
+  EXPECT_EQ(ask(R"({"op":"end","task":77})", worker_, kT0)["error"]["code"], "unknown_task");
+}
+
+TEST_F(ServiceTest, ErrorsOfTheProtocolAreAnswered) {
+  EXPECT_EQ(ask("garbage", worker_, kT0)["error"]["code"], "bad_request");
+  EXPECT_EQ(ask(R"({"op":"fly"})", worker_, kT0)["error"]["code"], "unknown_op");
+  EXPECT_EQ(ask(R"({"op":"status","v":9})", worker_, kT0)["error"]["code"], "unsupported_version");
+  const Outcome large = service_.too_large();
+  EXPECT_TRUE(large.close);
+  EXPECT_EQ(json::parse(large.reply)["error"]["code"], "too_large");
+  EXPECT_EQ(json::parse(service_.too_many_connections())["error"]["code"], "limit_reached");
+}
+
+TEST_F(ServiceTest, AFloodOfBeginsHitsTheLimit) {
+  std::size_t refused = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const json reply = ask(R"({"op":"begin","name":"x"})", worker_, kT0 + i);
+    if (reply["ok"] == false) {
+      EXPECT_EQ(reply["error"]["code"], "limit_reached");
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused, 1000U - 8U);
+  EXPECT_EQ(ask(R"({"op":"status"})", worker_, kT0)["tasks"]["open"], 8);
+}
+
+TEST_F(ServiceTest, WatchesAProcessWhileItHasTasks) {
+  begin(worker_, kT0);
+  begin(worker_, kT0 + 1);
+  EXPECT_EQ(monitor_.watched().size(), 1U);
+  service_.handle(R"({"op":"end","task":1})", worker_, kT0 + kSecond);
+  service_.handle(R"({"op":"end","task":2})", worker_, kT0 + kSecond);
+  EXPECT_EQ(monitor_.watched().size(), 1U) << "until the figures are computed";
+  monitor_.set_round(kT0 + 2 * kSecond);
+  service_.advance(kT0 + 2 * kSecond);
+  EXPECT_TRUE(monitor_.watched().empty());
+}
+
+TEST_F(ServiceTest, TasksOfAProcessThatExitedAreAbandoned) {
+  begin(worker_, kT0);
+  monitor_.set_round(kT0 + kSecond);
+  service_.advance(kT0 + kSecond + 100);  // seen alive
+  monitor_.set_dead(kWorkerPid);
+  monitor_.set_round(kT0 + 2 * kSecond);
+  const std::vector<Task> settled = service_.advance(kT0 + 2 * kSecond + 100);
+  ASSERT_EQ(settled.size(), 1U);
+  EXPECT_TRUE(settled[0].abandoned);
+  EXPECT_EQ(settled[0].end_us, kT0 + kSecond + 100);
+  EXPECT_TRUE(monitor_.watched().empty());
+  const json status = ask(R"({"op":"status"})", other_, kT0 + 3 * kSecond);
+  EXPECT_EQ(status["tasks"]["abandoned"], 1);
+}
+
+TEST_F(ServiceTest, AReusedPidIsAnotherProcess) {
+  begin(worker_, kT0);
+  monitor_.set_alive(kWorkerPid, kT0 + kSecond, kAlice);  // pid 100 again, a new process
+  monitor_.set_round(kT0 + 2 * kSecond);
+  ASSERT_EQ(service_.advance(kT0 + 2 * kSecond).size(), 1U);
+}
+
+TEST_F(ServiceTest, QueryShowsEachUserTheirOwnTasks) {
+  begin(worker_, kT0, "alice's");
+  begin(other_, kT0, "bob's");
+  const json alice = ask(R"({"op":"query"})", worker_, kT0);
+  ASSERT_EQ(alice["open"].size(), 1U);
+  EXPECT_EQ(alice["open"][0]["name"], "alice's");
+  monitor_.set_alive(300, kT0, kDaemonUid);
+  const json daemon_user = ask(R"({"op":"query"})", service_.identify(300, kDaemonUid), kT0);
+  EXPECT_EQ(daemon_user["open"].size(), 2U);
+  const json root = ask(R"({"op":"query"})", Caller{1, 0, std::nullopt}, kT0);
+  EXPECT_EQ(root["open"].size(), 2U);
+}
+
+TEST_F(ServiceTest, SettleAllAnswersEveryWaitingEnd) {
+  begin(worker_, kT0);
+  service_.handle(R"({"op":"end","task":1})", worker_, kT0 + kSecond);
+  EXPECT_TRUE(service_.has_ending());
+  EXPECT_EQ(service_.settle_all().size(), 1U);
+  EXPECT_FALSE(service_.has_ending());
+}
+
+TEST_F(ServiceTest, ATaskThatLastedNoTimeHasNoFiguresAndSaysWhy) {
+  begin(worker_, kT0);
+  const json reply = ask(R"({"op":"end","task":1,"wait":false})", worker_, kT0);
+  EXPECT_EQ(reply["ok"], true);
+  const std::vector<Task> settled = service_.settle_all();
+  ASSERT_EQ(settled.size(), 1U);
+  EXPECT_EQ(settled[0].figures_error, "the task lasted no time");
+  EXPECT_TRUE(monitor_.windows().empty());
+}
+
+TEST_F(ServiceTest, StatusDescribesThePeer) {
+  const json status = ask(R"({"op":"status","id":1})", worker_, kT0);
+  EXPECT_EQ(status["peer"]["pid"], kWorkerPid);
+  EXPECT_EQ(status["peer"]["uid"], kAlice);
+  EXPECT_EQ(status["daemon"]["uid"], kDaemonUid);
+}
+
+}  // namespace
+}  // namespace gpumeter::task
