@@ -2,13 +2,23 @@
 // publishes a Snapshot.
 #pragma once
 
+#include <cstdint>
 #include <expected>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 #include "core/model.h"
+#include "core/samples.h"
 
 namespace gpumeter {
+
+// One per-process utilisation sample of a device, with the pid the driver reported it for.
+struct PidGpuSample {
+  Pid pid = 0;
+  ProcessGpuSample sample;
+};
 
 // A GPU backend (NVML, Jetson). One read() returns everything visible now; a failing
 // device or field is carried as data inside the reading, not as an error. An error means
@@ -18,6 +28,28 @@ class GpuSource {
   virtual ~GpuSource() = default;
   virtual std::string_view name() const noexcept = 0;
   virtual std::expected<GpuReading, Error> read() = 0;
+
+  // The per-process utilisation samples the driver has buffered for the device with
+  // DeviceIdentity::index `device_index` that are newer than `last_seen_us` (all of them when
+  // absent). Pass the newest sample time already stored for that device, never "now": the
+  // driver stamps samples at its own period, and a sample stamped before "now" but not yet
+  // drained would be lost. Samples are as the driver reports them (values are not clamped),
+  // except that none is at or before `last_seen_us`.
+  // An empty vector means no process was busy since then (drained; NVML's NOT_FOUND).
+  // Errors: not_supported when the device or driver has no such samples (MIG, old drivers,
+  // and this default), gpu_lost, no_permission, error.
+  virtual Maybe<std::vector<PidGpuSample>> drain_process_utilization(
+      std::uint32_t /*device_index*/, std::optional<TimeUs> /*last_seen_us*/) {
+    return std::unexpected(Unavailable::not_supported);
+  }
+};
+
+// CPU time and memory of a process at one instant.
+struct ProcessUsage {
+  std::int64_t cpu_user_us = 0;    // user CPU time since the process started, µs
+  std::int64_t cpu_system_us = 0;  // system CPU time since the process started, µs
+  Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::error);       // resident now
+  Maybe<std::uint64_t> peak_rss_bytes = std::unexpected(Unavailable::error);  // high-water mark
 };
 
 // The host's view of processes (procfs, cgroups).
@@ -27,6 +59,12 @@ class ProcessSource {
   // Unavailable::process_gone when the pid does not exist (or is hidden from us),
   // no_permission when it exists but cannot be read.
   virtual Maybe<HostProcess> describe(Pid pid) = 0;
+
+  // CPU times and resident memory of the process now. Errors as for describe();
+  // not_supported when the source knows nothing of CPU and memory (this default).
+  virtual Maybe<ProcessUsage> usage(Pid /*pid*/) {
+    return std::unexpected(Unavailable::not_supported);
+  }
 };
 
 }  // namespace gpumeter

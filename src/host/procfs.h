@@ -12,14 +12,6 @@
 
 namespace gpumeter::host {
 
-// CPU time and memory of a process at one instant.
-struct ProcessUsage {
-  std::int64_t cpu_user_us = 0;    // user CPU time since the process started, µs
-  std::int64_t cpu_system_us = 0;  // system CPU time since the process started, µs
-  Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::error);       // resident now
-  Maybe<std::uint64_t> peak_rss_bytes = std::unexpected(Unavailable::error);  // high-water mark
-};
-
 class ProcfsProcessSource final : public ProcessSource {
  public:
   // `root` is the directory that holds proc/ and etc/passwd. With root "/", user names also
@@ -38,7 +30,7 @@ class ProcfsProcessSource final : public ProcessSource {
 
   // CPU times (stat fields 14, 15) and RSS (status VmRSS, VmHWM; absent for kernel threads).
   // Errors as for describe(); error when stat cannot be parsed.
-  Maybe<ProcessUsage> usage(Pid pid);
+  Maybe<ProcessUsage> usage(Pid pid) override;
 
  private:
   std::filesystem::path process_dir(Pid pid) const;

@@ -51,6 +51,19 @@ class ScenarioHostSource final : public ProcessSource {
     return describe_from(*it->second, pid, epoch_us_);
   }
 
+  // A process the scenario describes has no CPU or memory figures (and its pid may belong to
+  // an unrelated real process, which must not be measured in its place); the others are
+  // real processes, measured by the fallback.
+  Maybe<ProcessUsage> usage(Pid pid) override {
+    auto it = hosts_.find(pid);
+    if (it == hosts_.end()) {
+      if (fallback_) return fallback_->usage(pid);
+      return std::unexpected(Unavailable::process_gone);
+    }
+    if (it->second->hidden) return std::unexpected(Unavailable::no_permission);
+    return std::unexpected(Unavailable::not_supported);
+  }
+
  private:
   Scenario scenario_;
   std::unique_ptr<ProcessSource> fallback_;
