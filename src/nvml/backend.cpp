@@ -8,6 +8,7 @@
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
 #include "nvml/library.h"
+#include "nvml/process_utilization.h"
 #include "nvml/status.h"
 
 namespace gpumeter::nvml {
@@ -31,6 +32,8 @@ class NvmlSource final : public GpuSource {
 
   std::string_view name() const noexcept override { return "nvml"; }
   std::expected<GpuReading, Error> read() override;
+  Maybe<std::vector<PidGpuSample>> drain_process_utilization(
+      std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
 
  private:
   const EntryPoints& api() const noexcept { return library_.api(); }
@@ -80,6 +83,15 @@ Device NvmlSource::read_device(unsigned index) {
     device.lost = true;
   }
   return device;
+}
+
+Maybe<std::vector<PidGpuSample>> NvmlSource::drain_process_utilization(
+    std::uint32_t device_index, std::optional<TimeUs> last_seen_us) {
+  abi::Device handle = nullptr;
+  const abi::Return code = api().handle_by_index.fn(device_index, &handle);
+  if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
+  DeviceQuery query(api(), handle);
+  return read_process_utilization(query, last_seen_us);
 }
 
 DeviceIdentity NvmlSource::identity_of(DeviceQuery& query, unsigned index) {
