@@ -51,14 +51,15 @@ std::string printed_label(const Device& device, bool uuid) {
   return fmt::format("{}", device.identity.index);
 }
 
-// Reserves up to `want` of the eligible GPUs; returns their positions in eligible order. A
+// Reserves up to `want` of the eligible GPUs, or none when fewer than `need` are left; returns
+// their positions in eligible order. A
 // reservation directory we cannot use costs the guarantee, not the answer: warn and go on.
 std::vector<std::size_t> reserve(const Snapshot& snapshot, std::span<const std::size_t> eligible,
-                                 std::size_t want, std::ostream& err) {
+                                 std::size_t want, std::size_t need, std::ostream& err) {
   std::vector<std::string> keys;
   for (const std::size_t i : eligible) keys.push_back(reservation_key(snapshot.gpus.devices[i]));
   host::Reservations reservations({});
-  auto reserved = reservations.reserve(keys, want, getppid());
+  auto reserved = reservations.reserve(keys, want, getppid(), need);
   if (!reserved) {
     err << "gpumeter: warning: GPUs not reserved: " << reserved.error().message << '\n';
     return {eligible.begin(), eligible.begin() + static_cast<std::ptrdiff_t>(want)};
@@ -82,7 +83,7 @@ std::expected<Attempt, Error> attempt(Context& context, const AvailableOptions& 
       options.no_reserve
           ? std::vector<std::size_t>(selection.eligible.begin(),
                                      selection.eligible.begin() + static_cast<std::ptrdiff_t>(want))
-          : reserve(*snapshot, selection.eligible, want, context.err);
+          : reserve(*snapshot, selection.eligible, want, need, context.err);
   if (chosen.size() < need) return Attempt{{}, describe_reserved(free, chosen.size(), need)};
   Attempt result;
   for (const std::size_t i : chosen) {

@@ -76,7 +76,7 @@ void remove_reservations(const fs::path& dir, const std::vector<std::string>& uu
 
 std::expected<std::vector<std::string>, Error> claim(const fs::path& dir,
                                                      const std::vector<std::string>& candidates,
-                                                     std::size_t want,
+                                                     std::size_t want, std::size_t at_least,
                                                      const ReservationRecord& record) {
   std::vector<std::string> reserved;
   for (const std::string& uuid : candidates) {
@@ -91,6 +91,11 @@ std::expected<std::vector<std::string>, Error> claim(const fs::path& dir,
     }
     reserved.push_back(uuid);
   }
+  if (reserved.size() < at_least) {
+    // All or nothing: a caller that cannot have enough must not hold the few it got.
+    remove_reservations(dir, reserved);
+    reserved.clear();
+  }
   return reserved;
 }
 
@@ -99,7 +104,8 @@ std::expected<std::vector<std::string>, Error> claim(const fs::path& dir,
 Reservations::Reservations(ReservationOptions options) : options_(std::move(options)) {}
 
 std::expected<std::vector<std::string>, Error> Reservations::reserve(
-    const std::vector<std::string>& candidates, std::size_t want, int owner_pid) {
+    const std::vector<std::string>& candidates, std::size_t want, int owner_pid,
+    std::size_t at_least) {
   if (owner_pid <= 0) {
     return std::unexpected(
         Error{ErrorCode::invalid_input, fmt::format("invalid owner pid {}", owner_pid)});
@@ -116,7 +122,7 @@ std::expected<std::vector<std::string>, Error> Reservations::reserve(
       .expires_us =
           now + std::chrono::duration_cast<std::chrono::microseconds>(options_.grace).count(),
   };
-  return claim(*dir, candidates, want, record);
+  return claim(*dir, candidates, want, at_least, record);
 }
 
 }  // namespace gpumeter::host

@@ -35,11 +35,13 @@ class Reservations {
   // empty and repeated ones are skipped) that no live reservation holds, for the process
   // `owner_pid` (the caller's parent shell or job). Stale reservations (owner gone, its pid
   // reused, or expired) are removed on the way. Returns the reserved uuids, in the
-  // candidates' order; fewer than `want` (possibly none) when too few are free.
+  // candidates' order; fewer than `want` (possibly none) when too few are free, and none at
+  // all when fewer than `at_least` are: then nothing is held.
   // Errors: invalid_input for owner_pid <= 0; no_permission for an unsafe directory (see
   // ReservationOptions); io when the directory, its lock or a file cannot be used.
   std::expected<std::vector<std::string>, Error> reserve(const std::vector<std::string>& candidates,
-                                                         std::size_t want, int owner_pid);
+                                                         std::size_t want, int owner_pid,
+                                                         std::size_t at_least = 0);
 
  private:
   ReservationOptions options_;

@@ -66,6 +66,14 @@ TEST_F(ReservationsTest, ReservesInPreferenceOrderUntilNoneAreLeft) {
   EXPECT_EQ(reservations().reserve(kGpus, 1, my_pid()).value_or(Uuids{"failed"}), Uuids{});
 }
 
+TEST_F(ReservationsTest, TooFewToReachTheMinimumHoldsNothing) {
+  ASSERT_EQ(reservations().reserve(kGpus, 1, my_pid()).value_or(Uuids{}), Uuids{"GPU-aaaa"});
+  EXPECT_EQ(reservations().reserve(kGpus, 3, my_pid(), 3).value_or(Uuids{"failed"}), Uuids{});
+  // The two that were free for a moment are free again.
+  EXPECT_EQ(reservations().reserve(kGpus, 2, my_pid(), 2).value_or(Uuids{}),
+            (Uuids{"GPU-bbbb", "GPU-cccc"}));
+}
+
 TEST_F(ReservationsTest, CreatesAPrivateDirectoryAndWholeRecords) {
   ASSERT_TRUE(reservations().reserve({"GPU-aaaa"}, 1, my_pid()).has_value());
   struct stat info{};

@@ -55,6 +55,14 @@ class Reservation(unittest.TestCase):
         self.assertEqual(second.stdout, "")
         self.assertIn("no free GPU", second.stderr)
 
+    def test_asking_for_more_than_are_free_holds_nothing(self):
+        env = private_runtime_env()
+        too_many = simulate("dgx-8gpu", "available", "-l", "6", env=env)
+        self.assertEqual(too_many.returncode, 1)
+        self.assertEqual(too_many.stdout, "")
+        every_free = simulate("dgx-8gpu", "available", "-l", "5", env=env)
+        self.assertEqual(every_free.stdout.strip(), ",".join(map(str, FREE)))
+
     def test_wait_gives_up_after_its_timeout(self):
         env = private_runtime_env()
         simulate("dgx-8gpu", "available", "-l", "5", env=env, check=True)
