@@ -1,0 +1,436 @@
+#include "core/sampler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <set>
+#include <stop_token>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace gpumeter {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// How long a pid's start time is remembered after the pid was last seen: long enough for the
+// driver's buffered samples of an exited process to be drained under its key.
+constexpr TimeUs kStartTimeMemoryUs = 600'000'000;
+
+TimeUs wall_now_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+SamplerConfig normalised(SamplerConfig config) {
+  config.interval = std::max(config.interval, kMinSamplerInterval);
+  config.series.interval_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(config.interval).count();
+  return config;
+}
+
+// The next tick of the schedule `previous` + k·interval after `now`. A round that overran
+// skips the ticks it missed rather than running them back to back.
+struct Tick {
+  SteadyClock::time_point at;
+  std::uint64_t skipped = 0;
+};
+
+Tick next_tick(SteadyClock::time_point previous, SteadyClock::duration interval,
+               SteadyClock::time_point now) {
+  const SteadyClock::time_point next = previous + interval;
+  if (next > now) return {next, 0};
+  const auto missed = (now - next) / interval + 1;
+  return {next + missed * interval, static_cast<std::uint64_t>(missed)};
+}
+
+std::optional<TimeUs> start_of(const Maybe<HostProcess>& process) {
+  if (!process || !process->start_time_us) return std::nullopt;
+  return *process->start_time_us;
+}
+
+// Start times of the pids seen lately. The host tells a pid's start time while the process
+// lives; remembering it keys the samples the driver still reports after the process exited,
+// and a new start time for a known pid reveals a reused pid.
+class StartTimes {
+ public:
+  // The key of `pid` when the host told `fresh` (absent: it could not tell) at round time
+  // `now`. Counts a reuse in `reuses`.
+  ProcessKey resolve(Pid pid, std::optional<TimeUs> fresh, TimeUs now, std::uint64_t& reuses) {
+    const auto it = known_.find(pid);
+    if (!fresh) {
+      if (it == known_.end()) return {pid, 0};
+      it->second.seen_us = now;
+      return {pid, it->second.start_us};
+    }
+    if (it != known_.end() && it->second.start_us != *fresh) ++reuses;
+    known_.insert_or_assign(pid, Known{*fresh, now});
+    return {pid, *fresh};
+  }
+
+  // As resolve, remembering nothing.
+  ProcessKey peek(Pid pid, std::optional<TimeUs> fresh) const {
+    if (fresh) return {pid, *fresh};
+    const auto it = known_.find(pid);
+    return {pid, it != known_.end() ? it->second.start_us : 0};
+  }
+
+  void forget_before(TimeUs t) {
+    std::erase_if(known_, [t](const auto& entry) { return entry.second.seen_us < t; });
+  }
+
+ private:
+  struct Known {
+    TimeUs start_us = 0;
+    TimeUs seen_us = 0;
+  };
+  std::map<Pid, Known> known_;
+};
+
+// The samples of one round, gathered without holding the series lock and stored at once.
+struct Batch {
+  struct Memory {
+    std::uint32_t device = 0;
+    ProcessKey key;
+    ProcessMemorySample sample;
+  };
+  std::vector<std::pair<std::uint32_t, std::vector<KeyedGpuSample>>> drains;
+  std::vector<std::pair<std::uint32_t, DeviceSample>> devices;
+  std::vector<Memory> memory;
+  std::vector<std::pair<ProcessKey, HostSample>> hosts;
+};
+
+void store(Series& series, const Batch& batch, TimeUs horizon_start) {
+  for (const auto& [device, drain] : batch.drains) series.add_process_gpu_samples(device, drain);
+  for (const auto& [device, sample] : batch.devices) series.add_device_sample(device, sample);
+  for (const Batch::Memory& m : batch.memory) {
+    series.add_process_memory_sample(m.device, m.key, m.sample);
+  }
+  for (const auto& [key, sample] : batch.hosts) series.add_host_sample(key, sample);
+  series.drop_before(horizon_start);
+}
+
+HostSample host_sample(TimeUs now, const ProcessUsage& usage) {
+  return HostSample{.time_us = now,
+                    .cpu_user_us = usage.cpu_user_us,
+                    .cpu_system_us = usage.cpu_system_us,
+                    .rss_bytes = usage.rss_bytes,
+                    .peak_rss_bytes = usage.peak_rss_bytes};
+}
+
+void succeeded(SourceHealth& health, TimeUs now) {
+  ++health.calls;
+  health.last_success_us = now;
+}
+
+void failed(SourceHealth& health, TimeUs now, std::string message) {
+  ++health.calls;
+  ++health.failures;
+  health.last_failure_us = now;
+  health.last_error = std::move(message);
+}
+
+// A value, an expected absence (unsupported, lost GPU, exited or hidden process) or a failure.
+template <class T, class Describe>
+void note(SourceHealth& health, TimeUs now, const Maybe<T>& answer, Describe describe) {
+  if (answer) {
+    succeeded(health, now);
+  } else if (answer.error() == Unavailable::error) {
+    failed(health, now, describe());
+  } else {
+    ++health.calls;
+  }
+}
+
+}  // namespace
+
+struct Sampler::State {
+  State(GpuSource& gpu_source, ProcessSource& host_source, SamplerConfig sampler_config)
+      : gpus(gpu_source),
+        host(host_source),
+        config(normalised(std::move(sampler_config))),
+        series(config.series) {}
+
+  // One round's scratch: its time, the key of every pid resolved in it, its samples.
+  struct Round {
+    TimeUs now = 0;
+    std::map<Pid, ProcessKey> keys;
+    Batch batch;
+  };
+
+  std::expected<void, Error> run_round(TimeUs now);
+  void resolve_listed(Round& round, const Snapshot& collected);
+  ProcessKey key_of(Round& round, Pid pid);
+  void sample_device(Round& round, const Device& device);
+  bool drain(Round& round, std::uint32_t index);
+  void sample_memory(Round& round, const Device& device);
+  void sample_hosts(Round& round);
+  void store_round(const Round& round);
+  void publish(std::shared_ptr<const Snapshot> fresh);
+  void run(const std::stop_token& stop);
+  void run_guarded();
+
+  GpuSource& gpus;
+  ProcessSource& host;
+  const SamplerConfig config;
+
+  // What only rounds (and key_for) touch; one at a time.
+  mutable std::mutex round_mutex;
+  StartTimes start_times;
+  // Per GPU, the processes of the last readable process list: a key missing from the next
+  // list has left the GPU and gets a 0-byte memory sample.
+  std::map<std::uint32_t, std::set<ProcessKey>> listed;
+  SamplerStats working;  // copied to `stats` when a round is published
+
+  mutable std::mutex series_mutex;
+  Series series;
+
+  mutable std::mutex watch_mutex;
+  std::set<ProcessKey> watched;
+
+  mutable std::mutex publish_mutex;
+  mutable std::condition_variable published;
+  std::shared_ptr<const Snapshot> snapshot;
+  SamplerStats stats;
+
+  std::atomic<std::uint64_t> skipped_ticks{0};
+  std::mutex control_mutex;  // start() and stop()
+  std::mutex wake_mutex;
+  std::condition_variable_any wake;
+  std::jthread thread;  // declared last: joined before the members it uses go away
+};
+
+std::expected<void, Error> Sampler::State::run_round(TimeUs now) {
+  const auto started = SteadyClock::now();
+  std::lock_guard lock(round_mutex);
+  Round round{.now = now};
+  ++working.rounds;
+  working.last_round_us = now;
+  auto collected = collect(gpus, host, config.collect, now);
+  std::shared_ptr<const Snapshot> fresh;
+  if (collected) {
+    succeeded(working.gpu_read, now);
+    resolve_listed(round, *collected);
+    for (const Device& device : collected->gpus.devices) sample_device(round, device);
+    fresh = std::make_shared<const Snapshot>(std::move(*collected));
+  } else {
+    failed(working.gpu_read, now, collected.error().message);
+  }
+  sample_hosts(round);
+  store_round(round);
+  start_times.forget_before(now - kStartTimeMemoryUs);
+  working.last_round_duration =
+      std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - started);
+  publish(std::move(fresh));
+  if (!collected) return std::unexpected(std::move(collected.error()));
+  return {};
+}
+
+// The processes collect() described: their start times come with the snapshot.
+void Sampler::State::resolve_listed(Round& round, const Snapshot& collected) {
+  for (const auto& [pid, described] : collected.processes) {
+    note(working.host, round.now, described, [process = pid] {
+      return fmt::format("pid {}: the host could not describe it", process);
+    });
+    round.keys.emplace(
+        pid, start_times.resolve(pid, start_of(described), round.now, working.pid_reuses));
+  }
+}
+
+// The key of a pid met in this round; a pid not described yet is described now.
+ProcessKey Sampler::State::key_of(Round& round, Pid pid) {
+  if (const auto it = round.keys.find(pid); it != round.keys.end()) return it->second;
+  const Maybe<HostProcess> described = host.describe(pid);
+  note(working.host, round.now, described,
+       [pid] { return fmt::format("pid {}: the host could not describe it", pid); });
+  const ProcessKey key =
+      start_times.resolve(pid, start_of(described), round.now, working.pid_reuses);
+  round.keys.emplace(pid, key);
+  return key;
+}
+
+void Sampler::State::sample_device(Round& round, const Device& device) {
+  const std::uint32_t index = device.identity.index;
+  const bool drained = !device.lost && drain(round, index);
+  round.batch.devices.emplace_back(index, device_sample(round.now, device.state, drained));
+  sample_memory(round, device);
+}
+
+// Drains the GPU's per-process utilisation; true when it could (even if nothing was busy).
+bool Sampler::State::drain(Round& round, std::uint32_t index) {
+  std::optional<TimeUs> last_seen;
+  {
+    std::lock_guard lock(series_mutex);
+    last_seen = series.last_seen_us(index);
+  }
+  auto samples = gpus.drain_process_utilization(index, last_seen);
+  note(working.utilization_drain, round.now, samples,
+       [&] { return fmt::format("GPU {}: per-process utilisation could not be read", index); });
+  if (!samples) return false;
+  std::vector<KeyedGpuSample> keyed;
+  keyed.reserve(samples->size());
+  for (const PidGpuSample& s : *samples) keyed.push_back({key_of(round, s.pid), s.sample});
+  round.batch.drains.emplace_back(index, std::move(keyed));
+  return true;
+}
+
+void Sampler::State::sample_memory(Round& round, const Device& device) {
+  // An unreadable list tells nothing about who left; a lost GPU holds nobody's memory.
+  if (!device.lost && !device.processes) return;
+  const std::uint32_t index = device.identity.index;
+  std::set<ProcessKey> now_listed;
+  if (!device.lost) {
+    for (const GpuProcess& process : *device.processes) {
+      const ProcessKey key = key_of(round, process.pid);
+      now_listed.insert(key);
+      if (!process.used_memory_bytes) continue;
+      round.batch.memory.push_back({index, key, {round.now, *process.used_memory_bytes}});
+    }
+  }
+  std::set<ProcessKey>& before = listed[index];
+  for (const ProcessKey& key : before) {
+    if (!now_listed.contains(key)) round.batch.memory.push_back({index, key, {round.now, 0}});
+  }
+  before = std::move(now_listed);
+}
+
+// Every process met on a GPU in this round, and every watched process that still is the
+// process it was.
+void Sampler::State::sample_hosts(Round& round) {
+  std::set<ProcessKey> targets;
+  for (const auto& [pid, key] : round.keys) targets.insert(key);
+  std::set<ProcessKey> watching;
+  {
+    std::lock_guard lock(watch_mutex);
+    watching = watched;
+  }
+  for (const ProcessKey& key : watching) {
+    if (key_of(round, key.pid) == key) targets.insert(key);
+  }
+  for (const ProcessKey& key : targets) {
+    const Maybe<ProcessUsage> used = host.usage(key.pid);
+    note(working.host, round.now, used,
+         [&] { return fmt::format("pid {}: CPU and memory could not be read", key.pid); });
+    if (used) round.batch.hosts.emplace_back(key, host_sample(round.now, *used));
+  }
+}
+
+void Sampler::State::store_round(const Round& round) {
+  std::lock_guard lock(series_mutex);
+  store(series, round.batch, round.now - config.series.horizon_us);
+  working.series_bytes = series.allocated_bytes();
+}
+
+void Sampler::State::publish(std::shared_ptr<const Snapshot> fresh) {
+  {
+    std::lock_guard lock(publish_mutex);
+    if (fresh) snapshot = std::move(fresh);
+    stats = working;
+  }
+  published.notify_all();
+}
+
+void Sampler::State::run(const std::stop_token& stop) {
+  const auto interval = std::chrono::duration_cast<SteadyClock::duration>(config.interval);
+  SteadyClock::time_point tick = SteadyClock::now();
+  while (!stop.stop_requested()) {
+    run_guarded();
+    const Tick next = next_tick(tick, interval, SteadyClock::now());
+    tick = next.at;
+    skipped_ticks += next.skipped;
+    std::unique_lock lock(wake_mutex);
+    wake.wait_until(lock, stop, tick, [] { return false; });
+  }
+}
+
+// One round of the background thread. A failed round is already in the stats, and the
+// schedule carries on; an exception (memory exhausted) must not end the thread, let alone
+// cross it, so it is recorded as well.
+void Sampler::State::run_guarded() {
+  try {
+    [[maybe_unused]] const auto done = run_round(wall_now_us());
+  } catch (const std::exception& e) {
+    std::lock_guard lock(round_mutex);
+    failed(working.gpu_read, wall_now_us(), fmt::format("sampling round failed: {}", e.what()));
+  }
+}
+
+Sampler::Sampler(GpuSource& gpus, ProcessSource& host, SamplerConfig config)
+    : state_(std::make_unique<State>(gpus, host, std::move(config))) {}
+
+Sampler::~Sampler() {
+  stop();
+}
+
+std::expected<void, Error> Sampler::sample_once(TimeUs now_us) {
+  return state_->run_round(now_us);
+}
+
+void Sampler::start() {
+  std::lock_guard lock(state_->control_mutex);
+  if (state_->thread.joinable()) return;
+  state_->thread =
+      std::jthread([state = state_.get()](const std::stop_token& stop) { state->run(stop); });
+}
+
+void Sampler::stop() {
+  std::lock_guard lock(state_->control_mutex);
+  if (!state_->thread.joinable()) return;
+  // The stop request wakes the thread's wait (condition_variable_any honours stop tokens).
+  state_->thread.request_stop();
+  state_->thread.join();
+}
+
+std::shared_ptr<const Snapshot> Sampler::snapshot() const {
+  std::lock_guard lock(state_->publish_mutex);
+  return state_->snapshot;
+}
+
+bool Sampler::wait_for_round(TimeUs time_us, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(state_->publish_mutex);
+  return state_->published.wait_for(lock, timeout, [&] {
+    return state_->stats.last_round_us && *state_->stats.last_round_us >= time_us;
+  });
+}
+
+std::optional<ProcessKey> Sampler::key_for(Pid pid) const {
+  std::lock_guard lock(state_->round_mutex);
+  const Maybe<HostProcess> described = state_->host.describe(pid);
+  if (!described && described.error() == Unavailable::process_gone) return std::nullopt;
+  return state_->start_times.peek(pid, start_of(described));
+}
+
+void Sampler::watch(const ProcessKey& key) {
+  std::lock_guard lock(state_->watch_mutex);
+  state_->watched.insert(key);
+}
+
+void Sampler::unwatch(const ProcessKey& key) {
+  std::lock_guard lock(state_->watch_mutex);
+  state_->watched.erase(key);
+}
+
+std::expected<Usage, Error> Sampler::usage(std::span<const ProcessKey> keys, Window window) const {
+  std::lock_guard lock(state_->series_mutex);
+  return gpumeter::usage(state_->series, keys, window);
+}
+
+SamplerStats Sampler::stats() const {
+  std::lock_guard lock(state_->publish_mutex);
+  SamplerStats copy = state_->stats;
+  copy.skipped_ticks = state_->skipped_ticks.load();
+  return copy;
+}
+
+void Sampler::inspect(const std::function<void(const Series&)>& reader) const {
+  std::lock_guard lock(state_->series_mutex);
+  reader(state_->series);
+}
+
+}  // namespace gpumeter

@@ -1,0 +1,124 @@
+// Scripted sources for the sampler's tests: a GPU source whose devices, process lists and
+// per-process samples a test sets before each round, and a host whose processes' start times
+// and CPU figures it sets likewise.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "core/source.h"
+
+namespace gpumeter::testing {
+
+class ScriptedGpus final : public GpuSource {
+ public:
+  struct Gpu {
+    bool lost = false;
+    Maybe<std::vector<GpuProcess>> processes = std::vector<GpuProcess>{};
+    // Answered by the next drain; samples at or before last_seen are withheld, as drivers do.
+    Maybe<std::vector<PidGpuSample>> buffered = std::vector<PidGpuSample>{};
+    double energy_joules = 0;
+    std::vector<std::optional<TimeUs>> last_seen_passed;
+  };
+
+  std::string_view name() const noexcept override { return "scripted"; }
+
+  std::expected<GpuReading, Error> read() override {
+    std::lock_guard lock(mutex_);
+    ++reads;
+    if (fail) return std::unexpected(Error{ErrorCode::driver_failed, "scripted failure"});
+    GpuReading reading;
+    for (std::uint32_t i = 0; i < gpus.size(); ++i) reading.devices.push_back(device(i));
+    return reading;
+  }
+
+  Maybe<std::vector<PidGpuSample>> drain_process_utilization(
+      std::uint32_t index, std::optional<TimeUs> last_seen_us) override {
+    std::lock_guard lock(mutex_);
+    Gpu& gpu = gpus.at(index);
+    gpu.last_seen_passed.push_back(last_seen_us);
+    if (!gpu.buffered) return gpu.buffered;
+    std::vector<PidGpuSample> newer;
+    for (const PidGpuSample& s : *gpu.buffered) {
+      if (!last_seen_us || s.sample.time_us > *last_seen_us) newer.push_back(s);
+    }
+    return newer;
+  }
+
+  // Holds the source's lock while `edit` changes the script (for the threaded test).
+  template <class F>
+  void edit(F&& f) {
+    std::lock_guard lock(mutex_);
+    f(*this);
+  }
+
+  std::vector<Gpu> gpus;
+  bool fail = false;
+  int reads = 0;
+
+ private:
+  Device device(std::uint32_t index) const {
+    const Gpu& gpu = gpus[index];
+    Device device;
+    device.identity.index = index;
+    device.lost = gpu.lost;
+    device.processes = gpu.lost
+                           ? Maybe<std::vector<GpuProcess>>(std::unexpected(Unavailable::gpu_lost))
+                           : gpu.processes;
+    device.state[DeviceMetric::energy] = gpu.energy_joules;
+    return device;
+  }
+
+  std::mutex mutex_;
+};
+
+class ScriptedHost final : public ProcessSource {
+ public:
+  struct Process {
+    std::optional<TimeUs> start_us;  // absent: the host cannot tell
+    ProcessUsage usage;
+  };
+
+  Maybe<HostProcess> describe(Pid pid) override {
+    std::lock_guard lock(mutex_);
+    ++describes;
+    const auto it = processes.find(pid);
+    if (it == processes.end()) return std::unexpected(Unavailable::process_gone);
+    HostProcess process;
+    process.pid = pid;
+    if (it->second.start_us) process.start_time_us = *it->second.start_us;
+    return process;
+  }
+
+  Maybe<ProcessUsage> usage(Pid pid) override {
+    std::lock_guard lock(mutex_);
+    ++usages;
+    const auto it = processes.find(pid);
+    if (it == processes.end()) return std::unexpected(Unavailable::process_gone);
+    return it->second.usage;
+  }
+
+  std::map<Pid, Process> processes;
+  int describes = 0;
+  int usages = 0;
+
+ private:
+  std::mutex mutex_;
+};
+
+// A process on a GPU holding `bytes` of its memory.
+inline GpuProcess on_gpu(Pid pid, std::uint64_t bytes) {
+  GpuProcess process;
+  process.pid = pid;
+  process.contexts.compute = true;
+  process.used_memory_bytes = bytes;
+  return process;
+}
+
+inline PidGpuSample busy(Pid pid, TimeUs t, std::uint32_t sm) {
+  return PidGpuSample{pid, ProcessGpuSample{.time_us = t, .sm = sm, .mem = sm / 2}};
+}
+
+}  // namespace gpumeter::testing

@@ -1,0 +1,319 @@
+// The sampler's round against scripted sources: what it passes as lastSeenTimeStamp, which
+// samples it stores under which key, how it treats lost GPUs, processes that leave, reused
+// pids and failing sources, and what it publishes.
+#include "core/sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/sampler_fakes.h"
+
+namespace gpumeter {
+namespace {
+
+using testing::busy;
+using testing::on_gpu;
+using testing::ScriptedGpus;
+using testing::ScriptedHost;
+
+constexpr TimeUs kT0 = 1'700'000'000'000'000;
+constexpr TimeUs kSecond = 1'000'000;
+constexpr std::uint64_t kGiB = 1ULL << 30;
+constexpr TimeUs kStart10 = kT0 - 3600 * kSecond;  // pid 10's start time
+constexpr TimeUs kStart20 = kT0 - 60 * kSecond;    // pid 20's start time
+
+class SamplerTest : public ::testing::Test {
+ protected:
+  SamplerTest() {
+    gpus_.gpus.resize(1);
+    gpus_.gpus[0].processes = std::vector<GpuProcess>{on_gpu(10, kGiB), on_gpu(20, 2 * kGiB)};
+    host_.processes[10] = {kStart10, {.cpu_user_us = 5, .cpu_system_us = 1}};
+    host_.processes[20] = {kStart20, {.cpu_user_us = 7, .cpu_system_us = 2}};
+  }
+
+  Sampler& sampler() {
+    if (!sampler_) sampler_ = std::make_unique<Sampler>(gpus_, host_, config_);
+    return *sampler_;
+  }
+
+  void round(TimeUs t) {
+    auto done = sampler().sample_once(t);
+    ASSERT_TRUE(done.has_value()) << done.error().message;
+  }
+
+  // The times of the memory samples stored for `key` on GPU `device`, with their values.
+  std::vector<std::pair<TimeUs, std::uint64_t>> memory_of(std::uint32_t device,
+                                                          const ProcessKey& key) {
+    std::vector<std::pair<TimeUs, std::uint64_t>> out;
+    sampler().inspect([&](const Series& series) {
+      const DeviceSeries* gpu = series.device(device);
+      if (gpu == nullptr || !gpu->memory().contains(key)) return;
+      const MemoryRecords& records = gpu->memory().at(key);
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        out.emplace_back(records[i].time_us, records[i].used_bytes);
+      }
+    });
+    return out;
+  }
+
+  std::size_t utilization_samples(std::uint32_t device, const ProcessKey& key) {
+    std::size_t n = 0;
+    sampler().inspect([&](const Series& series) {
+      const DeviceSeries* gpu = series.device(device);
+      if (gpu != nullptr && gpu->utilization().contains(key)) {
+        n = gpu->utilization().at(key).size();
+      }
+    });
+    return n;
+  }
+
+  std::vector<bool> drained_flags(std::uint32_t device) {
+    std::vector<bool> flags;
+    sampler().inspect([&](const Series& series) {
+      const auto& samples = series.device(device)->samples();
+      for (std::size_t i = 0; i < samples.size(); ++i)
+        flags.push_back(samples[i].processes_drained);
+    });
+    return flags;
+  }
+
+  bool has_host_series(const ProcessKey& key) {
+    bool found = false;
+    sampler().inspect([&](const Series& series) { found = series.host(key) != nullptr; });
+    return found;
+  }
+
+  ScriptedGpus gpus_;
+  ScriptedHost host_;
+  SamplerConfig config_;
+  std::unique_ptr<Sampler> sampler_;
+};
+
+TEST_F(SamplerTest, PublishesOneSnapshotPerRound) {
+  EXPECT_EQ(sampler().snapshot(), nullptr);
+  round(kT0);
+  auto first = sampler().snapshot();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->time_us, kT0);
+  ASSERT_EQ(first->gpus.devices.size(), 1U);
+  EXPECT_EQ(first->processes.size(), 2U);
+  round(kT0 + kSecond);
+  EXPECT_EQ(sampler().snapshot()->time_us, kT0 + kSecond);
+  EXPECT_EQ(first->time_us, kT0);  // a published snapshot never changes
+  EXPECT_EQ(gpus_.reads, 2);
+}
+
+TEST_F(SamplerTest, LastSeenIsTheNewestStoredSampleNeverNow) {
+  gpus_.gpus[0].buffered = std::vector{busy(10, kT0 - 500'000, 80), busy(20, kT0 - 333'333, 40)};
+  round(kT0);
+  gpus_.gpus[0].buffered->push_back(busy(10, kT0 + 500'000, 80));
+  round(kT0 + kSecond);
+  round(kT0 + 2 * kSecond);
+  const auto& passed = gpus_.gpus[0].last_seen_passed;
+  ASSERT_EQ(passed.size(), 3U);
+  EXPECT_EQ(passed[0], std::nullopt);
+  EXPECT_EQ(passed[1], kT0 - 333'333);
+  EXPECT_EQ(passed[2], kT0 + 500'000);
+  EXPECT_EQ(utilization_samples(0, {10, kStart10}), 2U);
+  EXPECT_EQ(utilization_samples(0, {20, kStart20}), 1U);
+}
+
+TEST_F(SamplerTest, DrainedUnlessTheDriverCannotTell) {
+  gpus_.gpus.resize(3);
+  gpus_.gpus[1].buffered = std::unexpected(Unavailable::not_supported);  // MIG
+  gpus_.gpus[2].buffered = std::unexpected(Unavailable::error);
+  round(kT0);
+  EXPECT_EQ(drained_flags(0), std::vector{true});  // nothing busy (NOT_FOUND) still counts
+  EXPECT_EQ(drained_flags(1), std::vector{false});
+  EXPECT_EQ(drained_flags(2), std::vector{false});
+  const SamplerStats stats = sampler().stats();
+  EXPECT_EQ(stats.utilization_drain.calls, 3U);
+  EXPECT_EQ(stats.utilization_drain.failures, 1U);  // not_supported is no failure
+  EXPECT_EQ(stats.utilization_drain.last_failure_us, kT0);
+  EXPECT_NE(stats.utilization_drain.last_error.find("GPU 2"), std::string::npos);
+}
+
+TEST_F(SamplerTest, AProcessLeavingTheListGetsOneZeroMemorySample) {
+  round(kT0);
+  gpus_.gpus[0].processes = std::vector<GpuProcess>{on_gpu(10, kGiB)};
+  round(kT0 + kSecond);
+  round(kT0 + 2 * kSecond);
+  using Samples = std::vector<std::pair<TimeUs, std::uint64_t>>;
+  EXPECT_EQ(memory_of(0, {20, kStart20}), (Samples{{kT0, 2 * kGiB}, {kT0 + kSecond, 0}}));
+  EXPECT_EQ(memory_of(0, {10, kStart10}).size(), 3U);
+}
+
+TEST_F(SamplerTest, AnUnreadableListSaysNothingAboutWhoLeft) {
+  round(kT0);
+  gpus_.gpus[0].processes = std::unexpected(Unavailable::error);
+  round(kT0 + kSecond);
+  EXPECT_EQ(memory_of(0, {20, kStart20}).size(), 1U);
+  gpus_.gpus[0].processes = std::vector<GpuProcess>{on_gpu(10, kGiB)};
+  round(kT0 + 2 * kSecond);
+  EXPECT_EQ(memory_of(0, {20, kStart20}).back(), std::pair(kT0 + 2 * kSecond, std::uint64_t{0}));
+}
+
+TEST_F(SamplerTest, ALostGpuIsNotDrainedAndTheOthersCarryOn) {
+  gpus_.gpus.resize(2);
+  gpus_.gpus[1].processes = std::vector<GpuProcess>{on_gpu(20, kGiB)};
+  round(kT0);
+  gpus_.gpus[1].lost = true;
+  gpus_.gpus[0].buffered = std::vector{busy(10, kT0 + 500'000, 90)};
+  round(kT0 + kSecond);
+  round(kT0 + 2 * kSecond);
+  EXPECT_EQ(gpus_.gpus[1].last_seen_passed.size(), 1U);
+  EXPECT_EQ(gpus_.gpus[0].last_seen_passed.size(), 3U);
+  EXPECT_EQ(drained_flags(0), (std::vector{true, true, true}));
+  EXPECT_EQ(drained_flags(1), (std::vector{true, false, false}));
+  EXPECT_EQ(utilization_samples(0, {10, kStart10}), 1U);
+  using Samples = std::vector<std::pair<TimeUs, std::uint64_t>>;
+  EXPECT_EQ(memory_of(1, {20, kStart20}), (Samples{{kT0, kGiB}, {kT0 + kSecond, 0}}));
+  EXPECT_EQ(sampler().stats().utilization_drain.failures, 0U);
+}
+
+TEST_F(SamplerTest, AReusedPidIsANewProcess) {
+  round(kT0);
+  const TimeUs restarted = kT0 + 500'000;
+  host_.processes[10].start_us = restarted;
+  gpus_.gpus[0].buffered = std::vector{busy(10, kT0 + 800'000, 70)};
+  round(kT0 + kSecond);
+  using Samples = std::vector<std::pair<TimeUs, std::uint64_t>>;
+  EXPECT_EQ(memory_of(0, {10, kStart10}), (Samples{{kT0, kGiB}, {kT0 + kSecond, 0}}));
+  EXPECT_EQ(memory_of(0, {10, restarted}), (Samples{{kT0 + kSecond, kGiB}}));
+  EXPECT_EQ(utilization_samples(0, {10, restarted}), 1U);
+  EXPECT_EQ(utilization_samples(0, {10, kStart10}), 0U);
+  EXPECT_EQ(sampler().stats().pid_reuses, 1U);
+  EXPECT_EQ(sampler().key_for(10), (ProcessKey{10, restarted}));
+}
+
+TEST_F(SamplerTest, SamplesOfAnExitedProcessKeepItsKey) {
+  round(kT0);
+  host_.processes.erase(20);
+  gpus_.gpus[0].processes = std::vector<GpuProcess>{on_gpu(10, kGiB)};
+  gpus_.gpus[0].buffered = std::vector{busy(20, kT0 + 900'000, 60)};
+  round(kT0 + kSecond);
+  EXPECT_EQ(utilization_samples(0, {20, kStart20}), 1U);
+  EXPECT_EQ(sampler().key_for(20), std::nullopt);
+}
+
+TEST_F(SamplerTest, ABusyProcessMissingFromTheListIsDescribed) {
+  const TimeUs start30 = kT0 - 5 * kSecond;
+  host_.processes[30] = {start30, {.cpu_user_us = 3}};
+  gpus_.gpus[0].buffered = std::vector{busy(30, kT0 - 100'000, 55)};
+  round(kT0);
+  EXPECT_EQ(utilization_samples(0, {30, start30}), 1U);
+  EXPECT_TRUE(has_host_series({30, start30}));
+}
+
+TEST_F(SamplerTest, AnUnknownStartTimeKeysWithZero) {
+  host_.processes[20].start_us.reset();
+  round(kT0);
+  EXPECT_EQ(memory_of(0, {20, 0}).size(), 1U);
+  EXPECT_EQ(sampler().key_for(20), (ProcessKey{20, 0}));
+}
+
+TEST_F(SamplerTest, HostSamplesForGpuProcessesAndWatchedOnes) {
+  host_.processes[50] = {
+      kT0 - kSecond,
+      {.cpu_user_us = 11, .cpu_system_us = 4, .rss_bytes = 1000, .peak_rss_bytes = 2000}};
+  host_.processes[60] = {kT0 - kSecond, {}};
+  sampler().watch({50, kT0 - kSecond});
+  sampler().watch({60, kT0 - 9 * kSecond});  // pid 60 now belongs to another process
+  round(kT0);
+  EXPECT_TRUE(has_host_series({10, kStart10}));
+  EXPECT_TRUE(has_host_series({20, kStart20}));
+  EXPECT_FALSE(has_host_series({60, kT0 - 9 * kSecond}));
+  EXPECT_FALSE(has_host_series({60, kT0 - kSecond}));
+  sampler().inspect([](const Series& series) {
+    const HostRecords* records = series.host({50, kT0 - kSecond});
+    ASSERT_NE(records, nullptr);
+    EXPECT_EQ(records->back().time_us, kT0);
+    EXPECT_EQ(records->back().cpu_user_us, 11);
+    EXPECT_EQ(records->back().cpu_system_us, 4);
+    EXPECT_EQ(records->back().rss_bytes, 1000U);
+    EXPECT_EQ(records->back().peak_rss_bytes, 2000U);
+  });
+  sampler().unwatch({50, kT0 - kSecond});
+  round(kT0 + kSecond);
+  sampler().inspect(
+      [](const Series& series) { EXPECT_EQ(series.host({50, kT0 - kSecond})->size(), 1U); });
+}
+
+TEST_F(SamplerTest, AFailedGpuReadIsCountedAndTheSnapshotKept) {
+  host_.processes[50] = {kT0 - kSecond, {.cpu_user_us = 1}};
+  sampler().watch({50, kT0 - kSecond});
+  round(kT0);
+  gpus_.fail = true;
+  auto failed = sampler().sample_once(kT0 + kSecond);
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().code, ErrorCode::driver_failed);
+  EXPECT_EQ(sampler().snapshot()->time_us, kT0);
+  const SamplerStats stats = sampler().stats();
+  EXPECT_EQ(stats.rounds, 2U);
+  EXPECT_EQ(stats.last_round_us, kT0 + kSecond);
+  EXPECT_EQ(stats.gpu_read.calls, 2U);
+  EXPECT_EQ(stats.gpu_read.failures, 1U);
+  EXPECT_EQ(stats.gpu_read.last_success_us, kT0);
+  EXPECT_EQ(stats.gpu_read.last_failure_us, kT0 + kSecond);
+  EXPECT_EQ(stats.gpu_read.last_error, "scripted failure");
+  sampler().inspect([](const Series& series) {
+    EXPECT_EQ(series.host({50, kT0 - kSecond})->size(), 2U);  // host sampling went on
+  });
+}
+
+TEST_F(SamplerTest, DropsWhatIsOlderThanTheHorizon) {
+  config_.series.horizon_us = 10 * kSecond;
+  for (int i = 0; i <= 30; ++i) round(kT0 + i * kSecond);
+  sampler().inspect([](const Series& series) {
+    EXPECT_EQ(series.device(0)->samples().front().time_us, kT0 + 20 * kSecond);
+    EXPECT_EQ(series.host({10, kStart10})->front().time_us, kT0 + 20 * kSecond);
+  });
+  EXPECT_GT(sampler().stats().series_bytes, 0U);
+}
+
+TEST_F(SamplerTest, TheIntervalSizesTheSeries) {
+  config_.interval = std::chrono::milliseconds(500);
+  sampler().inspect([](const Series& series) { EXPECT_EQ(series.config().interval_us, 500'000); });
+}
+
+TEST_F(SamplerTest, IntervalsBelowTheMinimumAreRaised) {
+  config_.interval = std::chrono::milliseconds(5);
+  sampler().inspect([](const Series& series) { EXPECT_EQ(series.config().interval_us, 100'000); });
+}
+
+TEST_F(SamplerTest, UsageAnswersFromTheSeries) {
+  for (int i = 0; i <= 4; ++i) {
+    std::vector<PidGpuSample> drain;
+    for (TimeUs k = 1; k <= 4; ++k) {
+      drain.push_back(busy(10, kT0 + (i - 1) * kSecond + k * 250'000, 60));
+    }
+    gpus_.gpus[0].buffered = drain;
+    round(kT0 + i * kSecond);
+  }
+  const ProcessKey key{10, kStart10};
+  auto used = sampler().usage(std::span(&key, 1), Window{kT0 + kSecond, kT0 + 4 * kSecond});
+  ASSERT_TRUE(used.has_value());
+  ASSERT_EQ(used->gpus.size(), 1U);
+  EXPECT_DOUBLE_EQ(used->gpus[0][Engine::sm].average_percent.value_or(-1), 60.0);
+  EXPECT_EQ(used->gpus[0].memory.peak_bytes, kGiB);
+  EXPECT_FALSE(sampler().usage(std::span(&key, 1), Window{kT0, kT0}).has_value());
+}
+
+TEST_F(SamplerTest, WaitForRoundSeesTheRoundsTime) {
+  EXPECT_FALSE(sampler().wait_for_round(kT0, std::chrono::milliseconds(0)));
+  round(kT0);
+  EXPECT_TRUE(sampler().wait_for_round(kT0, std::chrono::milliseconds(0)));
+  EXPECT_FALSE(sampler().wait_for_round(kT0 + 1, std::chrono::milliseconds(0)));
+}
+
+TEST_F(SamplerTest, KeyForAsksTheHostEachTime) {
+  EXPECT_EQ(sampler().key_for(10), (ProcessKey{10, kStart10}));
+  EXPECT_EQ(sampler().key_for(99), std::nullopt);
+  host_.processes[10].start_us = kT0;
+  EXPECT_EQ(sampler().key_for(10), (ProcessKey{10, kT0}));
+}
+
+}  // namespace
+}  // namespace gpumeter
