@@ -5,6 +5,13 @@ set(GPUMETER_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conv
     -Wnull-dereference -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough
     -Wno-missing-field-initializers)
 
+# ThreadSanitizer for the threaded code (the sampler, the task server). It cannot be combined
+# with GPUMETER_SANITIZE: TSan and ASan exclude each other.
+option(GPUMETER_TSAN "Build with ThreadSanitizer" OFF)
+if(GPUMETER_TSAN AND GPUMETER_SANITIZE)
+  message(FATAL_ERROR "GPUMETER_TSAN and GPUMETER_SANITIZE cannot be combined; use two build trees")
+endif()
+
 function(gpumeter_target_options target)
   target_compile_options(${target} PRIVATE ${GPUMETER_WARNINGS})
   if(GPUMETER_WERROR)
@@ -14,6 +21,10 @@ function(gpumeter_target_options target)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
                                              -fno-sanitize-recover=all)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+  if(GPUMETER_TSAN)
+    target_compile_options(${target} PRIVATE -fsanitize=thread -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=thread)
   endif()
 endfunction()
 
