@@ -182,32 +182,8 @@ TEST_F(SimBackendTest, EverythingUnsupported) {
   auto reading = source->read();
   ASSERT_TRUE(reading.has_value()) << reading.error().message;
   const Device& device = reading->devices.at(0);
-  for (DeviceMetric metric : {utilization_gpu,
-                              utilization_memory,
-                              utilization_encoder,
-                              utilization_decoder,
-                              memory_total,
-                              memory_used,
-                              memory_free,
-                              memory_reserved,
-                              temperature,
-                              power_draw,
-                              power_limit,
-                              energy,
-                              clock_sm,
-                              clock_memory,
-                              clock_graphics,
-                              clock_sm_max,
-                              clock_memory_max,
-                              clock_graphics_max,
-                              fan_speed,
-                              performance_state,
-                              pcie_tx,
-                              pcie_rx,
-                              ecc_errors_corrected,
-                              ecc_errors_uncorrected}) {
-    EXPECT_EQ(device.state[metric], std::unexpected(Unavailable::not_supported))
-        << spec(metric).key;
+  for (const MetricSpec& row : device_metrics()) {
+    EXPECT_EQ(device.state[row.id], std::unexpected(Unavailable::not_supported)) << row.key;
   }
   EXPECT_EQ(device.state.compute_mode, std::unexpected(Unavailable::not_supported));
   EXPECT_EQ(device.state.persistence_mode, std::unexpected(Unavailable::not_supported));
