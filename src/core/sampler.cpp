@@ -399,6 +399,15 @@ bool Sampler::wait_for_round(TimeUs time_us, std::chrono::milliseconds timeout) 
   });
 }
 
+TimeUs Sampler::complete_after(TimeUs time_us) const {
+  std::lock_guard lock(state_->series_mutex);
+  const auto& devices = state_->series.devices();
+  if (devices.empty()) return time_us + state_->config.series.default_driver_period_us;
+  TimeUs period = 0;
+  for (const auto& [index, device] : devices) period = std::max(period, device.sample_period_us());
+  return time_us + period;
+}
+
 std::optional<ProcessKey> Sampler::key_for(Pid pid) const {
   std::lock_guard lock(state_->round_mutex);
   const Maybe<HostProcess> described = state_->host.describe(pid);

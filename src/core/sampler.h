@@ -95,6 +95,13 @@ class Sampler {
   // answers "what did the task use" once the samples reach the task's end.
   bool wait_for_round(TimeUs time_us, std::chrono::milliseconds timeout) const;
 
+  // The round time from which per-process utilisation up to `time_us` is complete: `time_us`
+  // plus the longest driver sample period of any GPU (1 s until one is measured). The driver
+  // stamps a sample at the end of its period, so a round at `time_us` itself may still miss
+  // the period that covers it; wait_for_round(complete_after(t1), ...) before answering for
+  // a window that ends at t1.
+  TimeUs complete_after(TimeUs time_us) const;
+
   // The key of a live process (pid plus start time), from the host source; the start time
   // remembered from earlier rounds, else 0, when the host cannot tell it now. Absent when
   // the process does not exist.

@@ -308,6 +308,15 @@ TEST_F(SamplerTest, WaitForRoundSeesTheRoundsTime) {
   EXPECT_FALSE(sampler().wait_for_round(kT0 + 1, std::chrono::milliseconds(0)));
 }
 
+TEST_F(SamplerTest, CompleteAfterAddsTheLongestDriverPeriod) {
+  EXPECT_EQ(sampler().complete_after(kT0), kT0 + kSecond);  // nothing measured yet
+  gpus_.gpus.resize(2);
+  gpus_.gpus[0].buffered = std::vector{busy(10, kT0 - 500'000, 80), busy(10, kT0 - 250'000, 80)};
+  gpus_.gpus[1].buffered = std::vector{busy(20, kT0 - 500'000, 80), busy(20, kT0 - 100'000, 80)};
+  round(kT0);
+  EXPECT_EQ(sampler().complete_after(kT0), kT0 + 400'000);
+}
+
 TEST_F(SamplerTest, KeyForAsksTheHostEachTime) {
   EXPECT_EQ(sampler().key_for(10), (ProcessKey{10, kStart10}));
   EXPECT_EQ(sampler().key_for(99), std::nullopt);
