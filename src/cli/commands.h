@@ -22,11 +22,16 @@ struct Context {
 struct Subcommand {
   CLI::App* app = nullptr;           // parsed() tells whether it was chosen
   std::function<int(Context&)> run;  // returns the exit status
+  // Set instead of `run` by a command that reads no GPU (`tasks` asks the daemon): it runs
+  // without opening the sources, so it works where no driver is installed.
+  std::function<int(std::ostream& out, std::ostream& err)> run_without_session;
 };
 
 Subcommand add_list_command(CLI::App& app);
 Subcommand add_available_command(CLI::App& app);
 Subcommand add_info_command(CLI::App& app);
+Subcommand add_daemon_command(CLI::App& app);
+Subcommand add_tasks_command(CLI::App& app);
 
 // Reports an error on stderr as one line and returns its exit status.
 int report(std::ostream& err, const Error& error);

@@ -26,6 +26,11 @@ class Session {
   // One collection, stamped with the current time.
   std::expected<Snapshot, Error> snapshot();
 
+  // The sources and snapshot labels, for a sampler that keeps running (`gpumeter daemon`).
+  GpuSource& gpus() noexcept { return *gpus_; }
+  ProcessSource& host() noexcept { return *host_; }
+  const CollectOptions& collect_options() const noexcept { return options_; }
+
  private:
   std::unique_ptr<GpuSource> gpus_;
   std::unique_ptr<ProcessSource> host_;

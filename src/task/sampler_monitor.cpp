@@ -30,9 +30,13 @@ void SamplerMonitor::unwatch(const ProcessKey& key) {
 }
 
 std::optional<TimeUs> SamplerMonitor::last_sample_time_us() const {
-  const auto snapshot = sampler_.snapshot();
-  if (!snapshot) return std::nullopt;
-  return snapshot->time_us;
+  // Rounds in which the GPU source failed count too: their host samples are stored, and
+  // waiting for a snapshot that may never come would only delay every end.
+  return sampler_.stats().last_round_us;
+}
+
+TimeUs SamplerMonitor::complete_after(TimeUs time_us) const {
+  return sampler_.complete_after(time_us);
 }
 
 std::expected<TaskFigures, std::string> SamplerMonitor::figures(const ProcessKey& key,

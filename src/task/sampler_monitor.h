@@ -22,6 +22,7 @@ class SamplerMonitor final : public Monitor {
   void watch(const ProcessKey& key) override;
   void unwatch(const ProcessKey& key) override;
   std::optional<TimeUs> last_sample_time_us() const override;
+  TimeUs complete_after(TimeUs time_us) const override;
   std::expected<TaskFigures, std::string> figures(const ProcessKey& key,
                                                   Window window) const override;
 

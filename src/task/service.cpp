@@ -168,7 +168,7 @@ std::vector<Task> Service::advance(TimeUs now_us) {
   std::vector<Task> due;
   for (const auto& [id, task] : registry_.ending()) {
     const TimeUs end_us = task.end_us.value_or(task.begin_us);
-    const bool passed = round.value_or(end_us - 1) >= end_us;
+    const bool passed = round.has_value() && *round >= monitor_.complete_after(end_us);
     if (passed || now_us >= end_us + patience) due.push_back(task);
   }
   return settle_each(due);

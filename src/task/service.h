@@ -45,8 +45,8 @@ class Service {
   std::string too_many_connections() const;
 
   // Called every turn of the server's loop: once per sampler round, ends the tasks of
-  // processes that exited; settles the ending tasks the sampler has passed, or whose wait ran
-  // out. Returns the tasks settled now.
+  // processes that exited; settles the ending tasks whose samples are complete (a round at
+  // or after monitor.complete_after(end)), or whose wait ran out. Returns the tasks settled.
   std::vector<Task> advance(TimeUs now_us);
   // Settles every ending task with what there is (shutdown).
   std::vector<Task> settle_all();

@@ -14,6 +14,7 @@ namespace gpumeter::task::testing {
 
 inline constexpr TimeUs kT0 = 1'700'000'000'000'000;
 inline constexpr TimeUs kSecond = 1'000'000;
+inline constexpr TimeUs kPeriod = 166'667;
 
 class FakeMonitor final : public Monitor {
  public:
@@ -69,6 +70,8 @@ class FakeMonitor final : public Monitor {
     const std::scoped_lock lock(mutex_);
     return round_;
   }
+  // Samples are complete one (fake) driver period after a time.
+  TimeUs complete_after(TimeUs time_us) const override { return time_us + kPeriod; }
   // One GPU at 80 % SM over the whole window, no energy counter.
   std::expected<TaskFigures, std::string> figures(const ProcessKey& /*key*/,
                                                   Window window) const override {

@@ -63,6 +63,9 @@ TEST_F(ServiceTest, BeginEndWaitsForTheSamplerThenAnswersWithFigures) {
   EXPECT_TRUE(end.reply.empty());
   monitor_.set_round(kT0 + kSecond);
   EXPECT_TRUE(service_.advance(kT0 + 2 * kSecond).empty()) << "the sampler has not passed the end";
+  monitor_.set_round(kT0 + 2 * kSecond + testing::kPeriod - 1);
+  EXPECT_TRUE(service_.advance(kT0 + 2 * kSecond).empty())
+      << "the driver period that covers the end is not in yet";
   monitor_.set_round(kT0 + 3 * kSecond);
   const std::vector<Task> settled = service_.advance(kT0 + 3 * kSecond);
   ASSERT_EQ(settled.size(), 1U);

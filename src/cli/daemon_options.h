@@ -1,0 +1,60 @@
+// The options of `gpumeter daemon`, from the command line and from a config file whose keys
+// are the options' long names (docs/daemon.md), and the settings they resolve to.
+#pragma once
+
+#include <sys/types.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstddef>
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+#include "task/socket_path.h"
+
+namespace gpumeter::cli {
+
+struct DaemonOptions {
+  std::string interval = "1s";
+  std::string horizon = "1h";
+  std::string socket;  // empty: the default path (task/socket_path.h)
+  std::string socket_mode = "0600";
+  std::size_t retain_tasks = 10'000;
+  std::string config;  // a TOML or INI file; empty: none
+};
+
+// What the options resolve to.
+struct DaemonSettings {
+  std::chrono::milliseconds interval{1000};
+  std::chrono::milliseconds horizon{3'600'000};
+  std::filesystem::path socket;
+  bool default_socket = true;  // the path came from the defaults
+  mode_t socket_mode = 0600;
+  std::size_t retain_tasks = 10'000;
+};
+
+// Registers the options on the `daemon` subcommand.
+void add_daemon_options(CLI::App& daemon, DaemonOptions& options);
+
+// Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
+// the option of that name, unless the command line set it; a [daemon] section is the same
+// as no section. Errors: invalid_input "FILE:LINE: ..." for an unreadable file, an unknown
+// key or a value its option refuses.
+std::expected<void, Error> apply_config_file(CLI::App& daemon, const std::filesystem::path& file);
+
+// "100ms", "1s", "10m", "1h", "1d"; a bare number is seconds. Absent for anything else.
+std::optional<std::chrono::milliseconds> parse_interval(std::string_view text);
+
+// Permission bits in octal, "0600" or "660"; absent for anything else or above 0777.
+std::optional<mode_t> parse_socket_mode(std::string_view text);
+
+// Validates and resolves the options. Errors: invalid_input for an interval below 100 ms,
+// a horizon shorter than the interval, a bad mode, no socket path.
+std::expected<DaemonSettings, Error> resolve_daemon_options(const DaemonOptions& options,
+                                                            const task::SocketEnvironment& env);
+
+}  // namespace gpumeter::cli

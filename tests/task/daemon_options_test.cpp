@@ -1,0 +1,161 @@
+#include "cli/daemon_options.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+namespace gpumeter::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(DaemonOptions, Intervals) {
+  EXPECT_EQ(parse_interval("100ms"), milliseconds(100));
+  EXPECT_EQ(parse_interval("1s"), milliseconds(1000));
+  EXPECT_EQ(parse_interval("2"), milliseconds(2000));
+  EXPECT_EQ(parse_interval("10m"), milliseconds(600'000));
+  EXPECT_EQ(parse_interval("1h"), milliseconds(3'600'000));
+  EXPECT_EQ(parse_interval("1d"), milliseconds(86'400'000));
+  for (const char* bad : {"", "s", "-1s", "1.5s", "1w", "1 s", "99999999999999999999d"}) {
+    EXPECT_FALSE(parse_interval(bad)) << bad;
+  }
+}
+
+TEST(DaemonOptions, SocketModes) {
+  EXPECT_EQ(parse_socket_mode("0600"), 0600U);
+  EXPECT_EQ(parse_socket_mode("660"), 0660U);
+  for (const char* bad : {"", "0800", "1777", "rw", "0600x", "-600"}) {
+    EXPECT_FALSE(parse_socket_mode(bad)) << bad;
+  }
+}
+
+const task::SocketEnvironment kUser{nullptr, "/run/user/1000", false};
+
+TEST(DaemonOptions, ResolvesToSettings) {
+  DaemonOptions options;
+  options.interval = "250ms";
+  options.horizon = "2h";
+  options.socket_mode = "0660";
+  const auto settings = resolve_daemon_options(options, kUser);
+  ASSERT_TRUE(settings.has_value());
+  EXPECT_EQ(settings->interval, milliseconds(250));
+  EXPECT_EQ(settings->horizon, milliseconds(7'200'000));
+  EXPECT_EQ(settings->socket_mode, 0660U);
+  EXPECT_EQ(settings->socket, "/run/user/1000/gpumeter.sock");
+  EXPECT_TRUE(settings->default_socket);
+}
+
+TEST(DaemonOptions, RefusesIntervalsTheSamplerCannotKeep) {
+  DaemonOptions options;
+  options.interval = "50ms";
+  EXPECT_EQ(resolve_daemon_options(options, kUser).error().code, ErrorCode::invalid_input);
+  options.interval = "10s";
+  options.horizon = "5s";
+  EXPECT_EQ(resolve_daemon_options(options, kUser).error().code, ErrorCode::invalid_input);
+}
+
+TEST(DaemonOptions, DefaultSocketPaths) {
+  EXPECT_EQ(task::default_socket_path({nullptr, "/run/user/5", true}).value(),
+            "/run/gpumeter/gpumeter.sock");
+  EXPECT_EQ(task::default_socket_path({"/tmp/g.sock", "/run/user/5", true}).value(), "/tmp/g.sock");
+  const auto none = task::default_socket_path({nullptr, nullptr, false});
+  ASSERT_FALSE(none.has_value());
+  EXPECT_NE(none.error().message.find("--socket"), std::string::npos);
+  DaemonOptions options;
+  options.socket = "/tmp/chosen.sock";
+  const auto chosen = resolve_daemon_options(options, {nullptr, nullptr, false});
+  ASSERT_TRUE(chosen.has_value());
+  EXPECT_FALSE(chosen->default_socket);
+}
+
+class ConfigFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (std::filesystem::temp_directory_path() / "gpumeter-XXXXXX").string();
+    const int fd = ::mkstemp(pattern.data());
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    path_ = pattern;
+    add_daemon_options(daemon_, options_);
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+
+  void write(const std::string& text) const { std::ofstream(path_) << text; }
+  void parse(std::vector<std::string> args) {
+    std::ranges::reverse(args);
+    daemon_.parse(args);
+  }
+
+  std::filesystem::path path_;
+  CLI::App daemon_{"daemon"};
+  DaemonOptions options_;
+};
+
+TEST_F(ConfigFile, KeysAreTheLongOptionNames) {
+  write(
+      "interval = \"100ms\"\nhorizon = \"2h\"\nsocket = \"/tmp/x.sock\"\n"
+      "socket-mode = \"0660\"\nretain-tasks = 50\n");
+  parse({});
+  ASSERT_TRUE(apply_config_file(daemon_, path_).has_value());
+  EXPECT_EQ(options_.interval, "100ms");
+  EXPECT_EQ(options_.horizon, "2h");
+  EXPECT_EQ(options_.socket, "/tmp/x.sock");
+  EXPECT_EQ(options_.socket_mode, "0660");
+  EXPECT_EQ(options_.retain_tasks, 50U);
+}
+
+TEST_F(ConfigFile, TheCommandLineWins) {
+  write("interval = \"100ms\"\n");
+  parse({"--interval", "2s"});
+  ASSERT_TRUE(apply_config_file(daemon_, path_).has_value());
+  EXPECT_EQ(options_.interval, "2s");
+}
+
+TEST_F(ConfigFile, ADaemonSectionIsTheSameAsNone) {
+  write("[daemon]\ninterval = \"300ms\"\n");
+  parse({});
+  ASSERT_TRUE(apply_config_file(daemon_, path_).has_value());
+  EXPECT_EQ(options_.interval, "300ms");
+}
+
+TEST_F(ConfigFile, AnUnknownKeyNamesFileAndLine) {
+  write("# comment\ninterval = \"1s\"\nintervall = \"2s\"\n");
+  parse({});
+  const auto applied = apply_config_file(daemon_, path_);
+  ASSERT_FALSE(applied.has_value());
+  EXPECT_EQ(applied.error().code, ErrorCode::invalid_input);
+  EXPECT_NE(applied.error().message.find(path_.string() + ":3: unknown key \"intervall\""),
+            std::string::npos)
+      << applied.error().message;
+}
+
+TEST_F(ConfigFile, ABadValueNamesFileAndLine) {
+  write("socket-mode = \"rw\"\n");
+  parse({});
+  const auto applied = apply_config_file(daemon_, path_);
+  ASSERT_FALSE(applied.has_value());
+  EXPECT_NE(applied.error().message.find(":1: --socket-mode"), std::string::npos)
+      << applied.error().message;
+}
+
+TEST_F(ConfigFile, AMissingFileIsAnError) {
+  parse({});
+  const auto applied = apply_config_file(daemon_, path_.string() + ".missing");
+  ASSERT_FALSE(applied.has_value());
+  EXPECT_EQ(applied.error().code, ErrorCode::invalid_input);
+}
+
+TEST_F(ConfigFile, TheExampleConfigIsValid) {
+  parse({});
+  const char* source = std::getenv("GPUMETER_SOURCE_DIR");
+  ASSERT_NE(source, nullptr) << "run through ctest, which sets GPUMETER_SOURCE_DIR";
+  const auto example = std::filesystem::path(source) / "examples" / "gpumeter.toml";
+  const auto applied = apply_config_file(daemon_, example);
+  EXPECT_TRUE(applied.has_value()) << applied.error().message;
+  EXPECT_TRUE(resolve_daemon_options(options_, kUser).has_value());
+}
+
+}  // namespace
+}  // namespace gpumeter::cli
