@@ -105,9 +105,10 @@ std::expected<void, Error> apply_item(CLI::App& daemon, const std::filesystem::p
 
 std::optional<milliseconds> parse_interval(std::string_view text) {
   std::int64_t count = 0;
-  const char* end = text.data() + text.size();
-  const auto [rest, error] = std::from_chars(text.data(), end, count);
-  if (error != std::errc{} || rest == text.data() || count < 0) return std::nullopt;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const auto [rest, error] = std::from_chars(begin, end, count);
+  if (error != std::errc{} || rest == begin || count < 0) return std::nullopt;
   const auto unit = milliseconds_per_unit({rest, end});
   if (!unit || count > std::numeric_limits<std::int64_t>::max() / *unit) return std::nullopt;
   return milliseconds(count * *unit);
@@ -115,8 +116,9 @@ std::optional<milliseconds> parse_interval(std::string_view text) {
 
 std::optional<mode_t> parse_socket_mode(std::string_view text) {
   unsigned value = 0;
-  const char* end = text.data() + text.size();
-  const auto [rest, error] = std::from_chars(text.data(), end, value, 8);
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  const auto [rest, error] = std::from_chars(begin, end, value, 8);
   if (error != std::errc{} || rest != end || text.empty() || value > 0777U) return std::nullopt;
   return static_cast<mode_t>(value);
 }
