@@ -1,0 +1,123 @@
+"""A fake `gpumeter daemon` for the client tests: it speaks the task protocol on a Unix socket
+in a thread, records every request, and answers with canned records, so that the clients can
+be tested without a GPU, a simulator or the real daemon.
+
+Run as a script (`fake_daemon.py SOCKET -- COMMAND ...`) it serves while COMMAND runs and exits
+with COMMAND's status: the C and C++ consumer tests run under it.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+USAGE = {
+    "gpus": [{"index": 0, "uuid": "GPU-fake", "sm_percent": 42.5, "sm_busy_seconds": 0.5,
+              "memory_peak_bytes": 1073741824, "energy_joules": 12.25, "coverage": 1.0,
+              "low_confidence": False, "unavailable": {}}],
+    "host": {"cpu_user_seconds": 0.25, "cpu_system_seconds": 0.05,
+             "peak_rss_bytes": 2097152, "complete": True, "unavailable": {}},
+}
+
+
+class FakeDaemon:
+    """Serves until stop(). `refuse` maps an op to an error code it answers with instead."""
+
+    def __init__(self, path=None, refuse=None):
+        self.directory = tempfile.mkdtemp()
+        self.path = path or os.path.join(self.directory, "gpumeter.sock")
+        self.refuse = refuse or {}
+        self.requests = []
+        self.open_tasks = {}
+        self.next_task = 1
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.path)
+        self.listener.listen(8)
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.listener.close()
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+
+    def _accept(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection):
+        with connection, connection.makefile("rb") as reader:
+            for line in reader:
+                if not line.strip():
+                    continue
+                reply = self.answer(line)
+                connection.sendall((json.dumps(reply) + "\n").encode())
+
+    def answer(self, line):
+        try:
+            request = json.loads(line)
+        except ValueError:
+            return error_reply(None, "bad_request", "not JSON")
+        self.requests.append(request)
+        op = request.get("op")
+        if op in self.refuse:
+            return error_reply(request.get("id"), self.refuse[op], "refused by the fake")
+        handler = {"begin": self._begin, "end": self._end, "status": self._status}.get(op)
+        if handler is None:
+            return error_reply(request.get("id"), "unknown_op", f"unknown op {op!r}")
+        reply = handler(request)
+        if "id" in request:
+            reply["id"] = request["id"]
+        return reply
+
+    def _begin(self, request):
+        task = self.next_task
+        self.next_task += 1
+        self.open_tasks[task] = request
+        return {"v": 1, "ok": True, "task": task, "pid": os.getpid(),
+                "begin_time_us": 1714565000000000}
+
+    def _end(self, request):
+        begun = self.open_tasks.pop(request.get("task"), None)
+        if begun is None:
+            return error_reply(request.get("id"), "unknown_task", "no open task")
+        wait = request.get("wait", True)
+        return {"v": 1, "ok": True, "task": request["task"], "name": begun["name"],
+                "labels": begun.get("labels", {}), "pid": os.getpid(),
+                "state": "ended" if wait else "ending", "abandoned": False,
+                "begin_time_us": 1714565000000000, "end_time_us": 1714565001200000,
+                "duration_seconds": 1.2, "usage": USAGE if wait else None}
+
+    def _status(self, request):
+        return {"v": 1, "ok": True, "daemon": {"version": "fake"}}
+
+
+def error_reply(request_id, code, message):
+    reply = {"v": 1, "ok": False, "error": {"code": code, "message": message}}
+    if request_id is not None:
+        reply["id"] = request_id
+    return reply
+
+
+def main(argv):
+    refuse = {}
+    if argv[0].startswith("--refuse="):
+        op, _, code = argv.pop(0)[len("--refuse="):].partition(":")
+        refuse[op] = code
+    path, command = argv[0], argv[argv.index("--") + 1:]
+    daemon = FakeDaemon(path, refuse=refuse)
+    try:
+        return subprocess.call(command)
+    finally:
+        daemon.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
