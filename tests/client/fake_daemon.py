@@ -2,8 +2,9 @@
 in a thread, records every request, and answers with canned records, so that the clients can
 be tested without a GPU, a simulator or the real daemon.
 
-Run as a script (`fake_daemon.py SOCKET -- COMMAND ...`) it serves while COMMAND runs and exits
-with COMMAND's status: the C and C++ consumer tests run under it.
+Run as a script (`fake_daemon.py [--refuse=OP:CODE] -- COMMAND ...`) it serves on a temporary
+socket while COMMAND runs, with GPUMETER_SOCKET naming it and `{socket}` in COMMAND replaced by
+it, and exits with COMMAND's status: the C and C++ consumer tests run under it.
 """
 
 import json
@@ -111,10 +112,10 @@ def main(argv):
     if argv[0].startswith("--refuse="):
         op, _, code = argv.pop(0)[len("--refuse="):].partition(":")
         refuse[op] = code
-    path, command = argv[0], argv[argv.index("--") + 1:]
-    daemon = FakeDaemon(path, refuse=refuse)
+    daemon = FakeDaemon(refuse=refuse)
+    command = [part.replace("{socket}", daemon.path) for part in argv[argv.index("--") + 1:]]
     try:
-        return subprocess.call(command)
+        return subprocess.call(command, env={**os.environ, "GPUMETER_SOCKET": daemon.path})
     finally:
         daemon.stop()
 

@@ -1,0 +1,53 @@
+// An event-driven worker in C++: it idles, receives tasks at random times and marks each one
+// with a scoped gpumeter::Task, printing what the daemon measured. Without a daemon it warns
+// once and works unmeasured.
+//
+//   cpp_worker [TASKS [MAX_IDLE_MS]]        (defaults: 5 tasks, up to 2000 ms idle between)
+#include <chrono>
+#include <cstdio>
+#include <gpumeter/gpumeter.hpp>
+#include <random>
+#include <string>
+#include <thread>
+
+namespace {
+
+// Stand-in for real work (decoding a frame, running a model): spin the CPU.
+void work(std::chrono::milliseconds duration) {
+  const auto until = std::chrono::steady_clock::now() + duration;
+  volatile unsigned long sink = 0;
+  while (std::chrono::steady_clock::now() < until) sink = sink + 1;
+}
+
+void report(int number, const gpumeter::Result& result) {
+  if (!result.ok() || result.figures.has_usage == 0) {
+    std::printf("task %d: not measured (%s)\n", number, result.error());
+    return;
+  }
+  const gpumeter_task_result& figures = result.figures;
+  std::printf("task %d: %.2f s; %u GPU(s), SM %.1f%%, %.2f J; CPU %.2f s user\n", number,
+              figures.duration_seconds, figures.gpu_count, figures.sm_percent,
+              figures.energy_joules, figures.cpu_user_seconds);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int tasks = argc > 1 ? std::stoi(argv[1]) : 5;
+  const int max_idle_ms = argc > 2 ? std::stoi(argv[2]) : 2000;
+  gpumeter::Client client;
+  if (!client.connected()) {
+    std::fprintf(stderr, "cpp_worker: tasks are not measured: %s\n",
+                 gpumeter_strerror(client.status()));
+  }
+  std::mt19937 random(std::random_device{}());
+  std::uniform_int_distribution<int> idle(0, max_idle_ms);
+  std::uniform_int_distribution<int> busy(100, 500);
+  for (int number = 0; number < tasks; ++number) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(idle(random)));
+    auto task = client.task("decode", R"({"stream":"cam0"})");
+    work(std::chrono::milliseconds(busy(random)));
+    report(number, task.end());
+  }
+  return 0;
+}

@@ -1,0 +1,137 @@
+// The exported C functions. Each one catches everything: no exception crosses the C ABI.
+#include <gpumeter/gpumeter.h>
+
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "connection.h"
+#include "protocol.h"
+
+struct gpumeter_client {
+  explicit gpumeter_client(std::string path) : connection(std::move(path)) {}
+  std::mutex mutex;  // one request and its reply at a time
+  gpumeter::client::Connection connection;
+};
+
+struct gpumeter_task {
+  gpumeter_client* client;
+  std::uint64_t id;
+};
+
+namespace {
+
+std::string default_socket_path() {
+  // getenv is not thread-safe against setenv, but that is the caller's contract with libc.
+  if (const char* explicit_path = std::getenv("GPUMETER_SOCKET"); explicit_path && *explicit_path) {
+    return explicit_path;
+  }
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime) {
+    return std::string(runtime) + "/gpumeter.sock";
+  }
+  return "/run/gpumeter/gpumeter.sock";
+}
+
+// Runs `body`, turning exceptions into error codes.
+template <typename Body>
+int guarded(Body body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return GPUMETER_E_NO_MEMORY;
+  } catch (const std::exception&) {
+    return GPUMETER_E_PROTOCOL;
+  }
+}
+
+int exchange(gpumeter_client& client, const std::string& request, std::string& reply) {
+  const std::scoped_lock lock(client.mutex);
+  return client.connection.exchange(request, reply);
+}
+
+int connect_client(const char* socket_path, gpumeter_client** out) {
+  auto client =
+      std::make_unique<gpumeter_client>(socket_path ? socket_path : default_socket_path());
+  const int status = client->connection.open();
+  if (status == GPUMETER_OK) *out = client.release();
+  return status;
+}
+
+int begin_task(gpumeter_client* client, const char* name, const char* labels_json,
+               gpumeter_task** out) {
+  const std::string request = gpumeter::client::begin_request(name, labels_json);
+  if (request.empty()) return GPUMETER_E_INVALID;
+  std::string reply;
+  const int status = exchange(*client, request, reply);
+  if (status != GPUMETER_OK) return status;
+  const std::int64_t id = gpumeter::client::parse_begin_reply(reply);
+  if (id < 0) return static_cast<int>(id);
+  *out = new gpumeter_task{client, static_cast<std::uint64_t>(id)};
+  return GPUMETER_OK;
+}
+
+int end_task(const gpumeter_task& task, gpumeter_task_result* result) {
+  if (result != nullptr && result->struct_size < sizeof(result->struct_size)) {
+    return GPUMETER_E_INVALID;
+  }
+  std::string reply;
+  const int status =
+      exchange(*task.client, gpumeter::client::end_request(task.id, result != nullptr), reply);
+  if (status != GPUMETER_OK) return status;
+  return gpumeter::client::parse_end_reply(reply, result);
+}
+
+}  // namespace
+
+extern "C" {
+
+int gpumeter_connect(const char* socket_path, gpumeter_client** out) {
+  if (out == nullptr) return GPUMETER_E_INVALID;
+  *out = nullptr;
+  return guarded([&] { return connect_client(socket_path, out); });
+}
+
+void gpumeter_disconnect(gpumeter_client* client) {
+  delete client;
+}
+
+int gpumeter_task_begin(gpumeter_client* client, const char* name, const char* labels_json,
+                        gpumeter_task** out) {
+  if (out == nullptr) return GPUMETER_E_INVALID;
+  *out = nullptr;
+  if (client == nullptr || name == nullptr || *name == '\0') return GPUMETER_E_INVALID;
+  return guarded([&] { return begin_task(client, name, labels_json, out); });
+}
+
+uint64_t gpumeter_task_id(const gpumeter_task* task) {
+  return task ? task->id : 0;
+}
+
+int gpumeter_task_end(gpumeter_task* task, gpumeter_task_result* result) {
+  if (task == nullptr) return GPUMETER_E_INVALID;
+  const int status = guarded([&] { return end_task(*task, result); });
+  delete task;
+  return status;
+}
+
+const char* gpumeter_strerror(int error) {
+  switch (error) {
+    case GPUMETER_OK: return "success";
+    case GPUMETER_E_INVALID: return "invalid argument or request";
+    case GPUMETER_E_NO_DAEMON: return "no gpumeter daemon is listening at the socket";
+    case GPUMETER_E_PROTOCOL: return "the daemon's reply does not follow the task protocol";
+    case GPUMETER_E_NOT_PERMITTED: return "not permitted";
+    case GPUMETER_E_UNKNOWN_TASK: return "no such open task (ended, abandoned or never begun)";
+    case GPUMETER_E_UNKNOWN_PROCESS: return "the daemon cannot identify the calling process";
+    case GPUMETER_E_LIMIT: return "too many open tasks or connections";
+    case GPUMETER_E_DAEMON: return "the daemon reported an internal fault";
+    case GPUMETER_E_IO: return "reading or writing the daemon's socket failed or timed out";
+    case GPUMETER_E_NO_MEMORY: return "out of memory";
+    default: return "unknown gpumeter error";
+  }
+}
+
+}  // extern "C"
