@@ -163,7 +163,14 @@ class DefaultSocket(unittest.TestCase):
         os.environ["XDG_RUNTIME_DIR"] = "/run/user/1000"
         self.assertEqual(gpumeter.default_socket_path(), "/tmp/x.sock")
 
-    def test_then_the_runtime_directory(self):
+    def test_then_the_runtime_directory_when_its_socket_exists(self):
+        daemon = FakeDaemon()
+        self.addCleanup(daemon.stop)
+        os.environ["XDG_RUNTIME_DIR"] = daemon.directory
+        self.assertEqual(gpumeter.default_socket_path(), daemon.path)
+
+    @unittest.skipIf(os.path.exists(gpumeter.SYSTEM_SOCKET), "a system daemon runs here")
+    def test_the_runtime_directory_when_no_socket_exists(self):
         os.environ["XDG_RUNTIME_DIR"] = "/run/user/1000"
         self.assertEqual(gpumeter.default_socket_path(), "/run/user/1000/gpumeter.sock")
 

@@ -33,15 +33,23 @@ class GpumeterError(Exception):
         self.code = code
 
 
+SYSTEM_SOCKET = "/run/gpumeter/gpumeter.sock"
+
+
 def default_socket_path():
-    """$GPUMETER_SOCKET, else $XDG_RUNTIME_DIR/gpumeter.sock, else the system socket."""
+    """$GPUMETER_SOCKET, else $XDG_RUNTIME_DIR/gpumeter.sock, else the system socket.
+
+    A user's session has XDG_RUNTIME_DIR even when the daemon is the system one, so the user
+    socket is chosen only if it exists, or if neither does.
+    """
     explicit = os.environ.get("GPUMETER_SOCKET")
     if explicit:
         return explicit
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime:
-        return os.path.join(runtime, "gpumeter.sock")
-    return "/run/gpumeter/gpumeter.sock"
+    user = os.path.join(runtime, "gpumeter.sock") if runtime else None
+    if user and (os.path.exists(user) or not os.path.exists(SYSTEM_SOCKET)):
+        return user
+    return SYSTEM_SOCKET
 
 
 class Client:
