@@ -112,6 +112,32 @@ class ErrorReplies(unittest.TestCase):
         self.assertEqual(raised.exception.code, "unknown_task")
 
 
+class SilentDaemon(unittest.TestCase):
+    def test_a_reply_that_times_out_is_not_sent_again(self):
+        daemon = FakeDaemon()
+        self.addCleanup(daemon.stop)
+        gate = threading.Event()
+        self.addCleanup(gate.set)
+        received = []
+        answer = daemon.answer
+
+        def held(line):
+            received.append(line)
+            gate.wait()
+            return answer(line)
+
+        daemon.answer = held
+        with gpumeter.Client(daemon.path, timeout=0.2) as client:
+            with self.assertRaises(OSError):
+                client.status()
+        for _ in range(1000):  # the fake may not have read the line yet on a loaded machine
+            if received:
+                break
+            threading.Event().wait(0.01)
+        gate.set()
+        self.assertEqual(len(received), 1)
+
+
 class NoDaemon(unittest.TestCase):
     def setUp(self):
         gpumeter._warned.clear()

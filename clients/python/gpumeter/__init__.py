@@ -56,10 +56,11 @@ class Client:
     """One connection to the daemon, opened on first use and reused for every request.
 
     Thread-safe: requests are serialised, so each reply is read by the thread that asked.
-    `timeout` bounds each reply; an `end` that waits for figures takes one to two seconds.
+    `timeout` bounds each reply; an `end` that waits for figures takes one to two seconds, and
+    the daemon answers one whose sampler is stalled within three intervals plus 5 s.
     """
 
-    def __init__(self, socket_path=None, timeout=30.0):
+    def __init__(self, socket_path=None, timeout=60.0):
         self.socket_path = socket_path or default_socket_path()
         self.timeout = timeout
         self._lock = threading.Lock()
@@ -104,12 +105,16 @@ class Client:
         self.close()
 
     def _exchange(self, data):
-        # A connection the daemon closed (it restarted) is retried once on a fresh one.
+        # A connection the daemon closed (it restarted) is retried once on a fresh one; a
+        # reply that timed out is not: the request may be under way in the daemon.
         for attempt in (0, 1):
             try:
                 self._connect()
                 self._socket.sendall(data)
                 reply = self._reader.readline()
+            except socket.timeout:
+                self._drop()
+                raise
             except OSError:
                 self._drop()
                 if attempt:
