@@ -1,5 +1,6 @@
 // The exported C functions. Each one catches everything: no exception crosses the C ABI.
 #include <gpumeter/gpumeter.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <exception>
@@ -24,15 +25,23 @@ struct gpumeter_task {
 
 namespace {
 
+constexpr const char* kSystemSocket = "/run/gpumeter/gpumeter.sock";
+
+bool exists(const std::string& path) {
+  return ::access(path.c_str(), F_OK) == 0;
+}
+
+// A user's session has XDG_RUNTIME_DIR even when the daemon is the system one, so the user
+// socket is chosen only if it exists, or if neither does.
 std::string default_socket_path() {
-  // getenv is not thread-safe against setenv, but that is the caller's contract with libc.
   if (const char* explicit_path = std::getenv("GPUMETER_SOCKET"); explicit_path && *explicit_path) {
     return explicit_path;
   }
   if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime) {
-    return std::string(runtime) + "/gpumeter.sock";
+    std::string user = std::string(runtime) + "/gpumeter.sock";
+    if (exists(user) || !exists(kSystemSocket)) return user;
   }
-  return "/run/gpumeter/gpumeter.sock";
+  return kSystemSocket;
 }
 
 // Runs `body`, turning exceptions into error codes.

@@ -84,7 +84,8 @@ typedef struct gpumeter_task_result {
 
 /*
  * Connects to the daemon. socket_path NULL means the default: $GPUMETER_SOCKET, else
- * $XDG_RUNTIME_DIR/gpumeter.sock, else /run/gpumeter/gpumeter.sock. On success *out is a
+ * $XDG_RUNTIME_DIR/gpumeter.sock if it exists (or if the next does not), else
+ * /run/gpumeter/gpumeter.sock. On success *out is a
  * client to free with gpumeter_disconnect(). A lost connection is reopened on the next request.
  * Errors: GPUMETER_E_INVALID, GPUMETER_E_NO_DAEMON, GPUMETER_E_NOT_PERMITTED, GPUMETER_E_IO.
  */

@@ -18,10 +18,17 @@
 
 namespace gpumeter {
 
+// A zeroed result whose struct_size is this header's, as gpumeter_task_end() requires.
+inline gpumeter_task_result empty_task_result() noexcept {
+  gpumeter_task_result result{};
+  result.struct_size = sizeof(result);
+  return result;
+}
+
 // The outcome of a task: the status (GPUMETER_OK or a GPUMETER_E_* code) and the figures.
 struct Result {
   int status = GPUMETER_E_INVALID;
-  gpumeter_task_result figures{.struct_size = sizeof(gpumeter_task_result)};
+  gpumeter_task_result figures = empty_task_result();
 
   bool ok() const noexcept { return status == GPUMETER_OK; }
   const char* error() const noexcept { return gpumeter_strerror(status); }
