@@ -1,14 +1,15 @@
 #!/bin/sh
-# The shared library exports the gpumeter_* C functions and nothing else (no C++ symbols, no
-# bundled nlohmann-json), each under the GPUMETER_CLIENT_1 version node.
+# The shared library exports exactly the functions its header declares with GPUMETER_API, each
+# under the GPUMETER_CLIENT_1 version node, and nothing else (no C++ symbols, no bundled
+# nlohmann-json).
 set -eu
-library=$1
-symbols=$(nm -D --defined-only "$library" | awk '{print $3}')
-echo "$symbols"
-stray=$(echo "$symbols" | grep -v -e '^gpumeter_[a-z_]*@@GPUMETER_CLIENT_1$' -e '^GPUMETER_CLIENT_1$' || true)
-if [ -n "$stray" ]; then
-  echo "unexpected exported symbols:" >&2
-  echo "$stray" >&2
+library=$1 header=$2
+exported=$(nm -D --defined-only "$library" | awk '$3 != "GPUMETER_CLIENT_1" {print $3}' | sort)
+declared=$(tr '\n' ' ' < "$header" | grep -o 'GPUMETER_API [^(#]*gpumeter_[a-z_]*(' |
+           sed -e 's/($//' -e 's/.*[ *]//' -e 's/$/@@GPUMETER_CLIENT_1/' | sort)
+echo "exported:"; echo "$exported"
+if [ -z "$declared" ] || [ "$exported" != "$declared" ]; then
+  echo "the exports differ from the header's GPUMETER_API declarations:" >&2
+  echo "$declared" >&2
   exit 1
 fi
-echo "$symbols" | grep -q '^gpumeter_task_end@@GPUMETER_CLIENT_1$'
