@@ -34,6 +34,9 @@ class FakeDaemon:
         self.requests = []
         self.open_tasks = {}
         self.next_task = 1
+        self.connections = []
+        self.stopped = False
+        self.lock = threading.Lock()  # stop() against a connection being accepted
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.path)
         self.listener.listen(8)
@@ -41,7 +44,15 @@ class FakeDaemon:
         self.thread.start()
 
     def stop(self):
-        self.listener.close()
+        """Stops like a daemon that exits: the socket goes, and so do its connections."""
+        with self.lock:
+            self.stopped = True
+            self.listener.close()
+            for connection in self.connections:
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # the client closed it already
         if os.path.exists(self.path):
             os.unlink(self.path)
 
@@ -51,6 +62,11 @@ class FakeDaemon:
                 connection, _ = self.listener.accept()
             except OSError:
                 return
+            with self.lock:
+                if self.stopped:
+                    connection.close()
+                    return
+                self.connections.append(connection)
             threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
 
     def _serve(self, connection):

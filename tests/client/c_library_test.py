@@ -1,0 +1,76 @@
+"""libgpumeter-client.so loaded with ctypes, against the in-process fake daemon: the cases a
+separate C program cannot stage easily (a daemon that restarts, a reply that is not the
+protocol, each error word). Path of the library in GPUMETER_CLIENT_LIBRARY."""
+
+import ctypes
+import os
+import unittest
+
+from fake_daemon import FakeDaemon
+
+LIB = ctypes.CDLL(os.environ["GPUMETER_CLIENT_LIBRARY"])
+LIB.gpumeter_connect.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+LIB.gpumeter_disconnect.argtypes = [ctypes.c_void_p]
+LIB.gpumeter_task_begin.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.POINTER(ctypes.c_void_p)]
+LIB.gpumeter_task_end.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+LIB.gpumeter_strerror.restype = ctypes.c_char_p
+
+E_PROTOCOL, E_NOT_PERMITTED, E_UNKNOWN_TASK, E_UNKNOWN_PROCESS, E_LIMIT, E_DAEMON = (
+    -3, -4, -5, -6, -7, -8)
+
+
+class CLibrary(unittest.TestCase):
+    def connect(self, daemon):
+        client = ctypes.c_void_p()
+        self.assertEqual(LIB.gpumeter_connect(daemon.path.encode(), ctypes.byref(client)), 0)
+        self.addCleanup(LIB.gpumeter_disconnect, client)
+        return client
+
+    @staticmethod
+    def begin(client):
+        task = ctypes.c_void_p()
+        return LIB.gpumeter_task_begin(client, b"decode", None, ctypes.byref(task)), task
+
+    def daemon(self, **kwargs):
+        daemon = FakeDaemon(**kwargs)
+        self.addCleanup(daemon.stop)
+        return daemon
+
+    def test_a_restarted_daemon_is_reconnected_to(self):
+        first = self.daemon()
+        client = self.connect(first)
+        self.assertEqual(self.begin(client)[0], 0)
+        first.stop()
+        second = self.daemon(path=first.path)
+        status, task = self.begin(client)
+        self.assertEqual(status, 0)
+        self.assertEqual(LIB.gpumeter_task_end(task, None), 0)
+        self.assertEqual([r["op"] for r in second.requests], ["begin", "end"])
+
+    def test_a_reply_that_is_not_the_protocol(self):
+        daemon = self.daemon()
+        daemon.answer = lambda line: ["not", "an", "object"]
+        self.assertEqual(self.begin(self.connect(daemon))[0], E_PROTOCOL)
+
+    def test_each_error_word_has_its_code(self):
+        words = {"not_permitted": E_NOT_PERMITTED, "unknown_task": E_UNKNOWN_TASK,
+                 "unknown_process": E_UNKNOWN_PROCESS, "limit_reached": E_LIMIT,
+                 "internal": E_DAEMON, "a_word_from_the_future": E_PROTOCOL}
+        for word, code in words.items():
+            with self.subTest(word=word):
+                client = self.connect(self.daemon(refuse={"begin": word}))
+                status, task = self.begin(client)
+                self.assertEqual(status, code)
+                self.assertIsNone(task.value)
+                self.assertTrue(LIB.gpumeter_strerror(status))
+
+    def test_a_daemon_gone_for_good_is_no_daemon(self):
+        daemon = self.daemon()
+        client = self.connect(daemon)
+        daemon.stop()
+        self.assertEqual(self.begin(client)[0], -2)
+
+
+if __name__ == "__main__":
+    unittest.main()
