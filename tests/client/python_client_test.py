@@ -103,6 +103,20 @@ class ErrorReplies(unittest.TestCase):
         self.assertEqual(len(caught), 1)
         self.assertIn("limit_reached", str(caught[0].message))
 
+    def test_a_reply_outside_the_protocol_warns_and_leaves_no_result(self):
+        daemon = FakeDaemon()
+        self.addCleanup(daemon.stop)
+        daemon._serve = lambda connection: (connection.recv(4096), connection.sendall(b"?\n"))
+        client = gpumeter.Client(daemon.path)
+        self.addCleanup(client.close)
+        gpumeter._warned.clear()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with gpumeter.task("decode", client=client) as t:
+                pass
+        self.assertIsNone(t.result)
+        self.assertIn("not the task protocol", str(caught[0].message))
+
     def test_request_raises_the_protocol_error(self):
         daemon = FakeDaemon()
         self.addCleanup(daemon.stop)

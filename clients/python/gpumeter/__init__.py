@@ -227,6 +227,9 @@ def _warn_once(client, error):
         _warned.add(key)
     if isinstance(error, GpumeterError):
         text = f"gpumeter: the daemon refused a task request ({error}); tasks are not measured"
+    elif isinstance(error, ValueError):
+        text = (f"gpumeter: the reply at {client.socket_path} is not the task protocol "
+                f"({error}); tasks are not measured")
     else:
         text = (f"gpumeter: no daemon at {client.socket_path} ({error}); "
                 "tasks run but are not measured")
