@@ -54,8 +54,14 @@ void Server::accept_one(int fd) {
 void Server::accept_all() {
   while (true) {
     const int fd = ::accept4(listener_.fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;  // EAGAIN: none left; anything else: retried on the next turn
-    accept_one(fd);
+    if (fd >= 0) {
+      accept_one(fd);
+      continue;
+    }
+    // Out of descriptors, the pending connection stays readable: polling it again at once
+    // would spin, so wait until a connection closes (or the next idle turn) instead.
+    accept_paused_ = errno == EMFILE || errno == ENFILE;
+    return;
   }
 }
 
@@ -67,12 +73,16 @@ void Server::dispatch(TimeUs now_us) {
     connection.handle_lines(service_, now_us);
     connection.send();
   }
-  std::erase_if(connections_, [](const Connection& c) { return c.finished(); });
+  if (std::erase_if(connections_, [](const Connection& c) { return c.finished(); }) > 0) {
+    accept_paused_ = false;
+  }
 }
 
 // One turn of the loop; false when told to stop or when poll() failed.
 bool Server::turn(int stop_fd, int timeout_ms) {
-  std::vector<pollfd> fds{{stop_fd, POLLIN, 0}, {listener_.fd(), POLLIN, 0}};
+  const short accepting = accept_paused_ ? 0 : POLLIN;
+  accept_paused_ = false;  // retried after this turn at the latest
+  std::vector<pollfd> fds{{stop_fd, POLLIN, 0}, {listener_.fd(), accepting, 0}};
   for (const Connection& connection : connections_) {
     fds.push_back({connection.fd(), connection.events(), 0});
   }

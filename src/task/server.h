@@ -43,6 +43,7 @@ class Server {
   Clock clock_;
   std::vector<Connection> connections_;
   std::expected<void, Error> failure_;
+  bool accept_paused_ = false;  // accept() ran out of descriptors
 };
 
 }  // namespace gpumeter::task
