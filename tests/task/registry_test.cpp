@@ -142,8 +142,8 @@ TEST(Registry, SettleKeepsTheReasonWhenThereAreNoFigures) {
   const TaskId id = begin(registry, kWorker, kT0);
   ASSERT_TRUE(registry.end(id, kWorkerCaller, kT0 + kSecond));
   const auto settled = registry.settle(id, std::unexpected(std::string("sampler failed")));
-  ASSERT_TRUE(settled.has_value());
-  const Task& task = settled.value();
+  if (!settled.has_value()) FAIL() << "the ending task was not settled";
+  const Task& task = *settled;
   EXPECT_EQ(task.state, TaskState::ended);
   EXPECT_FALSE(task.figures);
   EXPECT_EQ(task.figures_error, "sampler failed");
