@@ -1,11 +1,13 @@
 #!/bin/sh
 # Installs the `client` component of BUILD_DIR into a temporary prefix, builds the consumer
-# project in find_package/ against it, and runs the consumer.
+# project in find_package/ against it, and runs the consumer. FLAGS (optional) are the
+# sanitizer flags the library was built with: its consumer must be built with them too.
 set -eu
-cmake=$1 build_dir=$2 here=$(dirname "$0")
+cmake=$1 build_dir=$2 flags=${3:-} here=$(dirname "$0")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$cmake" --install "$build_dir" --component client --prefix "$work/prefix"
-"$cmake" -S "$here/find_package" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix"
+"$cmake" -S "$here/find_package" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags"
 "$cmake" --build "$work/build"
 "$work/build/consumer"
