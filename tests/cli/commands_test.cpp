@@ -11,16 +11,11 @@
 
 #include "cli/cli.h"
 #include "cli/list_json.h"
+#include "cli/run_cli.h"
 #include "cli/terminal.h"
 
 namespace gpumeter::cli {
 namespace {
-
-struct Result {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
 
 std::string scenario() {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
@@ -38,12 +33,9 @@ class Commands : public ::testing::Test {
 
   static Result run_with(const std::vector<std::string>& args, bool terminal = false,
                          const char* no_color = nullptr) {
-    std::vector<std::string> argv{"gpumeter", "--simulate", scenario()};
+    std::vector<std::string> argv{"--simulate", scenario()};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::ostringstream out;
-    std::ostringstream err;
-    const int status = run(argv, Io{out, err, terminal, no_color});
-    return {status, out.str(), err.str()};
+    return run_cli(argv, terminal, no_color);
   }
 
   static std::size_t count(const std::string& text, std::string_view word) {

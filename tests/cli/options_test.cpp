@@ -7,24 +7,13 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/run_cli.h"
 
 namespace gpumeter::cli {
 namespace {
 
-struct Result {
-  int status = 0;
-  std::string out;
-  std::string err;
-};
-
 Result run_with(const std::vector<std::string>& args) {
-  std::vector<std::string> argv{"gpumeter"};
-  argv.reserve(args.size() + 1);
-  for (const std::string& arg : args) argv.push_back(arg);
-  std::ostringstream out;
-  std::ostringstream err;
-  const int status = run(argv, Io{out, err});
-  return {status, out.str(), err.str()};
+  return run_cli(args);
 }
 
 TEST(Options, VersionPrintsAndSucceeds) {
