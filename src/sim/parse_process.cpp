@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 
 #include "sim/parse_parts.h"
 
@@ -42,6 +43,25 @@ std::uint32_t pid(Reader& reader, const ObjectCursor& object) {
   const auto value = static_cast<std::uint32_t>(reader.whole(at, 4'194'304));
   if (!reader.failed() && value == 0) reader.fail(at, "expected a pid above 0");
   return value;
+}
+
+// "pid_file" names a file that a real process writes its own pid into once it runs (a
+// process that `gpumeter run` starts has no pid before then). Absolute, because the scenario
+// is read from more than one working directory; exclusive with the other ways to name a pid,
+// and with "host", since the process is real and /proc describes it.
+std::string pid_file(Reader& reader, const ObjectCursor& object, const Cursor& at) {
+  std::string path = reader.string(at);
+  if (reader.failed()) return path;
+  if (!std::filesystem::path(path).is_absolute()) {
+    reader.fail(at, fmt::format("expected an absolute path, found \"{}\"", path));
+  } else if (reader.member(object, "pid") || reader.member(object, "pid_env")) {
+    reader.fail(at, "expected one of \"pid\", \"pid_env\" or \"pid_file\", not several");
+  } else if (auto host = reader.member(object, "host")) {
+    reader.fail(*host,
+                "a process named by \"pid_file\" is a real one, described by /proc: "
+                "expected no \"host\"");
+  }
+  return path;
 }
 
 void add_type(Reader& reader, const Cursor& at, ProcessTypes& types) {
@@ -124,13 +144,16 @@ void lifetime(Reader& reader, const ObjectCursor& object, ProcessSpec& p) {
 
 ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count) {
   const ObjectCursor object =
-      reader.object(at, {"device", "pid", "pid_env", "type", "name", "used_memory_bytes",
-                         "utilization", "start_s", "end_s", "host"});
+      reader.object(at, {"device", "pid", "pid_env", "pid_file", "type", "name",
+                         "used_memory_bytes", "utilization", "start_s", "end_s", "host"});
   ProcessSpec p;
   p.line = reader.line(at);
   p.device =
       device_index(reader, reader.required(object, "device", "a device index"), device_count);
-  p.pid = pid(reader, object);
+  if (auto file = reader.member(object, "pid_file"))
+    p.pid_file = pid_file(reader, object, *file);
+  else
+    p.pid = pid(reader, object);
   p.types = types(reader, reader.member(object, "type"));
   p.name = reader.string_or(object, "name", "");
   p.memory_bytes = Profile::constant(0);

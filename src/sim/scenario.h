@@ -120,7 +120,10 @@ struct HostSpec {
 struct ProcessSpec {
   int line = 0;
   std::size_t device = 0;
-  std::uint32_t pid = 0;
+  std::uint32_t pid = 0;  // 0 when the pid comes from `pid_file`
+  // A file that holds the pid of a real process, read on every call (timeline.h): the process
+  // is on the GPU only while the file names a live process. Empty for a fixed pid.
+  std::string pid_file;
   ProcessTypes types;
   std::string name;                     // nvmlSystemGetProcessName; empty: from the host
   std::optional<Profile> memory_bytes;  // absent: usedGpuMemory is "not available"

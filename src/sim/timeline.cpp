@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/pid_file.h"
+
 namespace gpumeter::sim {
 namespace {
 
@@ -42,6 +44,30 @@ UsePercent rounded(const Use& use) {
   return UsePercent{percent(use.sm), percent(use.mem), percent(use.enc), percent(use.dec)};
 }
 
+Timeline::Timeline(const Scenario& scenario) : scenario_(scenario) {
+  refresh_pids();
+}
+
+void Timeline::refresh_pids() {
+  pids_.resize(scenario_.processes.size());
+  for (std::size_t i = 0; i < pids_.size(); ++i) {
+    const ProcessSpec& p = scenario_.processes[i];
+    pids_[i] = p.pid_file.empty() ? std::optional(p.pid) : live_pid_in(p.pid_file);
+  }
+}
+
+std::optional<std::uint32_t> Timeline::pid_of(const ProcessSpec& process) const {
+  const auto* first = scenario_.processes.data();
+  if (&process >= first && &process < first + pids_.size()) {
+    return pids_[static_cast<std::size_t>(&process - first)];
+  }
+  return process.pid_file.empty() ? std::optional(process.pid) : live_pid_in(process.pid_file);
+}
+
+bool Timeline::present(const ProcessSpec& process, double t) const {
+  return process.alive(t) && pid_of(process).has_value();
+}
+
 bool Timeline::lost(std::size_t device, double t) const {
   return std::ranges::any_of(scenario_.faults.lost,
                              [&](const LostFault& f) { return f.device == device && f.at_s <= t; });
@@ -50,7 +76,7 @@ bool Timeline::lost(std::size_t device, double t) const {
 std::vector<const ProcessSpec*> Timeline::processes(std::size_t device, double t) const {
   std::vector<const ProcessSpec*> out;
   for (const ProcessSpec& p : scenario_.processes) {
-    if (p.device == device && p.alive(t)) out.push_back(&p);
+    if (p.device == device && present(p, t)) out.push_back(&p);
   }
   return out;
 }
@@ -179,9 +205,12 @@ std::vector<ProcessSample> Timeline::process_samples(std::size_t device, SimUs n
     const double a = seconds((k - 1) * d.sample_period_us);
     const double b = seconds(k * d.sample_period_us);
     for (const ProcessSpec& p : scenario_.processes) {
-      if (p.device != device || newest_first.size() >= d.process_sample_capacity) continue;
+      const std::optional<std::uint32_t> pid = pid_of(p);
+      if (p.device != device || !pid || newest_first.size() >= d.process_sample_capacity) {
+        continue;
+      }
       const UsePercent use = rounded(process_mean(p, a, b));
-      if (use.any()) newest_first.push_back(ProcessSample{p.pid, k * d.sample_period_us, use});
+      if (use.any()) newest_first.push_back(ProcessSample{*pid, k * d.sample_period_us, use});
     }
   }
   return {newest_first.rbegin(), newest_first.rend()};
@@ -200,7 +229,7 @@ AccountingRecord Timeline::account(const ProcessSpec& p, double t) const {
   const double end = std::min(t, p.end_s);
   const Use mean = process_mean(p, p.start_s, std::max(end, p.start_s));
   AccountingRecord r;
-  r.pid = p.pid;
+  r.pid = pid_of(p).value_or(0);
   r.gpu_utilization = end > p.start_s ? percent(mean.sm) : 0;
   r.memory_utilization = end > p.start_s ? percent(mean.mem) : 0;
   r.max_memory_bytes =
@@ -217,7 +246,7 @@ AccountingRecord Timeline::account(const ProcessSpec& p, double t) const {
 std::vector<AccountingRecord> Timeline::accounting(std::size_t device, double t) const {
   std::vector<const ProcessSpec*> started;
   for (const ProcessSpec& p : scenario_.processes) {
-    if (p.device == device && p.start_s <= t) started.push_back(&p);
+    if (p.device == device && p.start_s <= t && pid_of(p)) started.push_back(&p);
   }
   // By start time; processes that started together keep their scenario order.
   std::ranges::sort(started, [](const ProcessSpec* a, const ProcessSpec* b) {

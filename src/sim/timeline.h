@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/scenario.h"
@@ -75,11 +76,19 @@ struct AccountingRecord {
 
 class Timeline {
  public:
-  explicit Timeline(const Scenario& scenario) : scenario_(scenario) {}
+  explicit Timeline(const Scenario& scenario);
   const Scenario& scenario() const { return scenario_; }
 
+  // The pid a process of the scenario has now: its fixed pid, or the pid its `pid_file`
+  // named at the last refresh_pids() while that process was alive. A process without one is
+  // absent from everything below, as if it had not started.
+  std::optional<std::uint32_t> pid_of(const ProcessSpec& process) const;
+  // Reads every `pid_file` again. The simulated library calls it on each NVML call, so a
+  // process appears once it has written its file and leaves when it exits.
+  void refresh_pids();
+
   bool lost(std::size_t device, double t) const;
-  // Processes on `device` alive at t, in scenario order.
+  // Processes on `device` alive at t (and with a pid), in scenario order.
   std::vector<const ProcessSpec*> processes(std::size_t device, double t) const;
   // Mean utilisation of one process over [a, b]; time it was not alive counts as 0.
   Use process_mean(const ProcessSpec& process, double a, double b) const;
@@ -108,7 +117,10 @@ class Timeline {
   Use instant(std::size_t device, double t) const;
   AccountingRecord account(const ProcessSpec& process, double t) const;
 
+  bool present(const ProcessSpec& process, double t) const;
+
   const Scenario& scenario_;
+  std::vector<std::optional<std::uint32_t>> pids_;  // by position in scenario_.processes
 };
 
 // Seconds for µs since the epoch.

@@ -43,6 +43,7 @@ abi::Return system_call(const char* function, Body&& body) noexcept {
     Library& library = Library::instance();
     std::lock_guard lock(library.mutex());
     if (!library.initialized()) return abi::kErrorUninitialized;
+    library.refresh_pids();
     if (auto fault = library.flaky(function, std::nullopt)) return *fault;
     return body(library);
   });
@@ -56,6 +57,7 @@ abi::Return device_call(const char* function, abi::Device device, std::optional<
     Library& library = Library::instance();
     std::lock_guard lock(library.mutex());
     if (!library.initialized()) return abi::kErrorUninitialized;
+    library.refresh_pids();
     const std::optional<std::size_t> index = library.index_of(device);
     if (!index) return abi::kErrorInvalidArgument;
     const SimUs now = library.now();

@@ -43,9 +43,9 @@ int cuda_driver_version(const Library& library) {
 }
 
 // What NVML names a process: the scenario's name, else its command, else /proc's view.
-std::optional<std::string> process_name(const Scenario& scenario, unsigned pid, bool& hidden) {
-  for (const ProcessSpec& p : scenario.processes) {
-    if (p.pid != pid) continue;
+std::optional<std::string> process_name(const Timeline& timeline, unsigned pid, bool& hidden) {
+  for (const ProcessSpec& p : timeline.scenario().processes) {
+    if (timeline.pid_of(p) != pid) continue;
     hidden = p.host && p.host->hidden;
     if (!p.name.empty()) return p.name;
     if (p.host && !p.host->hidden) return p.host->command.front();
@@ -119,7 +119,7 @@ abi::Return nvmlSystemGetProcessName(unsigned pid, char* name, unsigned length) 
   return system_call("nvmlSystemGetProcessName", [&](Library& library) {
     if (name == nullptr || length == 0) return abi::kErrorInvalidArgument;
     bool hidden = false;
-    const std::optional<std::string> found = process_name(library.scenario(), pid, hidden);
+    const std::optional<std::string> found = process_name(library.timeline(), pid, hidden);
     if (hidden) return abi::kErrorNoPermission;
     if (!found) return abi::kErrorNotFound;
     return copy_string(std::string_view(*found).substr(0, length - 1), name, length);

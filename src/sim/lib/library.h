@@ -46,6 +46,8 @@ class Library {
   const Scenario& scenario() const { return loaded_->scenario; }
   const Timeline& timeline() const { return loaded_->timeline; }
   std::int64_t epoch_us() const { return epoch_us_; }
+  // Reads the scenario's pid files again (see Timeline::refresh_pids); every call does.
+  void refresh_pids() { loaded_->timeline.refresh_pids(); }
   // µs since the epoch, now.
   SimUs now() const;
 
