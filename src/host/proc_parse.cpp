@@ -7,6 +7,7 @@ namespace {
 
 // Field numbers of /proc/<pid>/stat (proc(5)), counted from 1 as the manual does.
 constexpr std::size_t kStateField = 3;
+constexpr std::size_t kParentField = 4;
 constexpr std::size_t kUtimeField = 14;
 constexpr std::size_t kStimeField = 15;
 constexpr std::size_t kStartTimeField = 22;
@@ -22,11 +23,13 @@ std::optional<Int> stat_field(const std::vector<std::string_view>& rest, std::si
 bool fill_stat_numbers(ProcStat& stat, const std::vector<std::string_view>& rest) {
   if (rest.size() < kRssField - kStateField + 1 || rest[0].size() != 1) return false;
   stat.state = rest[0][0];
+  auto parent = stat_field<Pid>(rest, kParentField);
   auto utime = stat_field<std::uint64_t>(rest, kUtimeField);
   auto stime = stat_field<std::uint64_t>(rest, kStimeField);
   auto start = stat_field<std::uint64_t>(rest, kStartTimeField);
   auto rss = stat_field<std::int64_t>(rest, kRssField);
-  if (!utime || !stime || !start || !rss) return false;
+  if (!parent || !utime || !stime || !start || !rss) return false;
+  stat.parent_pid = *parent;
   stat.utime_ticks = *utime;
   stat.stime_ticks = *stime;
   stat.start_ticks = *start;

@@ -19,6 +19,7 @@ struct ProcStat {
   Pid pid = 0;                    // field 1
   std::string comm;               // field 2, without the parentheses; may hold spaces and ')'
   char state = '?';               // field 3: R, S, D, Z, ...
+  Pid parent_pid = 0;             // field 4
   std::uint64_t utime_ticks = 0;  // field 14: user CPU time, clock ticks
   std::uint64_t stime_ticks = 0;  // field 15: system CPU time, clock ticks
   std::uint64_t start_ticks = 0;  // field 22: start time, clock ticks since boot

@@ -22,6 +22,7 @@ TEST(ParseStat, ReadsTheFieldsByNumber) {
   EXPECT_EQ(stat->pid, 4242U);
   EXPECT_EQ(stat->comm, "python3");
   EXPECT_EQ(stat->state, 'S');
+  EXPECT_EQ(stat->parent_pid, 1U);
   EXPECT_EQ(stat->utime_ticks, 1500U);
   EXPECT_EQ(stat->stime_ticks, 300U);
   EXPECT_EQ(stat->start_ticks, 123456U);
