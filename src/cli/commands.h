@@ -25,6 +25,10 @@ struct Subcommand {
   // Set instead of `run` by a command that reads no GPU (`tasks` asks the daemon): it runs
   // without opening the sources, so it works where no driver is installed.
   std::function<int(std::ostream& out, std::ostream& err)> run_without_session;
+  // Set instead of `run` by a command that opens the sources itself (`run`, which carries on
+  // without a GPU and checks its own options first).
+  std::function<int(const GlobalOptions& options, std::ostream& out, std::ostream& err)>
+      run_with_options;
 };
 
 Subcommand add_list_command(CLI::App& app);
@@ -32,6 +36,7 @@ Subcommand add_available_command(CLI::App& app);
 Subcommand add_info_command(CLI::App& app);
 Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);
+Subcommand add_run_command(CLI::App& app);
 
 // Reports an error on stderr as one line and returns its exit status.
 int report(std::ostream& err, const Error& error);

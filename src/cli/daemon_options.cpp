@@ -25,21 +25,6 @@ std::optional<std::int64_t> milliseconds_per_unit(std::string_view unit) {
   return std::nullopt;
 }
 
-CLI::Validator duration_validator(milliseconds at_least) {
-  return CLI::Validator(
-      [at_least](const std::string& text) {
-        const auto duration = parse_interval(text);
-        if (!duration) {
-          return fmt::format("\"{}\" is not a duration such as 100ms, 1s, 10m or 1h", text);
-        }
-        if (*duration < at_least) {
-          return fmt::format("\"{}\" is shorter than {}ms", text, at_least.count());
-        }
-        return std::string{};
-      },
-      "DURATION");
-}
-
 CLI::Validator mode_validator() {
   return CLI::Validator(
       [](const std::string& text) {
@@ -102,6 +87,21 @@ std::expected<void, Error> apply_item(CLI::App& daemon, const std::filesystem::p
 }
 
 }  // namespace
+
+CLI::Validator duration_validator(milliseconds at_least) {
+  return CLI::Validator(
+      [at_least](const std::string& text) {
+        const auto duration = parse_interval(text);
+        if (!duration) {
+          return fmt::format("\"{}\" is not a duration such as 100ms, 1s, 10m or 1h", text);
+        }
+        if (*duration < at_least) {
+          return fmt::format("\"{}\" is shorter than {}ms", text, at_least.count());
+        }
+        return std::string{};
+      },
+      "DURATION");
+}
 
 std::optional<milliseconds> parse_interval(std::string_view text) {
   std::int64_t count = 0;

@@ -49,6 +49,10 @@ std::expected<void, Error> apply_config_file(CLI::App& daemon, const std::filesy
 // "100ms", "1s", "10m", "1h", "1d"; a bare number is seconds. Absent for anything else.
 std::optional<std::chrono::milliseconds> parse_interval(std::string_view text);
 
+// A CLI11 check of a parse_interval() duration of at least `at_least` (`--interval` of
+// `daemon` and `run`), with a message that says what was expected.
+CLI::Validator duration_validator(std::chrono::milliseconds at_least);
+
 // Permission bits in octal, "0600" or "660"; absent for anything else or above 0777.
 std::optional<mode_t> parse_socket_mode(std::string_view text);
 

@@ -7,17 +7,10 @@
 #include <chrono>
 
 #include "cli/simulate.h"
-#include "cli/sources.h"
 #include "host/procfs.h"
 
 namespace gpumeter::cli {
 namespace {
-
-std::string hostname() {
-  std::array<char, 256> name{};
-  if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
-  return name.data();
-}
 
 TimeUs now_us() {
   const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
@@ -25,6 +18,12 @@ TimeUs now_us() {
 }
 
 }  // namespace
+
+std::string hostname() {
+  std::array<char, 256> name{};
+  if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
+  return name.data();
+}
 
 Session::Session(std::unique_ptr<GpuSource> gpus, std::unique_ptr<ProcessSource> host,
                  CollectOptions options)
@@ -34,22 +33,25 @@ std::expected<Snapshot, Error> Session::snapshot() {
   return collect(*gpus_, *host_, options_, now_us());
 }
 
+std::expected<HostSide, Error> open_host_side(const GlobalOptions& options) {
+  if (options.simulate.empty()) return HostSide{std::make_unique<host::ProcfsProcessSource>(), ""};
+  auto simulation = start_simulation(options.simulate);
+  if (!simulation) return std::unexpected(std::move(simulation.error()));
+  return HostSide{std::move(simulation->host), fmt::format(" ({})", simulation->label)};
+}
+
+Session make_session(HostSide host, OpenedSource gpus) {
+  CollectOptions collect_options{
+      .hostname = hostname(), .source_label = fmt::format("{}{}", gpus.row->name, host.simulated)};
+  return Session(std::move(gpus.source), std::move(host.host), std::move(collect_options));
+}
+
 std::expected<Session, Error> open_session(const GlobalOptions& options) {
-  std::unique_ptr<ProcessSource> host;
-  std::string simulated;
-  if (!options.simulate.empty()) {
-    auto simulation = start_simulation(options.simulate);
-    if (!simulation) return std::unexpected(std::move(simulation.error()));
-    host = std::move(simulation->host);
-    simulated = fmt::format(" ({})", simulation->label);
-  } else {
-    host = std::make_unique<host::ProcfsProcessSource>();
-  }
+  auto host = open_host_side(options);
+  if (!host) return std::unexpected(std::move(host.error()));
   auto gpus = open_default_gpu_source();
   if (!gpus) return std::unexpected(std::move(gpus.error()));
-  CollectOptions collect_options{.hostname = hostname(),
-                                 .source_label = fmt::format("{}{}", gpus->row->name, simulated)};
-  return Session(std::move(gpus->source), std::move(host), std::move(collect_options));
+  return make_session(std::move(*host), std::move(*gpus));
 }
 
 }  // namespace gpumeter::cli

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/model.h"
 #include "core/source.h"
+#include "cli/sources.h"
 
 namespace gpumeter::cli {
 
@@ -17,6 +18,9 @@ struct GlobalOptions {
   std::string simulate;  // scenario file; empty for the real driver
   bool no_color = false;
 };
+
+// This machine's name, as snapshots carry it.
+std::string hostname();
 
 class Session {
  public:
@@ -42,5 +46,17 @@ class Session {
 // Errors: a bad scenario (invalid_input), a missing driver (library_not_found,
 // driver_failed), each with a one-line message.
 std::expected<Session, Error> open_session(const GlobalOptions& options);
+
+// open_session() in two steps, for a command that carries on without a GPU (`run` still
+// measures CPU and memory where no driver is installed): the process source first (with
+// --simulate, after the scenario was checked and the simulated library chosen), then, with
+// the GPU source the caller opened, the session.
+struct HostSide {
+  std::unique_ptr<ProcessSource> host;
+  std::string simulated;  // " (simulated: <scenario file name>)", or empty
+};
+// Errors: a bad scenario (invalid_input).
+std::expected<HostSide, Error> open_host_side(const GlobalOptions& options);
+Session make_session(HostSide host, OpenedSource gpus);
 
 }  // namespace gpumeter::cli

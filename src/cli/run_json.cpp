@@ -1,0 +1,123 @@
+#include "cli/run_json.h"
+
+#include <array>
+#include <string_view>
+
+#include "cli/humanize.h"
+
+namespace gpumeter::cli {
+namespace {
+
+struct EngineKey {
+  Engine engine;
+  std::string_view prefix;
+};
+
+constexpr std::array kEngineKeys{
+    EngineKey{Engine::sm, "sm"},
+    EngineKey{Engine::memory, "memory_controller"},
+    EngineKey{Engine::encoder, "encoder"},
+    EngineKey{Engine::decoder, "decoder"},
+};
+
+// A figure, or null with its reason under the object's "unavailable".
+template <class T>
+void put(Json& object, const std::string& key, const Maybe<T>& value) {
+  if (value) {
+    object[key] = *value;
+  } else {
+    object[key] = nullptr;
+    object["unavailable"][key] = to_string(value.error());
+  }
+}
+
+template <class T>
+Json or_null(const std::optional<T>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json exit_json(const RunExit& exit) {
+  return Json{{"status", exit.status},
+              {"code", or_null(exit.code)},
+              {"signal", or_null(exit.signal)},
+              {"signal_name", exit.signal ? Json(signal_name(*exit.signal)) : Json(nullptr)},
+              {"core_dumped", exit.core_dumped}};
+}
+
+Json limits_json(const host::Limits& limits) {
+  const auto cpu = limits.cpu;
+  return Json{{"cpu_quota_us", cpu ? Json(cpu->quota_us) : Json(nullptr)},
+              {"cpu_period_us", cpu ? Json(cpu->period_us) : Json(nullptr)},
+              {"cpuset", or_null(limits.cpuset)},
+              {"memory_bytes", or_null(limits.memory_bytes)}};
+}
+
+Json cgroup_json(const std::optional<RunCgroupInfo>& cgroup) {
+  if (!cgroup) return nullptr;
+  Json out{{"version", cgroup->version == host::CgroupVersion::v2 ? 2 : 1},
+           {"path", cgroup->path.string()},
+           {"unavailable", Json::object()}};
+  put(out, "memory_peak_bytes", cgroup->memory_peak_bytes);
+  return out;
+}
+
+void put_engines(Json& gpu, const GpuUsage& usage) {
+  for (const EngineKey& row : kEngineKeys) {
+    const EngineUse& use = usage[row.engine];
+    put(gpu, std::string(row.prefix) + "_percent", use.average_percent);
+    put(gpu, std::string(row.prefix) + "_busy_seconds", use.busy_seconds);
+  }
+}
+
+void put_memory_and_energy(Json& gpu, const GpuUsage& usage) {
+  put(gpu, "memory_peak_bytes", usage.memory.peak_bytes);
+  put(gpu, "memory_at_start_bytes", usage.memory.at_start_bytes);
+  put(gpu, "memory_at_end_bytes", usage.memory.at_end_bytes);
+  put(gpu, "energy_joules", usage.energy.processes_joules);
+  put(gpu, "energy_device_joules", usage.energy.device_joules);
+  put(gpu, "energy_other_processes_joules", usage.energy.other_processes_joules);
+  put(gpu, "energy_idle_joules", usage.energy.idle_joules);
+}
+
+Json gpu_json(const RunGpu& gpu) {
+  Json out{{"index", gpu.usage.device}, {"unavailable", Json::object()}};
+  put(out, "name", gpu.name);
+  put(out, "uuid", gpu.uuid);
+  put_engines(out, gpu.usage);
+  put_memory_and_energy(out, gpu.usage);
+  out["sample_period_us"] = gpu.usage.confidence.sample_period_us;
+  out["coverage"] = gpu.usage.confidence.coverage;
+  out["shorter_than_sample_period"] = gpu.usage.confidence.shorter_than_sample_period;
+  out["low_confidence"] = gpu.usage.confidence.low();
+  return out;
+}
+
+}  // namespace
+
+Json run_json(const RunResult& r) {
+  Json gpus = Json::array();
+  for (const RunGpu& gpu : r.gpus) gpus.push_back(gpu_json(gpu));
+  return Json{
+      {"schema_version", kRunSchemaVersion},
+      {"command", r.command},
+      {"host", r.hostname},
+      {"interval_ms", r.interval.count()},
+      {"start_time", iso8601_utc(r.start_us)},
+      {"start_time_us", r.start_us},
+      {"end_time_us", r.end_us},
+      {"wall_seconds", r.wall_seconds},
+      {"exit", exit_json(r.exit)},
+      {"cpu_user_seconds", r.cpu_user_seconds},
+      {"cpu_system_seconds", r.cpu_system_seconds},
+      {"max_rss_bytes", r.max_rss_bytes},
+      {"processes", r.processes},
+      {"cgroup", cgroup_json(r.cgroup)},
+      {"limits", limits_json(r.limits)},
+      {"gpu_source", r.gpu_source.empty() ? Json(nullptr) : Json(r.gpu_source)},
+      {"gpu_error", or_null(r.gpu_error)},
+      {"gpus_seen", r.gpus_seen},
+      {"gpus", std::move(gpus)},
+  };
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,16 @@
+// `gpumeter run --json FILE`: what the summary says, as a versioned document. Numbers are
+// numbers, units are in the key names, absent values are null with their reason under the
+// sibling "unavailable" object. Specified by schemas/run.schema.json, documented in
+// docs/run.md; a change that breaks a reader bumps kRunSchemaVersion.
+#pragma once
+
+#include "cli/list_json.h"
+#include "cli/run_result.h"
+
+namespace gpumeter::cli {
+
+inline constexpr int kRunSchemaVersion = 1;
+
+Json run_json(const RunResult& result);
+
+}  // namespace gpumeter::cli
