@@ -89,8 +89,8 @@ void add_host_figures(Run& run) {
   r.cpu_system_seconds = seconds_of(usage.ru_stime);
   r.max_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
   if (run.cgroup) {
-    r.cgroup = RunCgroupInfo{run.cgroup->version(), run.cgroup->path(),
-                             run.cgroup->memory_peak_bytes()};
+    r.cgroup =
+        RunCgroupInfo{run.cgroup->version(), run.cgroup->path(), run.cgroup->memory_peak_bytes()};
     if (auto removed = run.cgroup->remove(); !removed) {
       run.err << "gpumeter run: " << removed.error() << '\n';
     }

@@ -69,8 +69,8 @@ std::expected<PendingChild, Error> PendingChild::fork(const std::vector<std::str
     for (int fd : {go[0], go[1], status[0], status[1]}) {
       if (fd >= 0) ::close(fd);
     }
-    return std::unexpected(Error{ErrorCode::io, fmt::format("gpumeter run: cannot make a pipe: {}",
-                                                            std::strerror(error))});
+    return std::unexpected(Error{
+        ErrorCode::io, fmt::format("gpumeter run: cannot make a pipe: {}", std::strerror(error))});
   }
   const pid_t pid = ::fork();
   if (pid == 0) run_child(argv.data(), mask, go, status);
@@ -80,8 +80,8 @@ std::expected<PendingChild, Error> PendingChild::fork(const std::vector<std::str
   if (pid < 0) {
     ::close(go[1]);
     ::close(status[0]);
-    return std::unexpected(Error{ErrorCode::io, fmt::format("gpumeter run: cannot fork: {}",
-                                                            std::strerror(fork_error))});
+    return std::unexpected(Error{
+        ErrorCode::io, fmt::format("gpumeter run: cannot fork: {}", std::strerror(fork_error))});
   }
   return PendingChild(pid, go[1], status[0], command.front());
 }
@@ -110,7 +110,8 @@ std::expected<void, ExecFailure> PendingChild::release() {
     got = ::read(exec_status_, &error, sizeof(error));
   } while (got < 0 && errno == EINTR);
   close_fd(exec_status_);
-  if (got == static_cast<ssize_t>(sizeof(error))) return std::unexpected(exec_failure(program_, error));
+  if (got == static_cast<ssize_t>(sizeof(error)))
+    return std::unexpected(exec_failure(program_, error));
   return {};
 }
 

@@ -45,7 +45,8 @@ void GpuMeasure::follow(Pid pid) {
 std::expected<Usage, Error> GpuMeasure::finish(Window window) {
   const TimeUs complete = sampler_.complete_after(window.end_us);
   const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::microseconds(complete - wall_now_us()) + 2 * interval_ + std::chrono::seconds(2));
+      std::chrono::microseconds(complete - wall_now_us()) + 2 * interval_ +
+      std::chrono::seconds(2));
   (void)sampler_.wait_for_round(complete, wait);
   sampler_.stop();
   const std::vector<ProcessKey> keys(keys_.begin(), keys_.end());

@@ -73,9 +73,10 @@ void add_run_options(CLI::App& run, RunOptions& options) {
   CLI::Option* cpuset =
       run.add_option("--cpuset", options.cpuset, "Run on these CPUs only: 0-3,8 (online ones)")
           ->option_text("LIST");
-  CLI::Option* memory = run.add_option("--memory", options.memory,
-                                       "Limit memory to SIZE: 512M, 4G (K, M, G, T: powers of 1024)")
-                            ->option_text("SIZE");
+  CLI::Option* memory =
+      run.add_option("--memory", options.memory,
+                     "Limit memory to SIZE: 512M, 4G (K, M, G, T: powers of 1024)")
+          ->option_text("SIZE");
   run.add_flag("--no-cgroup", options.no_cgroup,
                "Make no cgroup; follow the processes by their parent links")
       ->excludes(cpus)

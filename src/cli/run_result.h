@@ -17,9 +17,9 @@ namespace gpumeter::cli {
 
 // How the command ended.
 struct RunExit {
-  int status = 0;              // what gpumeter exits with: the code, or 128 + the signal
-  std::optional<int> code;     // the command exited with this
-  std::optional<int> signal;   // the command was killed by this
+  int status = 0;             // what gpumeter exits with: the code, or 128 + the signal
+  std::optional<int> code;    // the command exited with this
+  std::optional<int> signal;  // the command was killed by this
   bool core_dumped = false;
 };
 

@@ -28,8 +28,7 @@ std::expected<GpuSide, Error> open_gpu_side(const GlobalOptions& options);
 // The run's cgroup, made below ours (host/run_cgroup.h), named gpumeter-run-<our pid>. With
 // limits, failing is an error that says what is missing and how to get it; without, the run
 // goes on without a cgroup (null). None at all with --no-cgroup.
-std::expected<std::unique_ptr<host::RunCgroup>, Error> make_run_cgroup(
-    const RunSettings& settings);
+std::expected<std::unique_ptr<host::RunCgroup>, Error> make_run_cgroup(const RunSettings& settings);
 
 // Whether the JSON document can be written, checked before the command runs; a file that
 // did not exist is not left behind. Errors: io, naming the file.

@@ -40,14 +40,15 @@ void memory_lines(std::string& out, const RunResult& r) {
 std::string limits_text(const host::Limits& limits) {
   std::vector<std::string> parts;
   if (limits.cpu) {
-    parts.push_back(fmt::format("{:g} CPUs' worth (quota {} per {} µs)",
-                                static_cast<double>(limits.cpu->quota_us) /
-                                    static_cast<double>(limits.cpu->period_us),
-                                limits.cpu->quota_us, limits.cpu->period_us));
+    parts.push_back(fmt::format(
+        "{:g} CPUs' worth (quota {} per {} µs)",
+        static_cast<double>(limits.cpu->quota_us) / static_cast<double>(limits.cpu->period_us),
+        limits.cpu->quota_us, limits.cpu->period_us));
   }
   if (limits.cpuset) parts.push_back(fmt::format("CPUs {}", *limits.cpuset));
   if (limits.memory_bytes) {
-    parts.push_back(fmt::format("memory {}", format_bytes(static_cast<double>(*limits.memory_bytes))));
+    parts.push_back(
+        fmt::format("memory {}", format_bytes(static_cast<double>(*limits.memory_bytes))));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -79,8 +80,10 @@ void gpu_block(std::string& out, const RunGpu& gpu) {
                    gpu.uuid ? fmt::format(" ({})", *gpu.uuid) : ""));
   line(out, "  SM", fmt::format("{} average", percent(u[Engine::sm].average_percent)));
   line(out, "  memory controller", percent(u[Engine::memory].average_percent));
-  if (nonzero(u[Engine::encoder])) line(out, "  encoder", percent(u[Engine::encoder].average_percent));
-  if (nonzero(u[Engine::decoder])) line(out, "  decoder", percent(u[Engine::decoder].average_percent));
+  if (nonzero(u[Engine::encoder]))
+    line(out, "  encoder", percent(u[Engine::encoder].average_percent));
+  if (nonzero(u[Engine::decoder]))
+    line(out, "  decoder", percent(u[Engine::decoder].average_percent));
   line(out, "  GPU memory",
        u.memory.peak_bytes
            ? fmt::format("{} peak", format_bytes(static_cast<double>(*u.memory.peak_bytes)))
@@ -97,8 +100,8 @@ void gpu_lines(std::string& out, const RunResult& r) {
     return;
   }
   if (r.gpus.empty()) {
-    line(out, "GPU", fmt::format("none used ({} GPU{} watched)", r.gpus_seen,
-                                 r.gpus_seen == 1 ? "" : "s"));
+    line(out, "GPU",
+         fmt::format("none used ({} GPU{} watched)", r.gpus_seen, r.gpus_seen == 1 ? "" : "s"));
   }
   for (const RunGpu& gpu : r.gpus) gpu_block(out, gpu);
 }
@@ -113,8 +116,9 @@ std::string run_summary(const RunResult& r) {
   memory_lines(out, r);
   line(out, "processes", fmt::format("{}", r.processes));
   if (r.cgroup) {
-    line(out, "cgroup", fmt::format("v{} {}", r.cgroup->version == host::CgroupVersion::v2 ? 2 : 1,
-                                    r.cgroup->path.string()));
+    line(out, "cgroup",
+         fmt::format("v{} {}", r.cgroup->version == host::CgroupVersion::v2 ? 2 : 1,
+                     r.cgroup->path.string()));
   }
   if (r.limits.any()) line(out, "limits", limits_text(r.limits));
   gpu_lines(out, r);

@@ -17,9 +17,9 @@
 namespace gpumeter::cli {
 
 struct SuperviseHooks {
-  std::function<void()> tick;                // every interval
-  std::function<void(Pid)> exiting;          // a child of gpumeter, exited, about to be reaped
-  std::function<std::vector<Pid>()> tree;    // who gets the signals once the command is gone
+  std::function<void()> tick;              // every interval
+  std::function<void(Pid)> exiting;        // a child of gpumeter, exited, about to be reaped
+  std::function<std::vector<Pid>()> tree;  // who gets the signals once the command is gone
 };
 
 // Returns the command's wait status (as waitpid gives it). A signal that a process sent to

@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "cli/sources.h"
 #include "core/collect.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "core/source.h"
-#include "cli/sources.h"
 
 namespace gpumeter::cli {
 

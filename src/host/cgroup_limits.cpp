@@ -18,9 +18,10 @@ using Fail = std::unexpected<std::string>;
 
 // A plain decimal number: digits, at most one point; no sign, exponent, "inf" or "nan".
 std::optional<double> plain_number(std::string_view text) {
-  const bool plain = !text.empty() && std::ranges::all_of(text, [](char c) {
-    return (c >= '0' && c <= '9') || c == '.';
-  }) && std::ranges::count(text, '.') <= 1 && text != ".";
+  const bool plain =
+      !text.empty() &&
+      std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || c == '.'; }) &&
+      std::ranges::count(text, '.') <= 1 && text != ".";
   if (!plain) return std::nullopt;
   double value = 0;
   const auto [end, error] =
@@ -32,9 +33,10 @@ std::optional<double> plain_number(std::string_view text) {
 std::expected<CpuQuota, std::string> quota_of(double quota_us, std::string_view what) {
   const auto quota = static_cast<std::int64_t>(std::llround(quota_us));
   if (quota < kMinCpuQuotaUs) {
-    return Fail(fmt::format("{} is less than the kernel's shortest quota, {} µs per {} µs "
-                            "(0.01 CPU)",
-                            what, kMinCpuQuotaUs, kCpuPeriodUs));
+    return Fail(
+        fmt::format("{} is less than the kernel's shortest quota, {} µs per {} µs "
+                    "(0.01 CPU)",
+                    what, kMinCpuQuotaUs, kCpuPeriodUs));
   }
   return CpuQuota{.quota_us = quota, .period_us = kCpuPeriodUs};
 }
@@ -60,10 +62,14 @@ std::optional<std::uint64_t> unit_bytes(std::string_view suffix) {
   std::string_view rest = suffix.substr(1);
   if (!rest.empty() && rest != "iB" && rest != "ib") return std::nullopt;
   switch (suffix.front()) {
-    case 'K': case 'k': return std::uint64_t{1} << 10;
-    case 'M': case 'm': return std::uint64_t{1} << 20;
-    case 'G': case 'g': return std::uint64_t{1} << 30;
-    case 'T': case 't': return std::uint64_t{1} << 40;
+    case 'K':
+    case 'k': return std::uint64_t{1} << 10;
+    case 'M':
+    case 'm': return std::uint64_t{1} << 20;
+    case 'G':
+    case 'g': return std::uint64_t{1} << 30;
+    case 'T':
+    case 't': return std::uint64_t{1} << 40;
     default: return std::nullopt;
   }
 }
@@ -123,7 +129,7 @@ std::string format_cpu_list(const std::vector<unsigned>& cpus) {
 }
 
 std::expected<std::string, std::string> cpuset_within(std::string_view text,
-                                                       const std::vector<unsigned>& online) {
+                                                      const std::vector<unsigned>& online) {
   auto cpus = parse_cpu_list(text);
   if (!cpus) return Fail(std::move(cpus.error()));
   std::vector<unsigned> offline;
@@ -140,8 +146,8 @@ std::expected<std::uint64_t, std::string> parse_memory_size(std::string_view tex
   const auto number = plain_number(text.substr(0, digits));
   const auto unit = unit_bytes(digits == std::string_view::npos ? "" : text.substr(digits));
   if (!number || !unit) {
-    return Fail(fmt::format("\"{}\" is not a size such as 512M or 4G (K, M, G, T: powers of 1024)",
-                            text));
+    return Fail(
+        fmt::format("\"{}\" is not a size such as 512M or 4G (K, M, G, T: powers of 1024)", text));
   }
   const double bytes = std::floor(*number * static_cast<double>(*unit));
   if (bytes < 1) return Fail(fmt::format("\"{}\" is zero bytes", text));

@@ -57,7 +57,7 @@ std::string format_cpu_list(const std::vector<unsigned>& cpus);
 // `--cpuset 0-3`: the list, in list form, when every CPU in it is online. Errors: a bad
 // list, or the CPUs that are not online.
 std::expected<std::string, std::string> cpuset_within(std::string_view text,
-                                                       const std::vector<unsigned>& online);
+                                                      const std::vector<unsigned>& online);
 
 // `--memory 4G`: bytes. A whole or decimal number with an optional suffix K, M, G or T
 // (powers of 1024, either case, "iB" allowed after it: "512MiB"); no suffix or "B" is bytes.

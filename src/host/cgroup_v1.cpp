@@ -62,7 +62,8 @@ std::expected<void, std::string> CgroupV1::make() {
 std::expected<void, std::string> set_cpus(CgroupFs& fs, const std::filesystem::path& dir,
                                           const std::string& cpus) {
   const auto mems = fs.read(dir.parent_path() / "cpuset.mems");
-  if (!mems) return std::unexpected(failure("read", dir.parent_path() / "cpuset.mems", mems.error()));
+  if (!mems)
+    return std::unexpected(failure("read", dir.parent_path() / "cpuset.mems", mems.error()));
   const auto lines = split_lines(*mems);
   if (auto done = write(fs, dir / "cpuset.mems", lines.empty() ? "" : lines.front()); !done) {
     return done;
@@ -78,15 +79,16 @@ std::expected<void, std::string> CgroupV1::apply(const CgroupLayout& layout, con
   if (limits.cpu) {
     // The period first: a quota is checked against the period in force.
     auto done = write(fs_, dir("cpu") / "cpu.cfs_period_us", std::to_string(limits.cpu->period_us));
-    if (done) done = write(fs_, dir("cpu") / "cpu.cfs_quota_us", std::to_string(limits.cpu->quota_us));
+    if (done)
+      done = write(fs_, dir("cpu") / "cpu.cfs_quota_us", std::to_string(limits.cpu->quota_us));
     if (!done) return done;
   }
   if (limits.cpuset) {
     if (auto done = set_cpus(fs_, dir("cpuset"), *limits.cpuset); !done) return done;
   }
   if (limits.memory_bytes) {
-    auto done = write(fs_, dir("memory") / "memory.limit_in_bytes",
-                      std::to_string(*limits.memory_bytes));
+    auto done =
+        write(fs_, dir("memory") / "memory.limit_in_bytes", std::to_string(*limits.memory_bytes));
     if (!done) return done;
   }
   return {};

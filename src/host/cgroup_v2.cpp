@@ -152,9 +152,10 @@ bool CgroupV2::only_the_leaf_left() const {
 std::expected<void, std::string> CgroupV2::leave_leaf() {
   if (!enabled_.empty()) {
     if (!only_the_leaf_left()) {
-      return std::unexpected(fmt::format("left {} in place: another group below {} may use "
-                                         "the controllers enabled for it",
-                                         supervisor_.string(), parent_.string()));
+      return std::unexpected(
+          fmt::format("left {} in place: another group below {} may use "
+                      "the controllers enabled for it",
+                      supervisor_.string(), parent_.string()));
     }
     if (auto disabled = write_subtree(enabled_, '-'); !disabled) {
       return std::unexpected(failure("disable the controllers enabled in",

@@ -2,9 +2,9 @@
 
 #include <signal.h>
 
+#include <array>
 #include <cerrno>
 #include <charconv>
-#include <array>
 #include <fstream>
 #include <string>
 

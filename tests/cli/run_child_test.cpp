@@ -1,6 +1,8 @@
 // Starting and supervising the command of `gpumeter run`, with real processes: a child that
 // waits until released, failures to execute as shells report them, orphans waited for when
 // this process is their subreaper, and a signal sent to us passed on to the command.
+#include "cli/run_child.h"
+
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -9,7 +11,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/run_child.h"
 #include "cli/run_signals.h"
 #include "cli/run_supervise.h"
 

@@ -65,8 +65,7 @@ TEST(RunOptions, UsageErrors) {
 
 TEST(RunOptions, ResolvesLimitsAgainstTheOnlineCpus) {
   const Machine machine("0-15");
-  RunOptions options = parsed({"--cpus", "1.5", "--cpuset", "0-3", "--memory", "4G", "--",
-                               "true"});
+  RunOptions options = parsed({"--cpus", "1.5", "--cpuset", "0-3", "--memory", "4G", "--", "true"});
   const auto settings = resolve_run_options(options, machine.root());
   ASSERT_TRUE(settings.has_value()) << settings.error().message;
   EXPECT_EQ(settings->limits.cpu, (host::CpuQuota{150'000, 100'000}));
@@ -78,8 +77,8 @@ TEST(RunOptions, ResolvesLimitsAgainstTheOnlineCpus) {
 
 TEST(RunOptions, CpuPercentIsPerCore) {
   const Machine machine("0-15");
-  const auto settings = resolve_run_options(parsed({"--cpu-percent", "50", "--", "true"}),
-                                            machine.root());
+  const auto settings =
+      resolve_run_options(parsed({"--cpu-percent", "50", "--", "true"}), machine.root());
   ASSERT_TRUE(settings.has_value()) << settings.error().message;
   EXPECT_EQ(settings->limits.cpu, (host::CpuQuota{800'000, 100'000}));
 }
@@ -104,7 +103,8 @@ TEST(RunOptions, ErrorsNameTheOption) {
 }
 
 TEST(RunOptions, WithoutCpuLimitsTheCpusAreNotRead) {
-  const auto settings = resolve_run_options(parsed({"--memory", "1G", "--", "true"}), "/nonexistent");
+  const auto settings =
+      resolve_run_options(parsed({"--memory", "1G", "--", "true"}), "/nonexistent");
   ASSERT_TRUE(settings.has_value()) << settings.error().message;
   EXPECT_EQ(settings->limits.memory_bytes, 1ULL << 30);
 }
@@ -119,8 +119,8 @@ TEST(RunOptions, NoCgroupIsKept) {
 TEST(RunOptions, TheSubcommandIsRegisteredAndHelpSaysCpuMaxIsNotPerCore) {
   const Result help = run_cli({"run", "--help"});
   EXPECT_EQ(help.status, 0);
-  for (const char* word : {"--cpus", "--cpu-percent", "EACH online CPU", "not per CPU",
-                           "--cpuset", "--memory", "--json", "--interval", "--no-cgroup"}) {
+  for (const char* word : {"--cpus", "--cpu-percent", "EACH online CPU", "not per CPU", "--cpuset",
+                           "--memory", "--json", "--interval", "--no-cgroup"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   }
   const Result missing = run_cli({"run"});

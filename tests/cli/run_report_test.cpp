@@ -76,19 +76,18 @@ TEST(RunExit, CodesAndSignalsAsAShellReportsThem) {
 
 TEST(RunSummary, SaysEveryFigure) {
   const std::string summary = run_summary(sample_result());
-  for (const char* part : {"gpumeter run: python3 train.py\n", "exit status           0\n",
-                           "wall time             4.00 s\n",
-                           "CPU time              user 3.00 s, system 1.00 s (100% of one CPU)",
-                           "peak RSS              512MiB (the largest process)",
-                           "cgroup memory peak    768MiB", "processes             3\n",
-                           "cgroup                v2 /sys/fs/cgroup/x/gpumeter-run-9",
-                           "limits                1.5 CPUs' worth (quota 150000 per 100000 µs), "
-                           "CPUs 0-3, memory 4.0GiB",
-                           "GPU 0                 NVIDIA L4 (GPU-1234)",
-                           "  SM                  40.0% average",
-                           "  memory controller   10.0%", "  encoder             5.0%",
-                           "  GPU memory          1.0GiB peak",
-                           "  energy              120.0 J (the device: 200.0 J over the run)"}) {
+  for (const char* part :
+       {"gpumeter run: python3 train.py\n", "exit status           0\n",
+        "wall time             4.00 s\n",
+        "CPU time              user 3.00 s, system 1.00 s (100% of one CPU)",
+        "peak RSS              512MiB (the largest process)", "cgroup memory peak    768MiB",
+        "processes             3\n", "cgroup                v2 /sys/fs/cgroup/x/gpumeter-run-9",
+        "limits                1.5 CPUs' worth (quota 150000 per 100000 µs), "
+        "CPUs 0-3, memory 4.0GiB",
+        "GPU 0                 NVIDIA L4 (GPU-1234)", "  SM                  40.0% average",
+        "  memory controller   10.0%", "  encoder             5.0%",
+        "  GPU memory          1.0GiB peak",
+        "  energy              120.0 J (the device: 200.0 J over the run)"}) {
     EXPECT_TRUE(has(summary, part)) << part << "\n" << summary;
   }
   EXPECT_FALSE(has(summary, "decoder")) << "an engine at 0 % is left out";

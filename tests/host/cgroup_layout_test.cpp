@@ -65,8 +65,8 @@ TEST(CgroupLayout, AMountOfPartOfTheHierarchy) {
   const char* mounts =
       "800 790 0:23 /docker/4f1c /sys/fs/cgroup ro,nosuid - cgroup2 cgroup rw\n"
       "801 790 0:30 /kubepods /mnt/my\\040cgroups rw - cgroup cgroup rw,memory\n";
-  const CgroupLayout layout = parse_cgroup_layout(
-      "/", mounts, "0::/docker/4f1c/job\n7:memory:/kubepods/pod1\n");
+  const CgroupLayout layout =
+      parse_cgroup_layout("/", mounts, "0::/docker/4f1c/job\n7:memory:/kubepods/pod1\n");
   EXPECT_EQ(layout.unified, "/sys/fs/cgroup/job");
   EXPECT_EQ(layout.v1.at("memory"), "/mnt/my cgroups/pod1");
 }

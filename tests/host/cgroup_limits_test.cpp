@@ -92,8 +92,7 @@ TEST(OnlineCpus, ReadsTheKernelsListUnderTheRoot) {
   EXPECT_EQ(online_cpus(root.path()), (std::vector<unsigned>{0, 1, 2, 3, 4, 5, 8}));
   const auto missing = online_cpus(root.path() / "nowhere");
   ASSERT_FALSE(missing.has_value());
-  EXPECT_NE(missing.error().find("sys/devices/system/cpu/online: No such file"),
-            std::string::npos)
+  EXPECT_NE(missing.error().find("sys/devices/system/cpu/online: No such file"), std::string::npos)
       << missing.error();
 }
 

@@ -56,7 +56,8 @@ class EmulatedCgroupFs final : public CgroupFs {
   std::expected<void, std::error_code> make_directory(const std::filesystem::path& dir) override {
     if (auto refused = refusal(dir)) return std::unexpected(*refused);
     if (std::filesystem::exists(dir)) return fail(std::errc::file_exists);
-    if (!std::filesystem::is_directory(dir.parent_path())) return fail(std::errc::no_such_file_or_directory);
+    if (!std::filesystem::is_directory(dir.parent_path()))
+      return fail(std::errc::no_such_file_or_directory);
     std::filesystem::create_directory(dir);
     put(dir / "cgroup.procs", "");
     const Hierarchy& hierarchy = hierarchy_of(dir);

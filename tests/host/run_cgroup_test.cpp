@@ -83,8 +83,7 @@ TEST_F(V2, LimitsInAGroupOfOurOwnMoveUsIntoALeafAndBackAtTheEnd) {
 TEST_F(V2, ControllersAlreadyEnabledNeedNoMove) {
   EmulatedCgroupFs::put(scope / "cgroup.procs", "");
   ASSERT_TRUE(cgroupfs.write(scope / "cgroup.subtree_control", "+cpu +memory").has_value());
-  auto created =
-      create_run_cgroup(cgroupfs, layout, request({.cpu = CpuQuota{50'000, 100'000}}));
+  auto created = create_run_cgroup(cgroupfs, layout, request({.cpu = CpuQuota{50'000, 100'000}}));
   ASSERT_TRUE(created.has_value()) << created.error();
   EXPECT_FALSE(fs::exists(supervisor));
   EXPECT_EQ(get(group / "cpu.max"), "50000 100000\n");
@@ -114,8 +113,7 @@ TEST_F(V2, ControllersNotDelegatedAreNamed) {
 TEST_F(V2, APermissionRefusedIsReported) {
   EmulatedCgroupFs::put(scope / "cgroup.procs", "");
   cgroupfs.deny(scope, std::errc::permission_denied);
-  auto created =
-      create_run_cgroup(cgroupfs, layout, request({.memory_bytes = 1ULL << 30}));
+  auto created = create_run_cgroup(cgroupfs, layout, request({.memory_bytes = 1ULL << 30}));
   ASSERT_FALSE(created.has_value());
   EXPECT_TRUE(contains(created.error(), "cgroup.subtree_control: Permission denied"))
       << created.error();

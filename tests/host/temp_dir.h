@@ -15,7 +15,8 @@ namespace gpumeter::host::testing {
 class TempDir {
  public:
   TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "gpumeter-host-XXXXXX").string();
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "gpumeter-host-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }

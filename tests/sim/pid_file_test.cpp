@@ -41,13 +41,16 @@ TEST(PidFileParse, AnAbsolutePathIsKept) {
 TEST(PidFileParse, BadUsesAreRefusedWithTheirLine) {
   EXPECT_EQ(error_of(scenario_with(R"({"device": 0, "pid_file": "w.pid"})")),
             "s.json:1: processes[0].pid_file: expected an absolute path, found \"w.pid\"");
-  EXPECT_EQ(error_of(scenario_with(R"({"device": 0, "pid_file": "/w.pid", "pid": 5})")),
-            "s.json:1: processes[0].pid_file: expected one of \"pid\", \"pid_env\" or \"pid_file\", "
-            "not several");
-  EXPECT_NE(error_of(scenario_with(
-                         R"({"device": 0, "pid_file": "/w.pid", "host": {"user": "a", "command": ["x"]}})"))
-                .find("described by /proc: expected no \"host\""),
-            std::string::npos);
+  EXPECT_EQ(
+      error_of(scenario_with(R"({"device": 0, "pid_file": "/w.pid", "pid": 5})")),
+      "s.json:1: processes[0].pid_file: expected one of \"pid\", \"pid_env\" or \"pid_file\", "
+      "not several");
+  EXPECT_NE(
+      error_of(
+          scenario_with(
+              R"({"device": 0, "pid_file": "/w.pid", "host": {"user": "a", "command": ["x"]}})"))
+          .find("described by /proc: expected no \"host\""),
+      std::string::npos);
   EXPECT_NE(error_of(scenario_with(R"({"device": 0, "pid_file": 7})")).find("s.json:1:"),
             std::string::npos);
 }
@@ -106,12 +109,12 @@ class PidFileLibrary : public ::testing::Test {
     return pids;
   }
 
-  std::filesystem::path pid_file =
-      std::filesystem::temp_directory_path() / ("gpumeter-pid-file-test-" +
-                                                std::to_string(getpid()) + ".pid");
+  std::filesystem::path pid_file = std::filesystem::temp_directory_path() /
+                                   ("gpumeter-pid-file-test-" + std::to_string(getpid()) + ".pid");
   Child child;
-  TempScenario scenario{scenario_with(R"({"device": 0, "pid_file": ")" + pid_file.string() +
-                                      R"(", "used_memory_bytes": 1234, "utilization": {"sm": 40}})")};
+  TempScenario scenario{
+      scenario_with(R"({"device": 0, "pid_file": ")" + pid_file.string() +
+                    R"(", "used_memory_bytes": 1234, "utilization": {"sm": 40}})")};
 };
 
 TEST_F(PidFileLibrary, TheProcessIsOnTheGpuWhileItsFileNamesALiveProcess) {

@@ -27,7 +27,8 @@ bool has_kind(const ProcessSpec& p, Kind kind) {
 abi::ProcessDetailV1 entry(const DeviceCall& call, const ProcessSpec& p) {
   const auto memory = call.timeline().process_memory(p, call.t());
   // processes() lists only processes with a pid.
-  return abi::ProcessDetailV1{call.timeline().pid_of(p).value_or(0), memory.value_or(abi::kValueNotAvailableU64), kNoMigInstance,
+  return abi::ProcessDetailV1{call.timeline().pid_of(p).value_or(0),
+                              memory.value_or(abi::kValueNotAvailableU64), kNoMigInstance,
                               kNoMigInstance, 0};
 }
 
