@@ -64,7 +64,7 @@ std::expected<void, Error> place(Run& run, pid_t child) {
                                                             "not run.",
                                                             added.error())});
   }
-  (void)run.cgroup->remove();
+  [[maybe_unused]] const auto removed = run.cgroup->remove();
   run.cgroup.reset();
   return {};
 }
@@ -103,7 +103,6 @@ void add_gpu_figures(Run& run) {
     r.gpu_error = run.gpu_side.missing;
     return;
   }
-  r.gpu_source = run.gpu_side.session->collect_options().source_label;
   auto usage = run.gpu->finish(Window{r.start_us, r.end_us});
   const auto snapshot = run.gpu->snapshot();
   if (!snapshot) {
@@ -173,6 +172,7 @@ int run_prepared(Run& run) {
     return not_run(run.err, Error{ErrorCode::internal, "gpumeter run: cannot watch for signals"});
   }
   if (run.gpu_side.session) {
+    run.result.gpu_source = run.gpu_side.session->collect_options().source_label;
     run.gpu = std::make_unique<GpuMeasure>(*run.gpu_side.session, run.settings.interval);
     run.gpu->start();
   }

@@ -60,6 +60,7 @@ std::expected<PendingChild, Error> PendingChild::fork(const std::vector<std::str
                                                       const sigset_t& mask) {
   std::vector<std::string> args = command;
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   std::array<int, 2> go{-1, -1};

@@ -15,19 +15,20 @@ std::string limit_names(const host::Limits& limits) {
   const auto add = [&](bool asked, std::string_view name) {
     if (asked) names += fmt::format("{}{}", names.empty() ? "" : ", ", name);
   };
-  add(limits.cpu.has_value(), "CPU time");
-  add(limits.cpuset.has_value(), "--cpuset");
-  add(limits.memory_bytes.has_value(), "--memory");
+  add(limits.cpu.has_value(), "CPU quota");
+  add(limits.cpuset.has_value(), "CPU set");
+  add(limits.memory_bytes.has_value(), "memory");
   return names;
 }
 
 Error no_cgroup(const host::Limits& limits, std::string_view why) {
-  return Error{ErrorCode::no_permission,
-               fmt::format("gpumeter run: the limits ({}) need a cgroup of their own, and none "
-                           "could be made: {}. Run as root, or where a cgroup is delegated to "
-                           "you, e.g. `systemd-run --user --scope -p Delegate=yes gpumeter run "
-                           "...`. The command was not run.",
-                           limit_names(limits), why)};
+  return Error{
+      ErrorCode::no_permission,
+      fmt::format("gpumeter run: the limits asked for ({}) need a cgroup of their own, and none "
+                  "could be made: {}. Run as root, or where a cgroup is delegated to "
+                  "you, e.g. `systemd-run --user --scope -p Delegate=yes gpumeter run "
+                  "...`. The command was not run.",
+                  limit_names(limits), why)};
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ class CgroupV1 final : public RunCgroup {
   CgroupV1(CgroupFs& fs, std::vector<std::filesystem::path> dirs,
            std::optional<std::filesystem::path> memory)
       : fs_(fs), dirs_(std::move(dirs)), memory_(std::move(memory)) {}
-  ~CgroupV1() override { (void)remove(); }
+  ~CgroupV1() override { [[maybe_unused]] const auto removed = remove(); }
   CgroupV1(const CgroupV1&) = delete;
   CgroupV1& operator=(const CgroupV1&) = delete;
 

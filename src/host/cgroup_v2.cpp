@@ -18,7 +18,7 @@ class CgroupV2 final : public RunCgroup {
         dir_(parent_ / request.name),
         supervisor_(parent_ / (request.name + "-supervisor")),
         self_(request.self) {}
-  ~CgroupV2() override { (void)remove(); }
+  ~CgroupV2() override { [[maybe_unused]] const auto removed = remove(); }
   CgroupV2(const CgroupV2&) = delete;
   CgroupV2& operator=(const CgroupV2&) = delete;
 
@@ -95,13 +95,13 @@ std::expected<void, std::string> CgroupV2::enable_from_leaf(const Controllers& c
     return std::unexpected(failure("create", supervisor_, made.error()));
   }
   if (auto moved = move_self_to(supervisor_); !moved) {
-    (void)remove_group(fs_, supervisor_);
+    [[maybe_unused]] const auto removed = remove_group(fs_, supervisor_);
     return std::unexpected(std::move(moved.error()));
   }
   in_leaf_ = true;
   const auto enabled = write_subtree(controllers, '+');
   if (!enabled) {
-    (void)leave_leaf();
+    [[maybe_unused]] const auto left = leave_leaf();
     return std::unexpected(
         failure(fmt::format("enable {} in", fmt::join(controllers, " ")),
                 parent_ / "cgroup.subtree_control", enabled.error()) +
