@@ -27,6 +27,10 @@ struct Window {
 struct EngineUse {
   Maybe<double> busy_seconds;     // Σ percent/100 × seconds: 1.0 is one second fully busy
   Maybe<double> average_percent;  // busy_seconds over the window's length, 0..100 per process
+  // The highest percent of the set in any one driver sample period that overlaps the window:
+  // the sum over the set's processes of their samples for that period (0..100 per process).
+  // 0 when the set was idle throughout.
+  Maybe<double> peak_percent;
 };
 
 // GPU memory the set holds on one device, in bytes. A caching allocator keeps freed blocks,

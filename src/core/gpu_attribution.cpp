@@ -1,6 +1,9 @@
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "core/attribution_parts.h"
 #include "core/step_sum.h"
@@ -49,29 +52,57 @@ Confidence confidence_of(const DeviceSeries& device, Window window, TimeUs perio
   return confidence;
 }
 
-std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments,
-                                               EngineMask reported, double coverage,
-                                               Window window) {
-  // Percent × µs, summed in integers so that the only rounding is the final division.
-  std::array<std::int64_t, kEngineCount> percent_us{};
+using PerEngine = std::array<std::int64_t, kEngineCount>;
+
+// Percent × µs of each engine, summed in integers so that the only rounding is the final
+// division.
+PerEngine percent_us_of(std::span<const Segment> segments) {
+  PerEngine percent_us{};
   for (const Segment& s : segments) {
     if (!s.in_set) continue;
     for (std::size_t e = 0; e < kEngineCount; ++e) {
       percent_us[e] += s.record->percent[e] * (s.end_us - s.begin_us);
     }
   }
+  return percent_us;
+}
+
+// The set's highest summed percent of each engine in one sample period. The driver stamps the
+// samples of one period with its end, so the set's samples of a period share their time.
+PerEngine peak_percent_of(std::span<const Segment> segments) {
+  std::vector<const ProcessGpuRecord*> records;
+  for (const Segment& s : segments) {
+    if (s.in_set) records.push_back(s.record);
+  }
+  std::ranges::sort(records, {}, &ProcessGpuRecord::time_us);
+  PerEngine peak{};
+  for (std::size_t i = 0; i < records.size();) {
+    PerEngine sum{};
+    const TimeUs period_end = records[i]->time_us;
+    for (; i < records.size() && records[i]->time_us == period_end; ++i) {
+      for (std::size_t e = 0; e < kEngineCount; ++e) sum[e] += records[i]->percent[e];
+    }
+    for (std::size_t e = 0; e < kEngineCount; ++e) peak[e] = std::max(peak[e], sum[e]);
+  }
+  return peak;
+}
+
+std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments,
+                                               EngineMask reported, double coverage,
+                                               Window window) {
+  const PerEngine percent_us = percent_us_of(segments);
+  const PerEngine peak = peak_percent_of(segments);
   std::array<EngineUse, kEngineCount> engines;
   const double window_s = static_cast<double>(window.length_us()) / kUsPerSecond;
   for (std::size_t e = 0; e < kEngineCount; ++e) {
     const auto engine = static_cast<Engine>(e);
-    if (coverage <= 0.0) {
-      engines[e] = {std::unexpected(Unavailable::no_data), std::unexpected(Unavailable::no_data)};
-    } else if ((reported & engine_bit(engine)) == 0) {
-      engines[e] = {std::unexpected(Unavailable::not_supported),
-                    std::unexpected(Unavailable::not_supported)};
+    if (coverage <= 0.0 || (reported & engine_bit(engine)) == 0) {
+      const auto absent =
+          std::unexpected(coverage <= 0.0 ? Unavailable::no_data : Unavailable::not_supported);
+      engines[e] = {absent, absent, absent};
     } else {
       const double busy_s = static_cast<double>(percent_us[e]) / 100.0 / kUsPerSecond;
-      engines[e] = {busy_s, 100.0 * busy_s / window_s};
+      engines[e] = {busy_s, 100.0 * busy_s / window_s, static_cast<double>(peak[e])};
     }
   }
   return engines;

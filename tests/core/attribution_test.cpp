@@ -166,6 +166,28 @@ void expect_energy(const EnergyUse& energy, double device, double set, double ot
               *energy.device_joules, kExact);
 }
 
+TEST(Attribution, PeakPercentIsTheSetsHighestSumInOneSamplePeriod) {
+  const Series series = two_processes_sharing_a_gpu();
+  const GpuUsage both = only_gpu(query(series, {kA, kB}, 5, 25));
+  EXPECT_EQ(both[Engine::sm].peak_percent, 80.0);      // 60 + 20 while they overlap
+  EXPECT_EQ(both[Engine::memory].peak_percent, 40.0);  // 30 + 10
+  EXPECT_EQ(both[Engine::encoder].peak_percent, 0.0);
+  EXPECT_EQ(only_gpu(query(series, {kA}, 5, 25))[Engine::sm].peak_percent, 60.0);
+  EXPECT_EQ(only_gpu(query(series, {kB}, 5, 25))[Engine::sm].peak_percent, 20.0);
+  EXPECT_EQ(only_gpu(query(series, {kA, kB}, 10, 15))[Engine::sm].peak_percent, 60.0);
+  // A period that only ends at the window's start lies outside it; one that crosses it counts.
+  EXPECT_EQ(only_gpu(query(series, {kA, kB}, 20, 25))[Engine::sm].peak_percent, 0.0);
+  EXPECT_EQ(only_gpu(query(series, {kA, kB}, 19.9, 25))[Engine::sm].peak_percent, 80.0);
+  EXPECT_EQ(only_gpu(query(series, {kA, kB}, 14.9, 15.1))[Engine::sm].peak_percent, 80.0);
+}
+
+TEST(Attribution, PeakPercentIsAbsentLikeTheOtherFigures) {
+  const GpuUsage before = only_gpu(query(bursty_worker(), {kA}, -10, -5));
+  EXPECT_EQ(before[Engine::sm].peak_percent, std::unexpected(Unavailable::no_data));
+  const GpuUsage task = only_gpu(query(bursty_worker(), {kA}, 10, 15));
+  EXPECT_EQ(task[Engine::jpeg].peak_percent, std::unexpected(Unavailable::not_supported));
+}
+
 TEST(Attribution, EnergySharesAndIdleAddUpToTheDeviceDelta) {
   const Series series = two_processes_sharing_a_gpu();
   // A alone 10-15: 1000 J; together 15-20: 1250 J, split 60:20; idle 5-10 and 20-25: 500 J.
