@@ -65,6 +65,7 @@ void put_engines(Json& gpu, const GpuUsage& usage) {
   for (const EngineKey& row : kEngineKeys) {
     const EngineUse& use = usage[row.engine];
     put(gpu, std::string(row.prefix) + "_percent", use.average_percent);
+    put(gpu, std::string(row.prefix) + "_peak_percent", use.peak_percent);
     put(gpu, std::string(row.prefix) + "_busy_seconds", use.busy_seconds);
   }
 }

@@ -57,6 +57,13 @@ std::string percent(const Maybe<double>& value) {
   return value ? fmt::format("{:.1f}%", *value) : std::string(kNotAvailable);
 }
 
+// "24.3% average, 80% peak".
+std::string engine_text(const EngineUse& use) {
+  return fmt::format(
+      "{} average, {} peak", percent(use.average_percent),
+      use.peak_percent ? fmt::format("{:.0f}%", *use.peak_percent) : std::string(kNotAvailable));
+}
+
 std::string joules(const Maybe<double>& value) {
   return value ? fmt::format("{:.1f} J", *value) : std::string(kNotAvailable);
 }
@@ -78,12 +85,10 @@ void gpu_block(std::string& out, const RunGpu& gpu) {
   line(out, fmt::format("GPU {}", u.device),
        fmt::format("{}{}", gpu.name.value_or(std::string(kNotAvailable)),
                    gpu.uuid ? fmt::format(" ({})", *gpu.uuid) : ""));
-  line(out, "  SM", fmt::format("{} average", percent(u[Engine::sm].average_percent)));
-  line(out, "  memory controller", percent(u[Engine::memory].average_percent));
-  if (nonzero(u[Engine::encoder]))
-    line(out, "  encoder", percent(u[Engine::encoder].average_percent));
-  if (nonzero(u[Engine::decoder]))
-    line(out, "  decoder", percent(u[Engine::decoder].average_percent));
+  line(out, "  SM", engine_text(u[Engine::sm]));
+  line(out, "  memory controller", engine_text(u[Engine::memory]));
+  if (nonzero(u[Engine::encoder])) line(out, "  encoder", engine_text(u[Engine::encoder]));
+  if (nonzero(u[Engine::decoder])) line(out, "  decoder", engine_text(u[Engine::decoder]));
   line(out, "  GPU memory",
        u.memory.peak_bytes
            ? fmt::format("{} peak", format_bytes(static_cast<double>(*u.memory.peak_bytes)))

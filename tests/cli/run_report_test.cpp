@@ -18,12 +18,12 @@ namespace {
 GpuUsage busy_gpu() {
   GpuUsage usage;
   usage.device = 0;
-  usage.engines[static_cast<std::size_t>(Engine::sm)] = {.busy_seconds = 1.6,
-                                                         .average_percent = 40.0};
-  usage.engines[static_cast<std::size_t>(Engine::memory)] = {.busy_seconds = 0.4,
-                                                             .average_percent = 10.0};
-  usage.engines[static_cast<std::size_t>(Engine::encoder)] = {.busy_seconds = 0.2,
-                                                              .average_percent = 5.0};
+  usage.engines[static_cast<std::size_t>(Engine::sm)] = {
+      .busy_seconds = 1.6, .average_percent = 40.0, .peak_percent = 80.0};
+  usage.engines[static_cast<std::size_t>(Engine::memory)] = {
+      .busy_seconds = 0.4, .average_percent = 10.0, .peak_percent = 30.0};
+  usage.engines[static_cast<std::size_t>(Engine::encoder)] = {
+      .busy_seconds = 0.2, .average_percent = 5.0, .peak_percent = 12.0};
   usage.engines[static_cast<std::size_t>(Engine::decoder)] = {.busy_seconds = 0.0,
                                                               .average_percent = 0.0};
   usage.memory = {.at_start_bytes = 0, .at_end_bytes = 0, .peak_bytes = 1ULL << 30};
@@ -84,9 +84,10 @@ TEST(RunSummary, SaysEveryFigure) {
         "processes             3\n", "cgroup                v2 /sys/fs/cgroup/x/gpumeter-run-9",
         "limits                1.5 CPUs' worth (quota 150000 per 100000 µs), "
         "CPUs 0-3, memory 4.0GiB",
-        "GPU 0                 NVIDIA L4 (GPU-1234)", "  SM                  40.0% average",
-        "  memory controller   10.0%", "  encoder             5.0%",
-        "  GPU memory          1.0GiB peak",
+        "GPU 0                 NVIDIA L4 (GPU-1234)",
+        "  SM                  40.0% average, 80% peak",
+        "  memory controller   10.0% average, 30% peak",
+        "  encoder             5.0% average, 12% peak", "  GPU memory          1.0GiB peak",
         "  energy              120.0 J (the device: 200.0 J over the run)"}) {
     EXPECT_TRUE(has(summary, part)) << part << "\n" << summary;
   }
@@ -122,6 +123,7 @@ TEST(RunJson, CarriesTheFiguresAndTheirAbsence) {
   EXPECT_EQ(document["cgroup"]["memory_peak_bytes"], 768ULL << 20);
   const Json& gpu = document["gpus"][0];
   EXPECT_EQ(gpu["sm_percent"], 40.0);
+  EXPECT_EQ(gpu["sm_peak_percent"], 80.0);
   EXPECT_EQ(gpu["memory_peak_bytes"], 1ULL << 30);
   EXPECT_TRUE(gpu["energy_device_joules"].is_null());
   EXPECT_EQ(gpu["unavailable"]["energy_device_joules"], "not_supported");

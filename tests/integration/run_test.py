@@ -89,6 +89,7 @@ class Run(unittest.TestCase):
         gpu = run["gpus"][0]
         expected = scripted_sm_average(run["start_time_us"], run["end_time_us"], self.epoch_us)
         self.assertAlmostEqual(gpu["sm_percent"], expected, delta=3.0)
+        self.assertAlmostEqual(gpu["sm_peak_percent"], BUSY_PERCENT, delta=1.0)
         self.assertAlmostEqual(gpu["sm_busy_seconds"],
                                BUSY_PERCENT / 100 * (BUSY_UNTIL - BUSY_FROM), delta=0.1)
         self.assertGreater(gpu["encoder_percent"], 0.0)
@@ -101,7 +102,8 @@ class Run(unittest.TestCase):
         self.assertAlmostEqual(run["wall_seconds"],
                                (run["end_time_us"] - run["start_time_us"]) / 1e6, delta=0.05)
         for line in ["gpumeter run: ", "exit status           0", "GPU 0                 NVIDIA L4",
-                     f"SM                  {gpu['sm_percent']:.1f}% average", "encoder",
+                     f"SM                  {gpu['sm_percent']:.1f}% average, 80% peak",
+                     "encoder",
                      "GPU memory          1.0GiB peak"]:
             self.assertIn(line, result.stderr)
         self.assertNotIn("decoder", result.stderr, "an engine the tree did not use is left out")
