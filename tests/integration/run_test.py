@@ -17,6 +17,7 @@ from pathlib import Path
 from gpumeter_testlib import GPUMETER, SCHEMAS, clean_env
 
 HERE = Path(__file__).resolve().parent
+NOBODY = 65534
 WORKER = HERE / "run_worker.py"
 GiB = 1 << 30
 # The worker's SM use over scenario time: idle, 80 % from t = 1 s to t = 3 s, idle again.
@@ -189,9 +190,7 @@ class Run(unittest.TestCase):
         marker = self.directory / "ran"
         reader = ("import pathlib, sys\n"
                   "pathlib.Path(sys.argv[1]).write_text('')\n"
-                  "line = [l for l in open('/proc/self/cgroup') if l.split(':')[1] in "
-                  "('memory', '')][0]\n"
-                  "print(line.split(':', 2)[2].strip())\n")
+                  "print(open('/proc/self/cgroup').read())\n")
         result = self.run_gpumeter("--memory", "256M", "--cpus", "0.5", "--", sys.executable,
                                    "-c", reader, marker, simulate=False)
         if result.returncode == 2:
@@ -206,9 +205,30 @@ class Run(unittest.TestCase):
         self.assertEqual(run["limits"], {"cpu_quota_us": 50000, "cpu_period_us": 100000,
                                          "cpuset": None, "memory_bytes": 256 << 20})
         self.assertIsNotNone(run["cgroup"])
-        self.assertTrue(result.stdout.strip().endswith(f"/gpumeter-run-{run['cgroup']['path'].rsplit('-', 1)[1]}"),
-                        result.stdout)
+        group = Path(run["cgroup"]["path"]).name
+        self.assertRegex(group, r"^gpumeter-run-[0-9]+$")
+        self.assertIn(f"/{group}\n", result.stdout, "the command ran in the cgroup")
         self.assertFalse(Path(run["cgroup"]["path"]).exists(), "the cgroup is removed")
+
+    @unittest.skipUnless(os.getuid() == 0, "runs gpumeter as another user, which needs root")
+    def test_limits_where_no_cgroup_may_be_made_are_refused(self):
+        self.directory.chmod(0o777)
+        marker = self.directory / "ran"
+
+        def as_nobody():
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+
+        result = subprocess.run([GPUMETER, "run", "--memory", "1G", "--", "touch", marker],
+                                capture_output=True, text=True, env=self.env, timeout=120,
+                                preexec_fn=as_nobody)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertRegex(result.stderr, r"^gpumeter run: the limits asked for \(memory\) need a "
+                                        r"cgroup of their own, and none could be made: cannot ")
+        self.assertIn("Run as root, or where a cgroup is delegated to you, e.g. `systemd-run "
+                      "--user --scope -p Delegate=yes gpumeter run ...`. The command was not "
+                      "run.\n", result.stderr)
+        self.assertFalse(marker.exists())
 
     def test_a_cpu_limit_holds_a_busy_loop_back(self):
         loop = "import time\nt = time.time()\nwhile time.time() - t < 1.5: pass\n"
