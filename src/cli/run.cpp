@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/run_child.h"
@@ -136,8 +137,22 @@ int report_run(Run& run) {
   return run.result.exit.status;
 }
 
+// A signal that came while gpumeter was getting ready, before there was a command to pass it
+// on to (Ctrl-C during a slow driver load): the command is not started.
+std::optional<int> stopped_before_start(RunSignals& signals) {
+  for (const RunSignals::Arrival& arrival : signals.take()) {
+    if (arrival.signal != SIGCHLD) return arrival.signal;
+  }
+  return std::nullopt;
+}
+
 // Starts the command, follows it to the end of its tree, and reports.
 int start_and_follow(Run& run, RunSignals& signals) {
+  if (const auto signal = stopped_before_start(signals)) {
+    run.err << fmt::format("gpumeter run: {} before the command was started; it was not run\n",
+                           signal_name(*signal));
+    return 128 + *signal;
+  }
   const auto started = SteadyClock::now();
   run.result.start_us = wall_now_us();
   auto child = PendingChild::fork(run.settings.command, signals.previous_mask());
@@ -161,15 +176,11 @@ int start_and_follow(Run& run, RunSignals& signals) {
   return report_run(run);
 }
 
-int run_prepared(Run& run) {
+int run_prepared(Run& run, RunSignals& signals) {
   // Orphans of the tree are reparented to us, not to init: followed, and reaped here.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     run.err << "gpumeter run: cannot become the subreaper of the command's processes; "
                "orphaned ones will not be counted\n";
-  }
-  RunSignals signals;  // before any thread starts, so that every thread blocks them
-  if (signals.fd() < 0) {
-    return not_run(run.err, Error{ErrorCode::internal, "gpumeter run: cannot watch for signals"});
   }
   if (run.gpu_side.session) {
     run.result.gpu_source = run.gpu_side.session->collect_options().source_label;
@@ -190,6 +201,12 @@ int run_command(const GlobalOptions& global, const RunOptions& options, std::ost
       return not_run(err, writable.error());
     }
   }
+  // Before the driver is loaded: a thread it starts inherits the mask, and the signals
+  // must reach gpumeter through its signalfd, never end it from another thread.
+  RunSignals signals;
+  if (signals.fd() < 0) {
+    return not_run(err, Error{ErrorCode::internal, "gpumeter run: cannot watch for signals"});
+  }
   auto gpu_side = open_gpu_side(global);
   if (!gpu_side) return not_run(err, gpu_side.error());
   auto cgroup = make_run_cgroup(*settings);
@@ -199,7 +216,7 @@ int run_command(const GlobalOptions& global, const RunOptions& options, std::ost
   run.result.hostname = hostname();
   run.result.interval = settings->interval;
   run.result.limits = settings->limits;
-  return run_prepared(run);
+  return run_prepared(run, signals);
 }
 
 }  // namespace

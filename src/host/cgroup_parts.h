@@ -35,10 +35,10 @@ Controllers words(std::string_view text);
 // not_supported when the file does not exist.
 Maybe<std::uint64_t> read_number(CgroupFs& fs, const std::filesystem::path& file);
 
-// v2 under `parent` (our cgroup). `controllers` must all be enabled when `required`, else
-// they are tried without moving this process, and left off if that fails.
+// v2 under `parent` (our cgroup), with `controllers` enabled for it (which may move this
+// process into a leaf group, see CgroupRequest::self).
 Created create_v2(CgroupFs& fs, const std::filesystem::path& parent, const CgroupRequest& request,
-                  const Controllers& controllers, bool required);
+                  const Controllers& controllers);
 
 // v1: a group in the hierarchy of each controller, and in the memory hierarchy when there is
 // one. Precondition: `layout` has every controller in `controllers`.

@@ -23,8 +23,8 @@ class CgroupV2 final : public RunCgroup {
   CgroupV2& operator=(const CgroupV2&) = delete;
 
   // Enables `controllers` for groups below our parent. When the kernel refuses because
-  // processes live in it and `may_move` is set, moves this process into a leaf group first.
-  std::expected<void, std::string> enable(const Controllers& controllers, bool may_move);
+  // processes live in it, moves this process into a leaf group first.
+  std::expected<void, std::string> enable(const Controllers& controllers);
   std::expected<void, std::string> make();
   std::expected<void, std::string> apply(const Limits& limits);
 
@@ -68,7 +68,7 @@ std::expected<void, std::string> CgroupV2::move_self_to(const std::filesystem::p
   return write(fs_, group / "cgroup.procs", std::to_string(self_));
 }
 
-std::expected<void, std::string> CgroupV2::enable(const Controllers& controllers, bool may_move) {
+std::expected<void, std::string> CgroupV2::enable(const Controllers& controllers) {
   Controllers needed;
   const auto on = fs_.read(parent_ / "cgroup.subtree_control");
   const Controllers already = on ? words(*on) : Controllers{};
@@ -81,7 +81,7 @@ std::expected<void, std::string> CgroupV2::enable(const Controllers& controllers
     // Enabled in a group without processes of its own (the root): nothing to undo there.
     return {};
   }
-  if (enabled.error() == std::errc::device_or_resource_busy && may_move) {
+  if (enabled.error() == std::errc::device_or_resource_busy) {
     return enable_from_leaf(needed);
   }
   return std::unexpected(failure(fmt::format("enable {} in", fmt::join(needed, " ")),
@@ -180,9 +180,9 @@ std::expected<void, std::string> CgroupV2::remove() {
 }  // namespace
 
 Created create_v2(CgroupFs& fs, const std::filesystem::path& parent, const CgroupRequest& request,
-                  const Controllers& controllers, bool required) {
+                  const Controllers& controllers) {
   auto group = std::make_unique<CgroupV2>(fs, parent, request);
-  if (auto enabled = group->enable(controllers, required); !enabled && required) {
+  if (auto enabled = group->enable(controllers); !enabled) {
     return std::unexpected(std::move(enabled.error()));
   }
   if (auto made = group->make(); !made) return std::unexpected(std::move(made.error()));

@@ -83,6 +83,13 @@ Controllers missing_in_v2(CgroupFs& fs, const std::filesystem::path& dir,
   return missing;
 }
 
+bool memory_enabled_below(CgroupFs& fs, const std::filesystem::path& dir) {
+  const auto enabled = fs.read(dir / "cgroup.subtree_control");
+  if (!enabled) return false;
+  const Controllers on = cgroup_parts::words(*enabled);
+  return std::ranges::find(on, "memory") != on.end();
+}
+
 Controllers missing_in_v1(const CgroupLayout& layout, const Controllers& wanted) {
   Controllers missing;
   for (const std::string& controller : wanted) {
@@ -114,7 +121,7 @@ std::expected<std::unique_ptr<RunCgroup>, std::string> create_limited(
   if (layout.unified) {
     v2_missing = missing_in_v2(fs, *layout.unified, wanted);
     if (v2_missing.empty()) {
-      return cgroup_parts::create_v2(fs, *layout.unified, request, wanted, true);
+      return cgroup_parts::create_v2(fs, *layout.unified, request, wanted);
     }
   }
   const Controllers v1_missing = missing_in_v1(layout, wanted);
@@ -124,20 +131,20 @@ std::expected<std::unique_ptr<RunCgroup>, std::string> create_limited(
   return std::unexpected(unavailable(layout, v2_missing, v1_missing));
 }
 
-// Without limits: the memory controller for the high-water mark where it is to be had, else
-// a bare group to follow the processes by.
+// Without limits: a group that changes nothing outside itself. On v2 it has the memory
+// controller (for the high-water mark) when our group already enables it below itself; else
+// a v1 memory group; else a bare v2 group, to follow the processes by.
 std::expected<std::unique_ptr<RunCgroup>, std::string> create_unlimited(
     CgroupFs& fs, const CgroupLayout& layout, const CgroupRequest& request) {
-  const Controllers memory{"memory"};
   cgroup_parts::Created created = std::unexpected("no cgroup file system is mounted");
-  if (layout.unified && missing_in_v2(fs, *layout.unified, memory).empty()) {
-    created = cgroup_parts::create_v2(fs, *layout.unified, request, memory, false);
+  if (layout.unified && memory_enabled_below(fs, *layout.unified)) {
+    created = cgroup_parts::create_v2(fs, *layout.unified, request, {});
   }
   if (!created && layout.v1.contains("memory")) {
     created = cgroup_parts::create_v1(fs, layout, request, {});
   }
   if (!created && layout.unified) {
-    created = cgroup_parts::create_v2(fs, *layout.unified, request, {}, false);
+    created = cgroup_parts::create_v2(fs, *layout.unified, request, {});
   }
   return created;
 }
