@@ -75,6 +75,26 @@ TEST(RingBuffer, DropsOldSamplesWhileGrowingAndWhenFull) {
   EXPECT_TRUE(full.empty());
 }
 
+TEST(RingBuffer, StorageFollowsTheSamplesHeldNotTheCapacity) {
+  // A sliding window of 100 samples in a buffer that could hold 100,000.
+  RingBuffer<Point> sliding(100'000);
+  for (TimeUs t = 1; t <= 10'000; ++t) {
+    sliding.push({t, 0});
+    sliding.drop_before(t - 99);
+  }
+  EXPECT_EQ(sliding.size(), 100U);
+  EXPECT_EQ(sliding.front().time_us, 9'901);
+  EXPECT_LE(sliding.allocated_bytes(), 256 * sizeof(Point));
+
+  RingBuffer<Point> shrinking = filled(100'000, 1'000);
+  shrinking.drop_before(9'901);  // leaves 9,910 to 10,000
+  EXPECT_EQ(shrinking.size(), 10U);
+  EXPECT_EQ(shrinking.front().time_us, 9'910);
+  EXPECT_LE(shrinking.allocated_bytes(), 32 * sizeof(Point));
+  shrinking.drop_before(20'000);
+  EXPECT_EQ(shrinking.allocated_bytes(), 0U);
+}
+
 TEST(Series, CapacityCoversTheHorizonAtTheInterval) {
   EXPECT_EQ(capacity_for(3600 * kSecond, kSecond), 3601U);
   EXPECT_EQ(capacity_for(3600 * kSecond, 166'667), 21'601U);
