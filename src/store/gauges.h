@@ -16,16 +16,22 @@ namespace gpumeter::store {
 struct Gauge {
   DeviceMetric metric;
   std::optional<double> DeviceSampleRecord::* member;
+  GaugeStats DeviceSeriesRow::* stats;
 
   std::string_view column() const noexcept { return spec(metric).key; }
 };
 
 inline constexpr std::array kGauges{
-    Gauge{DeviceMetric::utilization_gpu, &DeviceSampleRecord::utilization_gpu_percent},
-    Gauge{DeviceMetric::utilization_memory, &DeviceSampleRecord::utilization_memory_percent},
-    Gauge{DeviceMetric::memory_used, &DeviceSampleRecord::memory_used_bytes},
-    Gauge{DeviceMetric::power_draw, &DeviceSampleRecord::power_draw_watts},
-    Gauge{DeviceMetric::temperature, &DeviceSampleRecord::temperature_celsius},
+    Gauge{DeviceMetric::utilization_gpu, &DeviceSampleRecord::utilization_gpu_percent,
+          &DeviceSeriesRow::utilization_gpu_percent},
+    Gauge{DeviceMetric::utilization_memory, &DeviceSampleRecord::utilization_memory_percent,
+          &DeviceSeriesRow::utilization_memory_percent},
+    Gauge{DeviceMetric::memory_used, &DeviceSampleRecord::memory_used_bytes,
+          &DeviceSeriesRow::memory_used_bytes},
+    Gauge{DeviceMetric::power_draw, &DeviceSampleRecord::power_draw_watts,
+          &DeviceSeriesRow::power_draw_watts},
+    Gauge{DeviceMetric::temperature, &DeviceSampleRecord::temperature_celsius,
+          &DeviceSeriesRow::temperature_celsius},
 };
 
 // The energy counter's column in device_samples, and the energy consumed within a bucket in

@@ -38,6 +38,31 @@ struct DeviceSampleRecord {
   std::optional<double> energy_joules;  // the driver's monotonic counter, not a difference
 };
 
+// min, avg and max of one gauge over a bucket (all three equal for a single sample); absent
+// when no sample in the bucket had the value.
+struct GaugeStats {
+  std::optional<double> min;
+  std::optional<double> avg;
+  std::optional<double> max;
+
+  friend bool operator==(const GaugeStats&, const GaugeStats&) = default;
+};
+
+// A GPU's gauges at one resolution: one sample, or a 1-minute or 1-hour aggregate.
+struct DeviceSeriesRow {
+  std::string uuid;
+  std::uint32_t index = 0;
+  TimeUs time_us = 0;        // the sample's time, or the bucket's start
+  std::int64_t samples = 1;  // samples aggregated
+  GaugeStats utilization_gpu_percent;
+  GaugeStats utilization_memory_percent;
+  GaugeStats memory_used_bytes;
+  GaugeStats power_draw_watts;
+  GaugeStats temperature_celsius;
+  std::optional<double> energy_counter_joules;  // samples only: the counter's reading
+  std::optional<double> energy_used_joules;     // aggregates only: used within the bucket
+};
+
 // Who a process on a GPU is. pid, start time and GPU uuid (with the store's host) key its
 // ledger row; the rest describes it, and an absent field keeps what the row already has.
 struct ProcessIdentity {
