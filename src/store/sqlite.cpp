@@ -9,6 +9,8 @@ namespace gpumeter::store::sqlite {
 namespace {
 
 Error make_error(sqlite3* handle, const std::filesystem::path& path, std::string_view doing) {
+  if (doing.empty())
+    return {ErrorCode::io, fmt::format("{}: {}", path.string(), sqlite3_errmsg(handle))};
   return {ErrorCode::io, fmt::format("{}: {}: {}", path.string(), doing, sqlite3_errmsg(handle))};
 }
 
@@ -45,7 +47,7 @@ std::expected<bool, Error> Statement::step() {
   const int result = sqlite3_step(handle_);
   if (result == SQLITE_ROW) return true;
   if (result == SQLITE_DONE) return false;
-  Error error = make_error(sqlite3_db_handle(handle_), *path_, "writing or reading");
+  Error error = make_error(sqlite3_db_handle(handle_), *path_, "");
   sqlite3_reset(handle_);
   return std::unexpected(std::move(error));
 }
@@ -120,7 +122,7 @@ Connection::~Connection() {
 std::expected<void, Error> Connection::exec(std::string_view sql) {
   const std::string text(sql);
   if (sqlite3_exec(handle_, text.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK)
-    return std::unexpected(error("running SQL"));
+    return std::unexpected(error(""));
   return {};
 }
 
