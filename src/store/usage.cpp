@@ -59,21 +59,31 @@ struct Dimension {
   std::string group;
 };
 
-std::string period_expression(GroupBy period, bool local, bool start) {
+// The label of the period a bucket starts in ("2026-01-31T13", "2026-01-31", "2026-01").
+std::string period_label(GroupBy period, bool local) {
   const std::string time =
       fmt::format("s.bucket_us / 1000000, 'unixepoch'{}", local ? ", 'localtime'" : "");
-  const std::string to_utc = local ? ", 'utc'" : "";
   switch (period) {
-    case GroupBy::hour:
-      if (!start) return fmt::format("strftime('%Y-%m-%dT%H', {})", time);
-      return fmt::format("strftime('%s', strftime('%Y-%m-%d %H:00:00', {}){})", time, to_utc);
-    case GroupBy::day:
-      if (!start) return fmt::format("date({})", time);
-      return fmt::format("strftime('%s', date({}){})", time, to_utc);
-    default:
-      if (!start) return fmt::format("strftime('%Y-%m', {})", time);
-      return fmt::format("strftime('%s', date({}, 'start of month'){})", time, to_utc);
+    case GroupBy::hour: return fmt::format("strftime('%Y-%m-%dT%H', {})", time);
+    case GroupBy::day: return fmt::format("date({})", time);
+    default: return fmt::format("strftime('%Y-%m', {})", time);
   }
+}
+
+// The period's start in µs, from its label; run once per result row, not per bucket.
+std::string period_start(GroupBy period, bool local) {
+  const char* to_utc = local ? ", 'utc'" : "";
+  std::string date;
+  switch (period) {
+    case GroupBy::hour: date = "replace(label, 'T', ' ') || ':00:00'"; break;
+    case GroupBy::day: date = "label"; break;
+    default: date = "label || '-01'"; break;
+  }
+  return fmt::format("CAST(strftime('%s', {}{}) AS INTEGER) * 1000000", date, to_utc);
+}
+
+bool is_period(GroupBy by) {
+  return by == GroupBy::hour || by == GroupBy::day || by == GroupBy::month;
 }
 
 Dimension dimension(GroupBy by, bool local) {
@@ -88,30 +98,31 @@ Dimension dimension(GroupBy by, bool local) {
       const char* container = "COALESCE(l.container_runtime || ':' || l.container_id, '')";
       return {container, container};
     }
-    default: {
-      const std::string label = period_expression(by, local, false);
-      return {fmt::format("{}, CAST({} AS INTEGER) * 1000000", label,
-                          period_expression(by, local, true)),
-              label};
-    }
+    default: return {period_label(by, local), period_label(by, local)};
   }
-}
-
-bool is_period(GroupBy by) {
-  return by == GroupBy::hour || by == GroupBy::day || by == GroupBy::month;
 }
 
 // The key columns in their fixed layout, each either its dimension's or a placeholder.
 std::string keys_sql(const std::vector<GroupBy>& group_by, bool local) {
-  const auto has = [&](GroupBy by) { return std::ranges::count(group_by, by) > 0; };
+  const auto key = [&](GroupBy by, const char* placeholder) {
+    return std::ranges::count(group_by, by) > 0 ? dimension(by, local).select
+                                                : std::string(placeholder);
+  };
   const auto period = std::ranges::find_if(group_by, is_period);
-  return fmt::format(
-      "{}, {}, {}, {}, {}, {}", has(GroupBy::host) ? "h.name" : "''",
-      has(GroupBy::user) ? dimension(GroupBy::user, local).select : "''",
-      has(GroupBy::gpu) ? dimension(GroupBy::gpu, local).select : "'', NULL",
-      has(GroupBy::process) ? dimension(GroupBy::process, local).select : "NULL, NULL, ''",
-      has(GroupBy::container) ? dimension(GroupBy::container, local).select : "''",
-      period != group_by.end() ? dimension(*period, local).select : "'', NULL");
+  return fmt::format("{}, {}, {}, {}, {}, {} AS label", key(GroupBy::host, "''"),
+                     key(GroupBy::user, "''"), key(GroupBy::gpu, "'', NULL"),
+                     key(GroupBy::process, "NULL, NULL, ''"), key(GroupBy::container, "''"),
+                     period != group_by.end() ? dimension(*period, local).select : "''");
+}
+
+// Devices and hosts are looked up only when the query needs them: each join costs a lookup per
+// slice.
+std::string joins_sql(const UsageQuery& query) {
+  const auto needs = [&](GroupBy by) { return std::ranges::count(query.group_by, by) > 0; };
+  std::string joins;
+  if (needs(GroupBy::gpu)) joins += "JOIN devices d ON d.id = l.device_id ";
+  if (needs(GroupBy::host) || query.host) joins += "JOIN hosts h ON h.id = l.host_id ";
+  return joins;
 }
 
 std::string usage_sql(const UsageQuery& query, const std::vector<Segment>& parts) {
@@ -120,15 +131,18 @@ std::string usage_sql(const UsageQuery& query, const std::vector<Segment>& parts
     group += group.empty() ? "" : ", ";
     group += dimension(by, query.local_time).group;
   }
+  const auto period = std::ranges::find_if(query.group_by, is_period);
   return fmt::format(
+      "SELECT *, {} FROM ("
       "WITH slices AS ({}) "
       "SELECT {}, SUM(s.held) / 3600.0, SUM(s.busy) / 3600.0, SUM(s.energy) / 3600000.0, "
       "MAX(s.peak), COUNT(DISTINCT l.host_id || '/' || l.pid || '/' || l.start_time_us) "
-      "FROM slices s JOIN ledger l ON l.id = s.process_id "
-      "JOIN devices d ON d.id = l.device_id JOIN hosts h ON h.id = l.host_id "
-      "WHERE (?3 IS NULL OR l.user = ?3) AND (?4 IS NULL OR h.name = ?4) {}{}",
-      slices_sql(parts), keys_sql(query.group_by, query.local_time),
-      group.empty() ? "" : "GROUP BY " + group, group.empty() ? "" : " ORDER BY " + group);
+      "FROM slices s JOIN ledger l ON l.id = s.process_id {}"
+      "WHERE (?3 IS NULL OR l.user = ?3) {}{}{})",
+      period != query.group_by.end() ? period_start(*period, query.local_time) : "NULL",
+      slices_sql(parts), keys_sql(query.group_by, query.local_time), joins_sql(query),
+      query.host ? "AND h.name = ?4 " : "", group.empty() ? "" : "GROUP BY " + group,
+      group.empty() ? "" : " ORDER BY " + group);
 }
 
 template <class T>
@@ -137,6 +151,7 @@ std::optional<T> narrow(const std::optional<std::int64_t>& value) {
   return static_cast<T>(*value);
 }
 
+// Columns: the nine keys of keys_sql(), the five figures, the period's start.
 UsageRow usage_row(const sqlite::Statement& row) {
   UsageRow usage{.host = row.text(0), .user = row.text(1), .gpu_uuid = row.text(2)};
   usage.gpu_index = narrow<std::uint32_t>(row.optional_int64(3));
@@ -145,14 +160,14 @@ UsageRow usage_row(const sqlite::Statement& row) {
   usage.command = row.text(6);
   usage.container = row.text(7);
   usage.period = row.text(8);
-  usage.period_start_us = row.optional_int64(9);
-  usage.gpu_hours = row.real(10);
-  usage.sm_busy_hours = row.real(11);
+  usage.gpu_hours = row.real(9);
+  usage.sm_busy_hours = row.real(10);
   if (usage.gpu_hours > 0)
     usage.sm_percent_while_held = 100.0 * usage.sm_busy_hours / usage.gpu_hours;
-  usage.energy_kwh = row.real(12);
-  usage.peak_memory_bytes = static_cast<std::uint64_t>(row.int64(13));
-  usage.processes = row.int64(14);
+  usage.energy_kwh = row.real(11);
+  usage.peak_memory_bytes = static_cast<std::uint64_t>(row.int64(12));
+  usage.processes = row.int64(13);
+  usage.period_start_us = row.optional_int64(14);
   return usage;
 }
 
@@ -184,7 +199,7 @@ std::expected<std::vector<UsageRow>, Error> usage(Store& store, const UsageQuery
     if (!row) return std::unexpected(std::move(row.error()));
     if (!*row) return rows;
     // Without grouping, an empty window still yields one row of NULL sums: no usage at all.
-    if (statement->is_null(14) || statement->int64(14) == 0) continue;
+    if (statement->is_null(13) || statement->int64(13) == 0) continue;
     rows.push_back(usage_row(*statement));
   }
 }
