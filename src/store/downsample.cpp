@@ -157,13 +157,14 @@ std::expected<std::optional<std::pair<TimeUs, TimeUs>>, Error> next_batch(
     sqlite::Connection& connection, const Tier& tier, TimeUs until) {
   auto watermark = meta::read(connection, tier.watermark);
   if (!watermark) return std::unexpected(std::move(watermark.error()));
-  auto first = next_time(connection, tier, watermark->value_or(0));
+  const std::optional<TimeUs> mark = *watermark;
+  auto first = next_time(connection, tier, mark.value_or(0));
   if (!first) return std::unexpected(std::move(first.error()));
   const TimeUs from =
-      std::max(watermark->value_or(0), bucket_start(first->value_or(until), tier.bucket_us));
+      std::max(mark.value_or(0), bucket_start(first->value_or(until), tier.bucket_us));
   if (from >= until) {
     // Nothing (more) to aggregate: move the watermark up to `until`, past any gap.
-    if (!watermark->has_value() || **watermark < until) {
+    if (!mark || *mark < until) {
       if (auto moved = meta::write(connection, tier.watermark, until); !moved)
         return std::unexpected(std::move(moved.error()));
     }
@@ -179,8 +180,9 @@ std::expected<std::optional<TimeUs>, Error> aggregatable_until(sqlite::Connectio
   if (&tier == &kMinutes) return bucket_start(now_us, kMinuteUs);
   auto minutes = meta::read(connection, kMinutes.watermark);
   if (!minutes) return std::unexpected(std::move(minutes.error()));
-  if (!*minutes) return std::nullopt;
-  return bucket_start(std::min(now_us, **minutes), kHourUs);
+  const std::optional<TimeUs> aggregated = *minutes;
+  if (!aggregated) return std::nullopt;
+  return bucket_start(std::min(now_us, *aggregated), kHourUs);
 }
 
 // One batch of one tier in one transaction. Returns the rows written, or nothing when the tier
@@ -191,12 +193,14 @@ std::expected<std::optional<std::size_t>, Error> downsample_batch(sqlite::Connec
   if (!transaction) return std::unexpected(std::move(transaction.error()));
   auto until = aggregatable_until(connection, tier, now_us);
   if (!until) return std::unexpected(std::move(until.error()));
-  if (!*until) return std::nullopt;
-  auto batch = next_batch(connection, tier, **until);
+  const std::optional<TimeUs> limit = *until;
+  if (!limit) return std::nullopt;
+  auto batch = next_batch(connection, tier, *limit);
   if (!batch) return std::unexpected(std::move(batch.error()));
+  const std::optional<std::pair<TimeUs, TimeUs>> range = *batch;
   std::optional<std::size_t> written;
-  if (*batch) {
-    const auto [from, to] = **batch;
+  if (range) {
+    const auto [from, to] = *range;
     auto aggregates = &tier == &kMinutes ? aggregate_samples(connection, from, to)
                                          : aggregate_minutes(connection, from, to);
     if (!aggregates) return std::unexpected(std::move(aggregates.error()));
@@ -224,10 +228,10 @@ std::expected<MaintenanceReport, Error> downsample(Store& store, TimeUs now_us,
       }
       auto written = downsample_batch(store.connection(), *tier, now_us);
       if (!written) return std::unexpected(std::move(written.error()));
-      if (!*written) break;
+      const std::optional<std::size_t> rows = *written;
+      if (!rows) break;
       ++report.batches;
-      (tier == &kMinutes ? report.device_minutes_written : report.device_hours_written) +=
-          **written;
+      (tier == &kMinutes ? report.device_minutes_written : report.device_hours_written) += *rows;
     }
   }
   return report;

@@ -145,7 +145,7 @@ std::expected<fs::path, Error> prepare_database_path(const fs::path& database, c
   }
   if (auto checked = check_ancestors(directory, owner); !checked)
     return std::unexpected(std::move(checked.error()));
-  const fs::path file = directory / absolute.filename();
+  fs::path file = directory / absolute.filename();
   if (auto created = create_file(file, owner.system ? 0640 : 0600); !created)
     return std::unexpected(std::move(created.error()));
   if (auto checked = check_files(file, owner); !checked)

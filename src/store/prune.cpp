@@ -50,8 +50,9 @@ std::expected<std::optional<TimeUs>, Error> horizon(sqlite::Connection& connecti
   if (table.aggregated_until) {
     auto aggregated = meta::read(connection, *table.aggregated_until);
     if (!aggregated) return std::unexpected(std::move(aggregated.error()));
-    if (!*aggregated) return std::nullopt;  // nothing aggregated yet: keep everything
-    limit = std::min(limit, bucket_start(**aggregated, kHourUs));
+    const std::optional<TimeUs> until = *aggregated;
+    if (!until) return std::nullopt;  // nothing aggregated yet: keep everything
+    limit = std::min(limit, bucket_start(*until, kHourUs));
   }
   return limit;
 }
@@ -109,15 +110,16 @@ std::expected<MaintenanceReport, Error> prune(Store& store, TimeUs now_us,
   if (auto valid = validate(retention); !valid) return std::unexpected(std::move(valid.error()));
   MaintenanceReport report;
   for (const PruneTable& table : kTables) {
-    auto limit = horizon(store.connection(), table, now_us, retention);
-    if (!limit) return std::unexpected(std::move(limit.error()));
-    if (!*limit) continue;
+    auto found = horizon(store.connection(), table, now_us, retention);
+    if (!found) return std::unexpected(std::move(found.error()));
+    const std::optional<TimeUs> limit = *found;
+    if (!limit) continue;
     for (bool more = true; more;) {
       if (report.batches >= limits.max_batches) {
         report.complete = false;
         return report;
       }
-      auto sliced = prune_slice(store.connection(), table, **limit, report.rows_deleted);
+      auto sliced = prune_slice(store.connection(), table, *limit, report.rows_deleted);
       if (!sliced) return std::unexpected(std::move(sliced.error()));
       more = *sliced;
       ++report.batches;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <tuple>
 #include <utility>
 
 namespace gpumeter::store::sqlite {
@@ -181,7 +182,7 @@ Transaction::Transaction(Transaction&& other) noexcept
 Transaction::~Transaction() {
   // After a failed COMMIT or an I/O error SQLite may already have rolled back; ROLLBACK then
   // fails harmlessly ("no transaction is active").
-  if (connection_ != nullptr) (void)connection_->exec("ROLLBACK");
+  if (connection_ != nullptr) std::ignore = connection_->exec("ROLLBACK");
 }
 
 std::expected<void, Error> Transaction::commit() {
