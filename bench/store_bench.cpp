@@ -14,6 +14,7 @@
 #include <stdlib.h>  // mkdtemp: POSIX
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -131,6 +132,37 @@ void BM_Ingest(benchmark::State& state) {
       Counter(static_cast<double>(samples + intervals), Counter::kIsRate);
 }
 
+// Frames in the write-ahead log now: mxFrame of the WAL index header at the start of the -shm
+// file (a 32-bit native-endian integer at offset 16), as SQLite documents its file format.
+std::uint32_t wal_frames(const std::filesystem::path& database) {
+  std::ifstream shm(database.string() + "-shm", std::ios::binary);
+  std::uint32_t frames = 0;
+  shm.seekg(16);
+  shm.read(reinterpret_cast<char*>(&frames), sizeof frames);
+  return shm ? frames : 0;
+}
+
+// How many WAL frames each flush adds and how often the log restarts after a checkpoint: a
+// power loss can take back what was committed since the last checkpoint.
+struct WalWatch {
+  std::uint32_t last = 0;
+  std::uint64_t added = 0;
+  std::uint64_t flushes = 0;
+  std::uint64_t restarts = 0;
+
+  void after_flush(const std::filesystem::path& database) {
+    const std::uint32_t now = wal_frames(database);
+    if (now < last) {
+      ++restarts;
+      added += now;
+    } else {
+      added += now - last;
+    }
+    last = now;
+    ++flushes;
+  }
+};
+
 double used_mib(store::Store& db) {
   const auto size = db.size();
   return size ? static_cast<double>(size->used_bytes) / kMiB : -1;
@@ -145,11 +177,16 @@ void BM_DayOfHistory(benchmark::State& state) {
       return;
     }
     store::Writer writer(*db);
+    WalWatch wal;
     for (TimeUs minute = kT0; minute < kT0 + kDay; minute += kMinute) {
       queue_interval(writer, minute, 60);
       if (!writer.flush()) state.SkipWithError("flush failed");
+      wal.after_flush(dir.database());
       if ((minute - kT0) % kHour == 0) (void)store::maintain(*db, minute);
     }
+    state.counters["wal_frames_per_flush"] =
+        static_cast<double>(wal.added) / static_cast<double>(wal.flushes);
+    state.counters["wal_restarts"] = static_cast<double>(wal.restarts);
     (void)store::maintain(*db, kT0 + kDay);
     (void)db->checkpoint();
     state.counters["file_MiB"] =

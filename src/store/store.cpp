@@ -195,7 +195,7 @@ std::expected<std::vector<std::string>, Error> Store::integrity_check() {
 }
 
 std::expected<void, Error> Store::checkpoint() {
-  return connection().exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  return connection().exec("PRAGMA wal_checkpoint(PASSIVE)");
 }
 
 }  // namespace gpumeter::store

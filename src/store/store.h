@@ -79,7 +79,10 @@ class Store {
   // PRAGMA integrity_check: the problems found, none when the database is sound.
   std::expected<std::vector<std::string>, Error> integrity_check();
 
-  // Moves the write-ahead log's content into the database file and truncates the log.
+  // A passive checkpoint: syncs the write-ahead log to disk, then copies into the database file
+  // what no reader still needs. Never waits for readers. After it, a power loss cannot take
+  // back anything committed before it (docs/store.md, "Crash safety"); a daemon may call it
+  // every few minutes to bound that window by time.
   std::expected<void, Error> checkpoint();
 
   // For the store's own modules.

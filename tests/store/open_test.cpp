@@ -12,6 +12,7 @@
 #include "store/schema.h"
 #include "store/sqlite.h"
 #include "store/support.h"
+#include "store/write.h"
 
 namespace gpumeter::store {
 namespace {
@@ -155,6 +156,17 @@ TEST(Open, AnotherProgramsDatabaseIsRefusedUntouched) {
   auto again = Store::open(path, {.host = "node1"});
   ASSERT_FALSE(again);
   EXPECT_NE(again.error().message.find("belongs to another application"), std::string::npos);
+}
+
+TEST(Open, ACheckpointPutsWhatWasCommittedIntoTheDatabaseFileItself) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "c.db");
+  ASSERT_TRUE(write(store, {.device_samples = {testing::sample("GPU-a", testing::kT0, 5)}}));
+  ASSERT_TRUE(store.checkpoint());
+  // A copy of the main file alone, without its write-ahead log, has the row.
+  std::filesystem::copy_file(dir / "c.db", dir / "copy.db");
+  RawDatabase copy(dir / "copy.db");
+  EXPECT_EQ(copy.integer("SELECT count(*) FROM device_samples"), 1);
 }
 
 TEST(Open, IntegrityCheckOfASoundDatabaseFindsNothing) {
