@@ -55,4 +55,12 @@ Owner current_owner() noexcept;
 std::expected<std::filesystem::path, Error> prepare_database_path(
     const std::filesystem::path& database, const Owner& owner);
 
+// For reading only (reports, possibly by another user than the writer): `database` must exist
+// and be a regular file, reached without a symbolic link in its last component; its owner and
+// modes are the writer's business. Returns the path with its directory resolved.
+// Errors: io when it does not exist or cannot be examined; no_permission when it is a symbolic
+// link or not a regular file.
+std::expected<std::filesystem::path, Error> check_database_for_reading(
+    const std::filesystem::path& database);
+
 }  // namespace gpumeter::store

@@ -153,4 +153,20 @@ std::expected<fs::path, Error> prepare_database_path(const fs::path& database, c
   return file;
 }
 
+std::expected<fs::path, Error> check_database_for_reading(const fs::path& database) {
+  std::error_code error;
+  const fs::path absolute = fs::absolute(database);
+  const fs::path directory = fs::canonical(absolute.parent_path(), error);
+  if (error) {
+    return std::unexpected(Error{
+        ErrorCode::io, fmt::format("cannot read {}: {}", database.string(), error.message())});
+  }
+  const fs::path file = directory / absolute.filename();
+  struct stat info{};
+  if (lstat(file.c_str(), &info) != 0) return std::unexpected(io_error(file, "read"));
+  if (S_ISLNK(info.st_mode)) return std::unexpected(refused(file, "it is a symbolic link"));
+  if (!S_ISREG(info.st_mode)) return std::unexpected(refused(file, "it is not a regular file"));
+  return file;
+}
+
 }  // namespace gpumeter::store

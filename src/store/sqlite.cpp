@@ -158,6 +158,11 @@ std::expected<std::int64_t, Error> Connection::scalar(std::string_view sql) {
   return statement->int64(0);
 }
 
+void Connection::persist_wal() noexcept {
+  int persist = 1;
+  sqlite3_file_control(handle_, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+}
+
 std::int64_t Connection::changes() const noexcept {
   return sqlite3_changes64(handle_);
 }

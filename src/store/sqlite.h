@@ -118,6 +118,10 @@ class Connection {
   // The single integer a PRAGMA or a scalar query answers.
   std::expected<std::int64_t, Error> scalar(std::string_view sql);
 
+  // Keeps the -wal and -shm files when the last connection closes (SQLITE_FCNTL_PERSIST_WAL),
+  // so that readers who may not create files in the directory can still open the database.
+  void persist_wal() noexcept;
+
   std::int64_t changes() const noexcept;
   // The primary result code of the last failure on this connection.
   int last_error_code() const noexcept;

@@ -35,8 +35,10 @@ Error unreadable(const sqlite::Connection& connection, const Error& error) {
   return not_a_database(connection.path(), sqlite3_errstr(connection.last_error_code()));
 }
 
-// What a read-only look at the file tells: refusals never write a byte.
-std::expected<void, Error> probe(const fs::path& path, std::chrono::milliseconds busy_timeout) {
+// What a read-only look at the file tells: refusals never write a byte. Returns the schema
+// version.
+std::expected<std::int64_t, Error> probe(const fs::path& path,
+                                         std::chrono::milliseconds busy_timeout) {
   auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
   if (!connection) return std::unexpected(std::move(connection.error()));
   if (auto set = (*connection)->exec(fmt::format("PRAGMA busy_timeout = {}", busy_timeout.count()));
@@ -62,7 +64,7 @@ std::expected<void, Error> probe(const fs::path& path, std::chrono::milliseconds
     return std::unexpected(not_a_database(path, "it belongs to another application"));
   if (*version == 0 && *objects > 0)
     return std::unexpected(not_a_database(path, "it is an SQLite database of something else"));
-  return {};
+  return *version;
 }
 
 std::expected<std::string, Error> configure(sqlite::Connection& connection,
@@ -76,6 +78,9 @@ std::expected<std::string, Error> configure(sqlite::Connection& connection,
   auto row = mode->step();
   if (!row) return std::unexpected(std::move(row.error()));
   std::string journal_mode = *row ? mode->text(0) : "unknown";
+  // Readers of the system database (a group with read access) cannot create the -shm file in
+  // its directory: keep it, and the log, for them.
+  connection.persist_wal();
   // NORMAL: in WAL mode a commit survives the process being killed; only a power loss or an
   // OS crash can take back the last commits (docs/store.md).
   if (auto set = connection.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; "
@@ -104,6 +109,16 @@ std::expected<std::int64_t, Error> register_host(sqlite::Connection& connection,
   return insert->int64(0);
 }
 
+std::expected<std::int64_t, Error> find_host(sqlite::Connection& connection,
+                                             const std::string& host) {
+  auto find = connection.prepare("SELECT id FROM hosts WHERE name = ?1");
+  if (!find) return std::unexpected(std::move(find.error()));
+  find->bind_all(std::string_view(host));
+  auto row = find->step();
+  if (!row) return std::unexpected(std::move(row.error()));
+  return *row ? find->int64(0) : 0;
+}
+
 std::expected<void, Error> stamp_application(sqlite::Connection& connection) {
   auto application = connection.scalar("PRAGMA application_id");
   if (!application) return std::unexpected(std::move(application.error()));
@@ -114,6 +129,11 @@ std::expected<void, Error> stamp_application(sqlite::Connection& connection) {
 }  // namespace
 
 std::expected<Store, Error> Store::open(const fs::path& path, const OpenOptions& options) {
+  return options.read_only ? open_for_reading(path, options) : open_for_writing(path, options);
+}
+
+std::expected<Store, Error> Store::open_for_writing(const fs::path& path,
+                                                    const OpenOptions& options) {
   auto prepared = prepare_database_path(path, options.owner);
   if (!prepared) return std::unexpected(std::move(prepared.error()));
   if (auto probed = probe(*prepared, options.busy_timeout); !probed)
@@ -137,6 +157,36 @@ std::expected<Store, Error> Store::open(const fs::path& path, const OpenOptions&
   if (auto capped = store.set_max_size(options.max_size_bytes); !capped)
     return std::unexpected(std::move(capped.error()));
   return store;
+}
+
+std::expected<Store, Error> Store::open_for_reading(const fs::path& path,
+                                                    const OpenOptions& options) {
+  auto checked = check_database_for_reading(path);
+  if (!checked) return std::unexpected(std::move(checked.error()));
+  auto version = probe(*checked, options.busy_timeout);
+  if (!version) return std::unexpected(std::move(version.error()));
+  if (*version < latest_schema_version()) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              fmt::format("{} has schema {} and this gpumeter reads schema {}: open it for writing "
+                          "once (start the daemon) to migrate it",
+                          checked->string(), *version, latest_schema_version())});
+  }
+  auto connection = sqlite::Connection::open(*checked, SQLITE_OPEN_READONLY);
+  if (!connection) return std::unexpected(std::move(connection.error()));
+  auto state = std::make_unique<State>();
+  state->connection = std::move(*connection);
+  if (auto set = state->connection->exec(
+          fmt::format("PRAGMA busy_timeout = {}", options.busy_timeout.count()));
+      !set) {
+    return std::unexpected(std::move(set.error()));
+  }
+  state->journal_mode = "read-only";
+  state->host = options.host.empty() ? this_host() : options.host;
+  auto id = find_host(*state->connection, state->host);
+  if (!id) return std::unexpected(std::move(id.error()));
+  state->host_id = *id;
+  return Store(std::move(state));
 }
 
 Store::Store(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}

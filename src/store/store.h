@@ -35,6 +35,9 @@ struct OpenOptions {
   std::optional<std::uint64_t> max_size_bytes;
   // Who owns the file (see prepare_database_path); the process's effective uid by default.
   Owner owner = current_owner();
+  // For reports: opens an existing database without writing anything, whoever owns it
+  // (check_database_for_reading). Its schema must be this build's; writes fail.
+  bool read_only = false;
 };
 
 class Store {
@@ -44,8 +47,11 @@ class Store {
   // connection: a file that is not an SQLite database, is damaged, belongs to another
   // application, or was written by a newer gpumeter is refused and left exactly as it was.
   // The connection then uses WAL mode, synchronous=NORMAL, foreign keys and `busy_timeout`.
+  // With options.read_only, nothing is created, migrated or written; host_id() is the host's
+  // id if it ever wrote there, else 0.
   // Errors: no_permission from prepare_database_path; invalid_input for a file that is not a
-  // gpumeter database or has a newer schema (the message says the file was not modified);
+  // gpumeter database or has a newer schema (the message says the file was not modified), or,
+  // read-only, an older schema (it must be opened for writing once, to migrate it);
   // io when SQLite cannot open, read or migrate it.
   static std::expected<Store, Error> open(const std::filesystem::path& path,
                                           const OpenOptions& options = {});
@@ -60,8 +66,9 @@ class Store {
   const std::filesystem::path& path() const noexcept;
   const std::string& host() const noexcept;
   std::int64_t host_id() const noexcept;
-  // "wal", or what the file system allowed instead (WAL needs shared memory, which network
-  // file systems may not offer); worth a warning in the log when not "wal".
+  // "wal", "read-only" for a store opened read-only, or what the file system allowed instead (WAL
+  // needs shared memory, which network file systems may not offer); worth a warning in the log when
+  // not "wal".
   const std::string& journal_mode() const noexcept;
 
   // Caps the file's size (rounded down to whole pages, never below its current size); absent
@@ -91,6 +98,10 @@ class Store {
  private:
   struct State;
   explicit Store(std::unique_ptr<State> state) noexcept;
+  static std::expected<Store, Error> open_for_writing(const std::filesystem::path& path,
+                                                      const OpenOptions& options);
+  static std::expected<Store, Error> open_for_reading(const std::filesystem::path& path,
+                                                      const OpenOptions& options);
   std::unique_ptr<State> state_;
 };
 

@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <string>
 
 #include "store/gauges.h"
+#include "store/history.h"
 #include "store/raw_database.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
@@ -167,6 +170,88 @@ TEST(Open, ACheckpointPutsWhatWasCommittedIntoTheDatabaseFileItself) {
   std::filesystem::copy_file(dir / "c.db", dir / "copy.db");
   RawDatabase copy(dir / "copy.db");
   EXPECT_EQ(copy.integer("SELECT count(*) FROM device_samples"), 1);
+}
+
+TEST(Open, TheLogStaysAfterClosingSoThatReadersNeedNotCreateIt) {
+  TempDir dir;
+  {
+    testing::open_store(dir / "p.db");
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir / "p.db-wal"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "p.db-shm"));
+  // The companions get the database's own mode, and reopening accepts them.
+  struct stat info{};
+  ASSERT_EQ(::stat((dir / "p.db-shm").c_str(), &info), 0);
+  struct stat database{};
+  ASSERT_EQ(::stat((dir / "p.db").c_str(), &database), 0);
+  EXPECT_EQ(info.st_mode & 0777U, database.st_mode & 0777U);
+  EXPECT_TRUE(Store::open(dir / "p.db", {.host = "node1"}));
+}
+
+TEST(Open, ReadOnlyReadsWithoutWritingAndRefusesWrites) {
+  TempDir dir;
+  const auto path = dir / "r.db";
+  {
+    Store store = testing::open_store(path);
+    ASSERT_TRUE(write(store, {.device_samples = {testing::sample("GPU-a", testing::kT0, 5)}}));
+  }
+  const std::string before = testing::read_bytes(path);
+  auto reader = Store::open(path, {.host = "node1", .read_only = true});
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ(reader->journal_mode(), "read-only");
+  EXPECT_GT(reader->host_id(), 0);
+  auto series = device_series(
+      *reader,
+      {.resolution = Resolution::samples, .since_us = testing::kT0, .until_us = testing::kT0 + 1});
+  ASSERT_TRUE(series);
+  EXPECT_EQ(series->size(), 1U);
+  const auto written = write(*reader, {.device_samples = {testing::sample("GPU-a", 1, 5)}});
+  ASSERT_FALSE(written);
+  EXPECT_NE(written.error().message.find("readonly"), std::string::npos) << written.error().message;
+  EXPECT_EQ(testing::read_bytes(path), before);
+  EXPECT_EQ(Store::open(path, {.host = "elsewhere", .read_only = true})->host_id(), 0);
+}
+
+TEST(Open, ReadOnlyNeedsAnExistingDatabaseOfThisSchema) {
+  TempDir dir;
+  const auto missing = Store::open(dir / "missing.db", {.read_only = true});
+  ASSERT_FALSE(missing);
+  EXPECT_FALSE(std::filesystem::exists(dir / "missing.db"));
+  {
+    RawDatabase raw(dir / "old.db");
+    raw.exec("PRAGMA user_version = 1; CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER);");
+  }
+  const auto old = Store::open(dir / "old.db", {.read_only = true});
+  ASSERT_FALSE(old);
+  EXPECT_NE(old.error().message.find("open it for writing once"), std::string::npos)
+      << old.error().message;
+}
+
+// The system database read by another user who was given group read access, as a report run
+// by an operator would: a child process with another uid.
+TEST(Open, AnotherUserInTheGroupCanReadTheSystemDatabase) {
+  if (::geteuid() != 0) GTEST_SKIP() << "switching users needs root";
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 0755);
+  const auto path = dir / "lib/gpumeter.db";
+  {
+    Store store = testing::open_store(path, {.owner = {0, true}});
+    ASSERT_TRUE(write(store, {.device_samples = {testing::sample("GPU-a", testing::kT0, 5)}}));
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(0) != 0 || ::setuid(4242) != 0) ::_exit(10);
+    auto reader = Store::open(path, {.host = "node1", .read_only = true});
+    if (!reader) ::_exit(11);
+    auto series = device_series(*reader, {.resolution = Resolution::samples,
+                                          .since_us = testing::kT0,
+                                          .until_us = testing::kT0 + 1});
+    ::_exit(series && series->size() == 1 ? 0 : 12);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: setuid, 11: open, 12: query";
 }
 
 TEST(Open, IntegrityCheckOfASoundDatabaseFindsNothing) {
