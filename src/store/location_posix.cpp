@@ -161,7 +161,7 @@ std::expected<fs::path, Error> check_database_for_reading(const fs::path& databa
     return std::unexpected(Error{
         ErrorCode::io, fmt::format("cannot read {}: {}", database.string(), error.message())});
   }
-  const fs::path file = directory / absolute.filename();
+  fs::path file = directory / absolute.filename();
   struct stat info{};
   if (lstat(file.c_str(), &info) != 0) return std::unexpected(io_error(file, "read"));
   if (S_ISLNK(info.st_mode)) return std::unexpected(refused(file, "it is a symbolic link"));
