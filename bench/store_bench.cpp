@@ -259,8 +259,16 @@ store::Store& year_of_history() {
   return *db;
 }
 
+// The year's size: pages in use, and ledger rows (one per process on a GPU).
+void describe_year(benchmark::State& state, store::Store& db) {
+  state.counters["history_MiB"] = used_mib(db);
+  const auto rows = store::ledger(db, {.since_us = kT0, .until_us = kT0 + 366 * kDay});
+  state.counters["ledger_rows"] = rows ? static_cast<double>(rows->size()) : -1;
+}
+
 void BM_MonthlyUserReport(benchmark::State& state) {
   store::Store& db = year_of_history();
+  describe_year(state, db);
   const TimeUs june = kT0 + (31 + 28 + 31 + 30 + 31) * kDay;
   std::size_t rows = 0;
   for (auto _ : state) {
