@@ -29,7 +29,9 @@ struct EngineUse {
   Maybe<double> average_percent;  // busy_seconds over the window's length, 0..100 per process
   // The highest percent of the set in any one driver sample period that overlaps the window:
   // the sum over the set's processes of their samples for that period (0..100 per process).
-  // 0 when the set was idle throughout.
+  // 0 when the set was idle throughout. Where the window reaches into the coarse tier, a
+  // bucket counts as one period with, for SM, the sum of its records' highest raw percents (an
+  // upper estimate) and, for the other engines, of their bucket averages (a lower one).
   Maybe<double> peak_percent;
 };
 
@@ -58,8 +60,17 @@ struct Confidence {
   // The window is shorter than one driver sample period: the driver reports each period's
   // average, so use inside the window cannot be told from use just outside it.
   bool shorter_than_sample_period = false;
+  // The coarse tier's bucket when the window begins before the fine horizon, where the series
+  // keep per-process utilisation only as bucket averages (window edges there are at bucket
+  // resolution); 0 otherwise.
+  TimeUs coarse_bucket_us = 0;
+  // Such a window is also shorter than one bucket: its use cannot be told from the rest of
+  // its bucket's.
+  bool shorter_than_coarse_bucket = false;
 
-  bool low() const noexcept { return shorter_than_sample_period || coverage < 1.0; }
+  bool low() const noexcept {
+    return shorter_than_sample_period || shorter_than_coarse_bucket || coverage < 1.0;
+  }
 };
 
 // What the set of processes used on one GPU.

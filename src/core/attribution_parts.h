@@ -14,26 +14,28 @@ namespace gpumeter {
 using KeySet = std::span<const ProcessKey>;
 bool contains(KeySet keys, const ProcessKey& key);
 
-// The stretch of the window one per-process sample accounts for: the part of its driver
-// sample period that lies inside the window, with the sample's percents as constant rates.
+// The stretch of the window one per-process record accounts for: the part of its period (a
+// driver sample period, or a coarse bucket) that lies inside the window, with the record's
+// percents as constant rates.
 struct Segment {
   TimeUs begin_us = 0;
   TimeUs end_us = 0;
   const ProcessGpuRecord* record = nullptr;
   bool in_set = false;  // the process belongs to the set asked about
+  bool coarse = false;  // the record is a coarse bucket's
 };
 
-// Segments of every process on the device, clipped to the window.
+// Segments of every process on the device, from both tiers, clipped to the window.
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
                                  TimeUs period_us);
 
 // The energy counter interpolated linearly at t, J. no_data when t is not between two
 // readings; not_supported (or the readings' own reason) when the device has no counter.
-Maybe<double> energy_at(const RingBuffer<DeviceSample>& samples, TimeUs t);
+Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t);
 
 // The device's energy over the window and its split by SM rates (see EnergyUse). The split is
 // absent (no_data) when `split_known` is false: no per-process samples were drained.
-EnergyUse split_energy(const RingBuffer<DeviceSample>& samples, std::span<const Segment> segments,
+EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
                        Window window, bool split_known);
 
 GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window);

@@ -5,31 +5,31 @@
 namespace gpumeter {
 namespace {
 
-std::size_t previous_with_energy(const RingBuffer<DeviceSample>& samples, std::size_t after) {
-  while (after > 0 && !samples[after - 1].energy_joules) --after;
+std::size_t previous_with_energy(const RingBuffer<DeviceRecord>& samples, std::size_t after) {
+  while (after > 0 && !samples[after - 1].energy_joules()) --after;
   return after;  // index + 1 of the reading, 0 when none
 }
 
-std::size_t next_with_energy(const RingBuffer<DeviceSample>& samples, std::size_t from) {
-  while (from < samples.size() && !samples[from].energy_joules) ++from;
+std::size_t next_with_energy(const RingBuffer<DeviceRecord>& samples, std::size_t from) {
+  while (from < samples.size() && !samples[from].energy_joules()) ++from;
   return from;  // samples.size() when none
 }
 
 // Why there is no reading around t: the device's own reason when it never gave one.
-Unavailable why_no_energy(const RingBuffer<DeviceSample>& samples) {
+Unavailable why_no_energy(const RingBuffer<DeviceRecord>& samples) {
   if (samples.empty()) return Unavailable::no_data;
   if (next_with_energy(samples, 0) < samples.size()) return Unavailable::no_data;
-  return samples.back().energy_joules.error();
+  return samples.back().energy_joules().error();
 }
 
 // A counter that falls (the driver was reloaded) has no meaningful delta.
-bool counter_went_back(const RingBuffer<DeviceSample>& samples, Window window) {
+bool counter_went_back(const RingBuffer<DeviceRecord>& samples, Window window) {
   std::size_t i = samples.upper_bound(window.begin_us);
   i = i > 0 ? i - 1 : 0;
   const std::size_t end = std::min(samples.lower_bound(window.end_us) + 1, samples.size());
   std::optional<double> last;
   for (; i < end; ++i) {
-    const Maybe<double>& e = samples[i].energy_joules;
+    const Maybe<double>& e = samples[i].energy_joules();
     if (!e) continue;
     if (last && *e < *last) return true;
     last = *e;
@@ -63,7 +63,7 @@ struct Split {
 
 // Walks the window from one rate change to the next; within each stretch the SM rates are
 // constant and the stretch's energy goes to the processes in proportion to them, or to idle.
-Maybe<Split> sweep(const RingBuffer<DeviceSample>& samples, std::span<const RateStep> steps,
+Maybe<Split> sweep(const RingBuffer<DeviceRecord>& samples, std::span<const RateStep> steps,
                    Window window, double begin_j) {
   Split split;
   int set_rate = 0;
@@ -98,20 +98,20 @@ Maybe<Split> sweep(const RingBuffer<DeviceSample>& samples, std::span<const Rate
 
 }  // namespace
 
-Maybe<double> energy_at(const RingBuffer<DeviceSample>& samples, TimeUs t) {
+Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t) {
   const std::size_t after = samples.upper_bound(t);
   const std::size_t before = previous_with_energy(samples, after);
-  if (before > 0 && samples[before - 1].time_us == t) return samples[before - 1].energy_joules;
+  if (before > 0 && samples[before - 1].time_us == t) return samples[before - 1].energy_joules();
   const std::size_t next = next_with_energy(samples, after);
   if (before == 0 || next == samples.size()) return std::unexpected(why_no_energy(samples));
-  const DeviceSample& a = samples[before - 1];
-  const DeviceSample& b = samples[next];
+  const DeviceRecord& a = samples[before - 1];
+  const DeviceRecord& b = samples[next];
   const double fraction =
       static_cast<double>(t - a.time_us) / static_cast<double>(b.time_us - a.time_us);
-  return *a.energy_joules + fraction * (*b.energy_joules - *a.energy_joules);
+  return *a.energy_joules() + fraction * (*b.energy_joules() - *a.energy_joules());
 }
 
-EnergyUse split_energy(const RingBuffer<DeviceSample>& samples, std::span<const Segment> segments,
+EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
                        Window window, bool split_known) {
   const Maybe<double> begin_j = energy_at(samples, window.begin_us);
   const Maybe<double> end_j = energy_at(samples, window.end_us);

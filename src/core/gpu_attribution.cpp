@@ -13,14 +13,15 @@ namespace {
 
 constexpr double kUsPerSecond = 1e6;
 
-// A sample covers the driver period that ends at its time, but never reaches back past the
-// previous sample of the same process (so a measured period that is a little too long does
-// not count time twice).
-void append_segments(const GpuRecords& records, Window window, TimeUs period_us, bool in_set,
-                     std::vector<Segment>& out) {
+// A raw record covers the driver period that ends at its time, but never reaches back past the
+// previous record of the same process (so a measured period that is a little too long does
+// not count time twice), nor into the time the coarse tier accounts for.
+void append_fine(const UtilizationSeries& series, Window window, TimeUs period_us, bool in_set,
+                 std::vector<Segment>& out) {
+  const GpuRecords& records = series.fine();
   for (std::size_t i = records.upper_bound(window.begin_us);
        i < records.size() && records[i].time_us - period_us < window.end_us; ++i) {
-    TimeUs start = records[i].time_us - period_us;
+    TimeUs start = std::max(records[i].time_us - period_us, series.folded_until_us());
     if (i > 0) start = std::max(start, records[i - 1].time_us);
     const Segment segment{.begin_us = std::max(start, window.begin_us),
                           .end_us = std::min(records[i].time_us, window.end_us),
@@ -30,13 +31,27 @@ void append_segments(const GpuRecords& records, Window window, TimeUs period_us,
   }
 }
 
+// A coarse record covers exactly its bucket.
+void append_coarse(const UtilizationSeries& series, Window window, TimeUs bucket_us, bool in_set,
+                   std::vector<Segment>& out) {
+  const GpuRecords& records = series.coarse();
+  for (std::size_t i = records.upper_bound(window.begin_us);
+       i < records.size() && records[i].time_us - bucket_us < window.end_us; ++i) {
+    out.push_back({.begin_us = std::max(records[i].time_us - bucket_us, window.begin_us),
+                   .end_us = std::min(records[i].time_us, window.end_us),
+                   .record = &records[i],
+                   .in_set = in_set,
+                   .coarse = true});
+  }
+}
+
 // The first and last times the sampler drained the device's per-process samples.
-std::optional<std::pair<TimeUs, TimeUs>> drained_span(const RingBuffer<DeviceSample>& samples) {
+std::optional<std::pair<TimeUs, TimeUs>> drained_span(const RingBuffer<DeviceRecord>& samples) {
   std::size_t first = 0;
-  while (first < samples.size() && !samples[first].processes_drained) ++first;
+  while (first < samples.size() && !samples[first].processes_drained()) ++first;
   if (first == samples.size()) return std::nullopt;
   std::size_t last = samples.size() - 1;
-  while (!samples[last].processes_drained) --last;
+  while (!samples[last].processes_drained()) --last;
   return std::pair{samples[first].time_us, samples[last].time_us};
 }
 
@@ -48,6 +63,10 @@ Confidence confidence_of(const DeviceSeries& device, Window window, TimeUs perio
         std::min(window.end_us, span->second) - std::max(window.begin_us, span->first);
     confidence.coverage =
         static_cast<double>(std::max<TimeUs>(covered, 0)) / static_cast<double>(window.length_us());
+  }
+  if (window.begin_us < device.coarse_until_us()) {
+    confidence.coarse_bucket_us = device.bucket_us();
+    confidence.shorter_than_coarse_bucket = window.length_us() < device.bucket_us();
   }
   return confidence;
 }
@@ -67,20 +86,28 @@ PerEngine percent_us_of(std::span<const Segment> segments) {
   return percent_us;
 }
 
-// The set's highest summed percent of each engine in one sample period. The driver stamps the
-// samples of one period with its end, so the set's samples of a period share their time.
+// The set's highest summed percent of each engine in one period. The driver stamps the
+// samples of one period with its end, so the set's raw records of a period share their time,
+// as its coarse records of one bucket do. A coarse record counts with its highest raw SM
+// percent (the other engines' peaks are not kept; their bucket averages stand in for them).
+std::int64_t peak_in(const Segment& segment, std::size_t engine) {
+  const bool sm = engine == static_cast<std::size_t>(Engine::sm);
+  return segment.coarse && sm ? segment.record->peak_sm : segment.record->percent[engine];
+}
+
 PerEngine peak_percent_of(std::span<const Segment> segments) {
-  std::vector<const ProcessGpuRecord*> records;
+  std::vector<const Segment*> in_set;
   for (const Segment& s : segments) {
-    if (s.in_set) records.push_back(s.record);
+    if (s.in_set) in_set.push_back(&s);
   }
-  std::ranges::sort(records, {}, &ProcessGpuRecord::time_us);
+  const auto period = [](const Segment* s) { return std::pair(s->coarse, s->record->time_us); };
+  std::ranges::sort(in_set, {}, period);
   PerEngine peak{};
-  for (std::size_t i = 0; i < records.size();) {
+  for (std::size_t i = 0; i < in_set.size();) {
     PerEngine sum{};
-    const TimeUs period_end = records[i]->time_us;
-    for (; i < records.size() && records[i]->time_us == period_end; ++i) {
-      for (std::size_t e = 0; e < kEngineCount; ++e) sum[e] += records[i]->percent[e];
+    const auto current = period(in_set[i]);
+    for (; i < in_set.size() && period(in_set[i]) == current; ++i) {
+      for (std::size_t e = 0; e < kEngineCount; ++e) sum[e] += peak_in(*in_set[i], e);
     }
     for (std::size_t e = 0; e < kEngineCount; ++e) peak[e] = std::max(peak[e], sum[e]);
   }
@@ -111,7 +138,7 @@ std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments
 // The set's memory at t: a process missing from the device's process list at t holds nothing
 // there, which the series can only vouch for while the sampler was reading the list.
 Maybe<std::uint64_t> memory_at(std::span<const MemoryRecords* const> buffers,
-                               const RingBuffer<DeviceSample>& samples, TimeUs t) {
+                               const RingBuffer<DeviceRecord>& samples, TimeUs t) {
   if (samples.empty() || t < samples.front().time_us || t > samples.back().time_us) {
     return std::unexpected(Unavailable::no_data);
   }
@@ -120,8 +147,8 @@ Maybe<std::uint64_t> memory_at(std::span<const MemoryRecords* const> buffers,
 
 GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
   std::vector<const MemoryRecords*> buffers;
-  for (const auto& [key, records] : device.memory()) {
-    if (contains(keys, key)) buffers.push_back(&records);
+  for (const auto& [key, series] : device.memory()) {
+    if (contains(keys, key)) buffers.push_back(&series.records());
   }
   GpuMemoryUse memory{.at_start_bytes = memory_at(buffers, device.samples(), window.begin_us),
                       .at_end_bytes = memory_at(buffers, device.samples(), window.end_us)};
@@ -139,8 +166,10 @@ GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
                                  TimeUs period_us) {
   std::vector<Segment> segments;
-  for (const auto& [key, records] : device.utilization()) {
-    append_segments(records, window, period_us, contains(keys, key), segments);
+  for (const auto& [key, series] : device.utilization()) {
+    const bool in_set = contains(keys, key);
+    append_coarse(series, window, device.bucket_us(), in_set, segments);
+    append_fine(series, window, period_us, in_set, segments);
   }
   return segments;
 }

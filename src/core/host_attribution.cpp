@@ -9,12 +9,14 @@ namespace {
 
 constexpr double kUsPerSecond = 1e6;
 
-std::optional<std::uint64_t> rss_of(const HostSample& s) {
-  return s.rss_bytes ? std::optional(*s.rss_bytes) : std::nullopt;
+using HostView = TwoTier<HostRecord>;
+
+std::optional<std::uint64_t> rss_of(const HostRecord& r) {
+  return r.rss_bytes();
 }
 
-std::optional<std::uint64_t> high_water_of(const HostSample& s) {
-  return s.peak_rss_bytes ? std::optional(*s.peak_rss_bytes) : std::nullopt;
+std::optional<std::uint64_t> high_water_of(const HostRecord& r) {
+  return r.peak_rss_bytes();
 }
 
 // Cumulative CPU time at one instant, µs.
@@ -24,7 +26,7 @@ struct CpuAt {
   bool bracketed = true;  // false: taken from the nearest reading, which lies on one side
 };
 
-CpuAt between(const HostSample& a, const HostSample& b, TimeUs t) {
+CpuAt between(const HostRecord& a, const HostRecord& b, TimeUs t) {
   const double f = static_cast<double>(t - a.time_us) / static_cast<double>(b.time_us - a.time_us);
   const auto lerp = [f](std::int64_t x, std::int64_t y) {
     return static_cast<double>(x) + f * static_cast<double>(y - x);
@@ -32,25 +34,29 @@ CpuAt between(const HostSample& a, const HostSample& b, TimeUs t) {
   return {lerp(a.cpu_user_us, b.cpu_user_us), lerp(a.cpu_system_us, b.cpu_system_us)};
 }
 
-CpuAt reading(const HostSample& s, bool bracketed) {
+CpuAt reading(const HostRecord& s, bool bracketed) {
   return {static_cast<double>(s.cpu_user_us), static_cast<double>(s.cpu_system_us), bracketed};
 }
 
-// The counters at t, interpolated between readings. Before the first reading, a known start
-// time anchors them: both counters are 0 when a process starts. Precondition: non-empty.
-CpuAt cpu_at(const HostRecords& records, TimeUs start_time_us, TimeUs t) {
+// The counters at t, interpolated between records. After the newest record they hold until the
+// last reading, which found them unchanged. Before the first record, a known start time
+// anchors them: both counters are 0 when a process starts. Precondition: non-empty.
+CpuAt cpu_at(const HostSeries& series, TimeUs start_time_us, TimeUs t) {
+  const HostView records = series.records();
   const std::size_t after = records.upper_bound(t);
-  if (after == records.size()) return reading(records.back(), records.back().time_us == t);
+  if (after == records.size()) {
+    return reading(records.back(), t <= series.last_read_us().value_or(records.back().time_us));
+  }
   if (after > 0) return between(records[after - 1], records[after], t);
   if (start_time_us <= 0) return reading(records.front(), false);
   if (t < start_time_us) return {};
-  return between(HostSample{.time_us = start_time_us}, records.front(), t);
+  return between(HostRecord{.time_us = start_time_us}, records.front(), t);
 }
 
 // VmHWM catches a peak between two samples: when it rose during the window, the process's
 // resident memory reached the new mark within the window (or, at worst, within the sample
 // interval before it). A process that started inside the window reached all of it there.
-std::optional<std::uint64_t> high_water_in(const HostRecords& records, TimeUs start_time_us,
+std::optional<std::uint64_t> high_water_in(const HostView& records, TimeUs start_time_us,
                                            Window window) {
   const auto at_end = value_at(records, window.end_us, high_water_of);
   if (!at_end) return std::nullopt;
@@ -59,7 +65,7 @@ std::optional<std::uint64_t> high_water_in(const HostRecords& records, TimeUs st
   return at_begin && *at_end > *at_begin ? at_end : std::nullopt;
 }
 
-std::optional<std::uint64_t> peak_rss(std::span<const HostRecords* const> buffers,
+std::optional<std::uint64_t> peak_rss(std::span<const HostView* const> buffers,
                                       KeySet keys_of_buffers, Window window) {
   std::optional<std::uint64_t> peak = peak_of_sum(buffers, window.begin_us, window.end_us, rss_of);
   for (std::size_t i = 0; i < buffers.size(); ++i) {
@@ -73,30 +79,33 @@ std::optional<std::uint64_t> peak_rss(std::span<const HostRecords* const> buffer
 
 HostUsage host_usage(const Series& series, KeySet keys, Window window) {
   HostUsage usage{.complete = true};
-  std::vector<const HostRecords*> buffers;
+  std::vector<HostView> views;
   std::vector<ProcessKey> sampled;
   double user_us = 0.0;
   double system_us = 0.0;
   for (const ProcessKey& key : keys) {
-    const HostRecords* records = series.host(key);
-    if (records == nullptr || records->empty()) {
+    const HostSeries* host = series.host(key);
+    if (host == nullptr || host->empty()) {
       usage.complete = false;
       continue;
     }
-    buffers.push_back(records);
+    views.push_back(host->records());
     sampled.push_back(key);
-    const CpuAt begin = cpu_at(*records, key.start_time_us, window.begin_us);
-    const CpuAt end = cpu_at(*records, key.start_time_us, window.end_us);
+    const CpuAt begin = cpu_at(*host, key.start_time_us, window.begin_us);
+    const CpuAt end = cpu_at(*host, key.start_time_us, window.end_us);
     user_us += end.user_us - begin.user_us;
     system_us += end.system_us - begin.system_us;
     usage.complete = usage.complete && begin.bracketed && end.bracketed;
   }
-  if (buffers.empty()) {
+  if (views.empty()) {
     const auto none = std::unexpected(Unavailable::no_data);
     return {none, none, none, false};
   }
   usage.cpu_user_seconds = user_us / kUsPerSecond;
   usage.cpu_system_seconds = system_us / kUsPerSecond;
+  std::vector<const HostView*> buffers;
+  buffers.reserve(views.size());
+  for (const HostView& view : views) buffers.push_back(&view);
   const auto peak = peak_rss(buffers, sampled, window);
   usage.peak_rss_bytes = peak ? Maybe<std::uint64_t>(*peak) : std::unexpected(Unavailable::no_data);
   return usage;

@@ -1,11 +1,15 @@
 // RingBuffer<T>: a bounded, time-ordered buffer of samples. It allocates as samples arrive, up
-// to a fixed capacity, and never past it; when full, a new sample replaces the oldest. Lookups
-// by time are binary searches. T has a `time_us` member (TimeUs).
+// to a fixed capacity, and never past it; when full, a new sample replaces the oldest. Its
+// storage follows the number of samples it holds: it grows by half when full and shrinks to
+// twice the samples when a quarter full, so a buffer that drops old samples as it takes new
+// ones does not creep up to its capacity. Lookups by time are binary searches. T has a `time_us`
+// member (TimeUs) and is default-constructible.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "core/model.h"
@@ -37,15 +41,18 @@ class RingBuffer {
   // Appends `sample`, dropping the oldest when full. Precondition: the buffer is empty or
   // sample.time_us > back().time_us (the caller rejects older and equal times).
   void push(const T& sample) {
-    if (slots_.size() < capacity_) {
-      grow_by_one(sample);
-    } else if (size_ == capacity_) {
-      slots_[head_] = sample;
-      head_ = (head_ + 1) % capacity_;
-    } else {
-      slots_[(head_ + size_) % capacity_] = sample;
-      ++size_;
+    if (size_ == slots_.size()) {
+      if (size_ == capacity_) {
+        slots_[head_] = sample;
+        head_ = (head_ + 1) % capacity_;
+        return;
+      }
+      // Grow geometrically but never past capacity_, so a full buffer holds exactly capacity_.
+      // By half, not double: series hold many buffers, and the slack is what they waste.
+      reallocate(std::min(capacity_, std::max(kMinimumSlots, slots_.size() + slots_.size() / 2)));
     }
+    slots_[(head_ + size_) % slots_.size()] = sample;
+    ++size_;
   }
 
   // Index of the first sample with time_us >= t (size() if none).
@@ -65,23 +72,26 @@ class RingBuffer {
   // Drops every sample older than t.
   void drop_before(TimeUs t) {
     const std::size_t n = lower_bound(t);
-    head_ = (head_ + n) % std::max<std::size_t>(slots_.size(), 1);
+    if (n == 0) return;
+    head_ = (head_ + n) % slots_.size();
     size_ -= n;
     if (size_ == 0) {
-      slots_.clear();
+      slots_ = std::vector<T>();  // releases the storage
       head_ = 0;
+    } else if (slots_.size() > kMinimumSlots && size_ < slots_.size() / 4) {
+      reallocate(std::max(kMinimumSlots, 2 * size_));
     }
   }
 
  private:
-  // While the buffer has not reached its capacity its samples lie in slots_[head_, end).
-  void grow_by_one(const T& sample) {
-    if (slots_.size() == slots_.capacity()) {
-      // Grow geometrically but never past capacity_, so a full buffer holds exactly capacity_.
-      slots_.reserve(std::min(capacity_, std::max<std::size_t>(16, 2 * slots_.capacity())));
-    }
-    slots_.push_back(sample);
-    ++size_;
+  static constexpr std::size_t kMinimumSlots = 16;
+
+  // Moves the samples, oldest first, into storage of exactly `slots` slots.
+  void reallocate(std::size_t slots) {
+    std::vector<T> fresh(slots);
+    for (std::size_t i = 0; i < size_; ++i) fresh[i] = (*this)[i];
+    slots_ = std::move(fresh);
+    head_ = 0;
   }
 
   // The first index whose sample does not satisfy `before` (samples are ordered by time).
@@ -101,7 +111,7 @@ class RingBuffer {
   }
 
   std::size_t capacity_;
-  std::vector<T> slots_;
+  std::vector<T> slots_;  // a ring: the samples lie from head_ on, wrapping at the end
   std::size_t head_ = 0;  // slot of the oldest sample
   std::size_t size_ = 0;
 };

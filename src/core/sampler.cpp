@@ -106,14 +106,15 @@ struct Batch {
   std::vector<std::pair<ProcessKey, HostSample>> hosts;
 };
 
-void store(Series& series, const Batch& batch, TimeUs horizon_start) {
+void store(Series& series, const Batch& batch, TimeUs now) {
   for (const auto& [device, drain] : batch.drains) series.add_process_gpu_samples(device, drain);
   for (const auto& [device, sample] : batch.devices) series.add_device_sample(device, sample);
   for (const Batch::Memory& m : batch.memory) {
     series.add_process_memory_sample(m.device, m.key, m.sample);
   }
   for (const auto& [key, sample] : batch.hosts) series.add_host_sample(key, sample);
-  series.drop_before(horizon_start);
+  series.fold_before(now - series.config().fine_horizon_us);
+  series.drop_before(now - series.config().horizon_us);
 }
 
 HostSample host_sample(TimeUs now, const ProcessUsage& usage) {
@@ -323,7 +324,7 @@ void Sampler::State::sample_hosts(Round& round) {
 
 void Sampler::State::store_round(const Round& round) {
   std::lock_guard lock(series_mutex);
-  store(series, round.batch, round.now - config.series.horizon_us);
+  store(series, round.batch, round.now);
   working.series_bytes = series.allocated_bytes();
 }
 

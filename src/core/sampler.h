@@ -32,8 +32,9 @@ inline constexpr std::chrono::milliseconds kMinSamplerInterval{100};
 
 struct SamplerConfig {
   std::chrono::milliseconds interval{1000};  // device, process and host sampling; >= 100 ms
-  // The horizon kept at full resolution, and the driver periods. Its interval_us is replaced
-  // by `interval`, so that the buffers are sized for the rate samples really arrive at.
+  // The horizons (all samples, and samples as read), the driver periods and the host bucket.
+  // Its interval_us is replaced by `interval`, so that the buffers are sized for the rate
+  // samples really arrive at.
   SeriesConfig series;
   CollectOptions collect;  // hostname and source label of snapshots
 };
@@ -74,8 +75,9 @@ class Sampler {
   // stamped with, µs since the Unix epoch (NVML's clock); rounds should move forward in time.
   // A round: one collect() and the snapshot it publishes; per GPU the device sample, the
   // drained per-process utilisation, the process list's GPU memory (0 once for a process
-  // that left it); host samples for every process seen on a GPU and every watched one; and
-  // samples older than the horizon dropped. A failing GPU or process only loses its own
+  // that left it); host samples for every process seen on a GPU and every watched one;
+  // samples older than the fine horizon folded into coarse buckets, and those older than the
+  // horizon dropped. A failing GPU or process only loses its own
   // samples (see stats()).
   // Errors: the GPU source could not be read at all (the watched processes' host samples
   // are still taken, and the previous snapshot stays published).

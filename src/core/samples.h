@@ -38,11 +38,17 @@ struct ProcessGpuSample {
   std::optional<std::uint32_t> ofa;  // optical flow accelerator; likewise
 };
 
-// A ProcessGpuSample as the series stores it: clamped to 0..100, 16 bytes.
+// Per-process utilisation as the series stores it, 16 bytes. A record covers a period that
+// ends at time_us and holds each engine's average percent over that period, 0..100:
+//  - a raw record is one ProcessGpuSample, clamped, for the driver's sample period;
+//  - a coarse record folds the raw records of one bucket (core/utilization_series.h): each
+//    percent is the engine's busy time over the bucket's length, rounded to the nearest
+//    percent, and peak_sm the highest SM percent of a raw record folded into it.
 struct ProcessGpuRecord {
   TimeUs time_us = 0;
   std::array<std::uint8_t, kEngineCount> percent{};  // indexed by Engine
   EngineMask reported = kClassicEngines;             // engines the driver reported
+  std::uint8_t peak_sm = 0;                          // a raw record: its own SM percent
 
   std::uint8_t operator[](Engine engine) const noexcept {
     return percent[static_cast<std::size_t>(engine)];
@@ -67,6 +73,38 @@ struct DeviceSample {
 // The DeviceSample for a device state read at `time_us`.
 DeviceSample device_sample(TimeUs time_us, const DeviceState& state, bool processes_drained);
 
+// A DeviceSample as the series stores it, 40 bytes: the energy counter and memory as read,
+// utilisation (clamped to 0..100) and power as floats, whose 7 digits are plenty for them, and
+// each figure's reason for absence packed into `absent`.
+class DeviceRecord {
+ public:
+  DeviceRecord() = default;
+  explicit DeviceRecord(const DeviceSample& sample);
+
+  TimeUs time_us = 0;
+
+  bool processes_drained() const noexcept { return processes_drained_; }
+  Maybe<double> utilization_gpu_percent() const noexcept;
+  Maybe<double> utilization_memory_percent() const noexcept;
+  Maybe<double> memory_used_bytes() const noexcept;
+  Maybe<double> power_watts() const noexcept;
+  Maybe<double> energy_joules() const noexcept;  // monotonic counter
+
+ private:
+  enum class Figure : std::uint8_t { utilization_gpu, utilization_memory, memory, power, energy };
+  void put(Figure figure, const Maybe<double>& value) noexcept;
+  Maybe<double> get(Figure figure, double value) const noexcept;
+
+  double energy_joules_ = 0.0;
+  double memory_used_bytes_ = 0.0;
+  float utilization_gpu_percent_ = 0.0F;
+  float utilization_memory_percent_ = 0.0F;
+  float power_watts_ = 0.0F;
+  // 3 bits per Figure: 0 when the figure is present, else its Unavailable reason + 1.
+  std::uint16_t absent_ = 0;
+  bool processes_drained_ = true;
+};
+
 // GPU memory one process holds on one device, from the device's process list. When a process
 // leaves the list the sampler records 0 bytes, so that its last value does not linger.
 struct ProcessMemorySample {
@@ -74,7 +112,7 @@ struct ProcessMemorySample {
   std::uint64_t used_bytes = 0;
 };
 
-// CPU time and resident memory of one process on the host.
+// CPU time and resident memory of one process on the host, as the sampler reads them.
 struct HostSample {
   TimeUs time_us = 0;
   std::int64_t cpu_user_us = 0;    // cumulative since the process started
@@ -82,5 +120,40 @@ struct HostSample {
   Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::error);
   Maybe<std::uint64_t> peak_rss_bytes = std::unexpected(Unavailable::error);  // VmHWM
 };
+
+// A HostSample as the series stores it, 32 bytes. Resident memory is kept in KiB, the unit the
+// kernel reports it in (a byte count that is not a whole KiB is rounded up; at most 4 TiB - 2
+// KiB); an amount that could not be read is kept as absent, without its reason, which
+// attribution does not need.
+struct HostRecord {
+  static constexpr std::uint32_t kAbsentKib = 0xFFFFFFFF;
+
+  TimeUs time_us = 0;
+  std::int64_t cpu_user_us = 0;
+  std::int64_t cpu_system_us = 0;
+  std::uint32_t rss_kib = kAbsentKib;
+  std::uint32_t peak_rss_kib = kAbsentKib;  // VmHWM
+
+  std::optional<std::uint64_t> rss_bytes() const noexcept { return bytes_of(rss_kib); }
+  std::optional<std::uint64_t> peak_rss_bytes() const noexcept { return bytes_of(peak_rss_kib); }
+  // Whether the two hold the same figures, whatever their times.
+  bool same_figures(const HostRecord& other) const noexcept {
+    return cpu_user_us == other.cpu_user_us && cpu_system_us == other.cpu_system_us &&
+           rss_kib == other.rss_kib && peak_rss_kib == other.peak_rss_kib;
+  }
+
+ private:
+  static std::optional<std::uint64_t> bytes_of(std::uint32_t kib) noexcept {
+    if (kib == kAbsentKib) return std::nullopt;
+    return std::uint64_t{kib} * 1024;
+  }
+};
+
+HostRecord host_record(const HostSample& sample);
+
+// The series' budget (docs/attribution.md) counts on these sizes.
+static_assert(sizeof(DeviceRecord) == 40);
+static_assert(sizeof(ProcessGpuRecord) == 16);
+static_assert(sizeof(HostRecord) == 32);
 
 }  // namespace gpumeter

@@ -7,13 +7,10 @@
 namespace gpumeter {
 namespace {
 
+constexpr TimeUs kSecondUs = 1'000'000;
+
 std::uint8_t clamp_percent(std::uint32_t value) {
   return static_cast<std::uint8_t>(std::min<std::uint32_t>(value, 100));
-}
-
-Maybe<double> clamp_percent(Maybe<double> value) {
-  if (value) *value = std::clamp(*value, 0.0, 100.0);
-  return value;
 }
 
 ProcessGpuRecord record_of(const ProcessGpuSample& sample) {
@@ -29,11 +26,34 @@ ProcessGpuRecord record_of(const ProcessGpuSample& sample) {
   put(Engine::decoder, sample.dec);
   put(Engine::jpeg, sample.jpg);
   put(Engine::ofa, sample.ofa);
+  record.peak_sm = record[Engine::sm];
   return record;
 }
 
-template <class T>
-Insert append(RingBuffer<T>& buffer, const T& sample) {
+// Buffer capacities, from the configuration (normalised).
+std::size_t device_capacity(const SeriesConfig& c) {
+  return capacity_for(c.horizon_us, c.interval_us);
+}
+std::size_t fine_utilization_capacity(const SeriesConfig& c) {
+  return capacity_for(c.fine_horizon_us + utilization_bucket_us(c), c.shortest_driver_period_us);
+}
+std::size_t coarse_utilization_capacity(const SeriesConfig& c) {
+  return capacity_for(c.horizon_us, utilization_bucket_us(c));
+}
+// One more than the readings of the horizon: the sample that still holds at its start.
+std::size_t memory_capacity(const SeriesConfig& c) {
+  return capacity_for(c.horizon_us, c.interval_us) + 1;
+}
+// Two more than the readings of the fine horizon: the reading that ends a flat stretch may be
+// stored along with the next one.
+std::size_t fine_host_capacity(const SeriesConfig& c) {
+  return capacity_for(c.fine_horizon_us + host_bucket_us(c), c.interval_us) + 2;
+}
+std::size_t coarse_host_capacity(const SeriesConfig& c) {
+  return capacity_for(c.horizon_us, host_bucket_us(c)) + 1;
+}
+
+Insert append(RingBuffer<DeviceRecord>& buffer, const DeviceRecord& sample) {
   if (!buffer.empty() && sample.time_us <= buffer.back().time_us) {
     return buffer.contains(sample.time_us) ? Insert::duplicate : Insert::out_of_order;
   }
@@ -41,9 +61,9 @@ Insert append(RingBuffer<T>& buffer, const T& sample) {
   return Insert::stored;
 }
 
-template <class Map>
-typename Map::mapped_type& buffer_for(Map& map, const ProcessKey& key, std::size_t capacity) {
-  return map.try_emplace(key, capacity).first->second;
+template <class Map, class... Args>
+typename Map::mapped_type& series_for(Map& map, const ProcessKey& key, Args... capacities) {
+  return map.try_emplace(key, capacities...).first->second;
 }
 
 template <class Map>
@@ -57,11 +77,24 @@ void drop_from_all(Map& map, TimeUs t) {
 template <class Map>
 std::size_t bytes_of_all(const Map& map) {
   std::size_t bytes = 0;
-  for (const auto& [key, buffer] : map) bytes += buffer.allocated_bytes();
+  for (const auto& [key, series] : map) bytes += series.allocated_bytes();
   return bytes;
 }
 
 }  // namespace
+
+TimeUs utilization_bucket_us(const SeriesConfig& config) {
+  return std::max(config.interval_us, kSecondUs);
+}
+
+TimeUs host_bucket_us(const SeriesConfig& config) {
+  return std::max(config.host_bucket_us, config.interval_us);
+}
+
+SeriesConfig normalised(SeriesConfig config) {
+  config.fine_horizon_us = std::max(config.fine_horizon_us, config.default_driver_period_us);
+  return config;
+}
 
 std::size_t capacity_for(TimeUs horizon_us, TimeUs period_us) {
   // One sample at each end of the horizon, hence the + 1.
@@ -70,22 +103,22 @@ std::size_t capacity_for(TimeUs horizon_us, TimeUs period_us) {
 }
 
 DeviceSeries::DeviceSeries(const SeriesConfig& config)
-    : config_(config), samples_(capacity_for(config.horizon_us, config.interval_us)) {}
+    : config_(config),
+      tiers_{.fine_horizon_us = config.fine_horizon_us, .bucket_us = utilization_bucket_us(config)},
+      samples_(device_capacity(config)) {}
 
 Insert DeviceSeries::add(const DeviceSample& sample) {
-  DeviceSample clamped = sample;
-  clamped.utilization_gpu_percent = clamp_percent(sample.utilization_gpu_percent);
-  clamped.utilization_memory_percent = clamp_percent(sample.utilization_memory_percent);
-  return append(samples_, clamped);
+  return append(samples_, DeviceRecord(sample));
 }
 
 Insert DeviceSeries::add(const ProcessKey& key, const ProcessGpuSample& sample) {
-  const std::size_t capacity = capacity_for(config_.horizon_us, config_.shortest_driver_period_us);
-  GpuRecords& records = buffer_for(utilization_, key, capacity);
+  UtilizationSeries& series = series_for(utilization_, key, fine_utilization_capacity(config_),
+                                         coarse_utilization_capacity(config_));
   const std::optional<TimeUs> previous =
-      records.empty() ? std::nullopt : std::optional(records.back().time_us);
+      series.fine().empty() ? std::nullopt : std::optional(series.fine().back().time_us);
   const ProcessGpuRecord record = record_of(sample);
-  const Insert result = append(records, record);
+  const Insert result = series.add(record, sample_period_us(), tiers_);
+  coarse_until_us_ = std::max(coarse_until_us_, series.folded_until_us());
   if (result != Insert::stored) return result;
   if (previous) note_gap(sample.time_us - *previous);
   last_seen_us_ = std::max(last_seen_us_.value_or(sample.time_us), sample.time_us);
@@ -94,8 +127,7 @@ Insert DeviceSeries::add(const ProcessKey& key, const ProcessGpuSample& sample) 
 }
 
 Insert DeviceSeries::add(const ProcessKey& key, const ProcessMemorySample& sample) {
-  const std::size_t capacity = capacity_for(config_.horizon_us, config_.interval_us);
-  return append(buffer_for(memory_, key, capacity), sample);
+  return series_for(memory_, key, memory_capacity(config_)).add(sample);
 }
 
 // Consecutive samples of one busy process lie one driver period apart; a process that idled
@@ -111,6 +143,14 @@ TimeUs DeviceSeries::sample_period_us() const noexcept {
   return shortest_gap_us_.value_or(config_.default_driver_period_us);
 }
 
+void DeviceSeries::fold_before(TimeUs t) {
+  const TimeUs period_us = sample_period_us();
+  for (auto& [key, series] : utilization_) {
+    series.fold_before(t, period_us, tiers_.bucket_us);
+    coarse_until_us_ = std::max(coarse_until_us_, series.folded_until_us());
+  }
+}
+
 void DeviceSeries::drop_before(TimeUs t) {
   samples_.drop_before(t);
   drop_from_all(utilization_, t);
@@ -121,7 +161,10 @@ std::size_t DeviceSeries::allocated_bytes() const noexcept {
   return samples_.allocated_bytes() + bytes_of_all(utilization_) + bytes_of_all(memory_);
 }
 
-Series::Series(SeriesConfig config) : config_(config) {}
+Series::Series(SeriesConfig config)
+    : config_(normalised(config)),
+      host_tiers_{.fine_horizon_us = config_.fine_horizon_us,
+                  .bucket_us = host_bucket_us(config_)} {}
 
 Insert Series::add_device_sample(std::uint32_t device, const DeviceSample& sample) {
   return devices_.try_emplace(device, config_).first->second.add(sample);
@@ -138,8 +181,9 @@ Insert Series::add_process_memory_sample(std::uint32_t device, const ProcessKey&
 }
 
 Insert Series::add_host_sample(const ProcessKey& key, const HostSample& sample) {
-  return append(buffer_for(hosts_, key, capacity_for(config_.horizon_us, config_.interval_us)),
-                sample);
+  HostSeries& series =
+      series_for(hosts_, key, fine_host_capacity(config_), coarse_host_capacity(config_));
+  return series.add(sample, host_tiers_);
 }
 
 std::size_t Series::add_process_gpu_samples(std::uint32_t device,
@@ -149,7 +193,7 @@ std::size_t Series::add_process_gpu_samples(std::uint32_t device,
   std::ranges::copy_if(drain, std::back_inserter(fresh), [seen](const KeyedGpuSample& s) {
     return !seen || s.sample.time_us > *seen;
   });
-  // Each process's buffer must receive its samples oldest first; one time per process at most
+  // Each process's series must receive its samples oldest first; one time per process at most
   // is kept, so the order among equal times does not matter.
   std::ranges::sort(fresh, {}, [](const KeyedGpuSample& s) { return s.sample.time_us; });
   std::size_t stored = 0;
@@ -173,9 +217,14 @@ void Series::set_sample_period_us(std::uint32_t device, TimeUs period_us) {
   devices_.try_emplace(device, config_).first->second.set_sample_period_us(period_us);
 }
 
-const HostRecords* Series::host(const ProcessKey& key) const {
+const HostSeries* Series::host(const ProcessKey& key) const {
   const auto it = hosts_.find(key);
   return it != hosts_.end() ? &it->second : nullptr;
+}
+
+void Series::fold_before(TimeUs t) {
+  for (auto& [index, series] : devices_) series.fold_before(t);
+  for (auto& [key, series] : hosts_) series.fold_before(t, host_tiers_.bucket_us);
 }
 
 void Series::drop_before(TimeUs t) {
@@ -191,19 +240,21 @@ std::size_t Series::allocated_bytes() const noexcept {
 
 SeriesBudget series_budget(const SeriesConfig& config, std::size_t devices,
                            std::size_t processes_per_device) {
-  const std::size_t per_interval = capacity_for(config.horizon_us, config.interval_us);
-  const std::size_t per_period = capacity_for(config.horizon_us, config.shortest_driver_period_us);
+  const SeriesConfig c = normalised(config);
   const std::size_t pairs = devices * processes_per_device;
   SeriesBudget budget{
-      .device_sample_bytes = sizeof(DeviceSample),
+      .device_record_bytes = sizeof(DeviceRecord),
       .gpu_record_bytes = sizeof(ProcessGpuRecord),
       .memory_sample_bytes = sizeof(ProcessMemorySample),
-      .host_sample_bytes = sizeof(HostSample),
+      .host_record_bytes = sizeof(HostRecord),
   };
-  budget.device_bytes = devices * per_interval * budget.device_sample_bytes;
-  budget.utilization_bytes = pairs * per_period * budget.gpu_record_bytes;
-  budget.memory_bytes = pairs * per_interval * budget.memory_sample_bytes;
-  budget.host_bytes = pairs * per_interval * budget.host_sample_bytes;
+  budget.device_bytes = devices * device_capacity(c) * budget.device_record_bytes;
+  budget.fine_utilization_bytes = pairs * fine_utilization_capacity(c) * budget.gpu_record_bytes;
+  budget.coarse_utilization_bytes =
+      pairs * coarse_utilization_capacity(c) * budget.gpu_record_bytes;
+  budget.memory_bytes = pairs * memory_capacity(c) * budget.memory_sample_bytes;
+  budget.fine_host_bytes = pairs * fine_host_capacity(c) * budget.host_record_bytes;
+  budget.coarse_host_bytes = pairs * coarse_host_capacity(c) * budget.host_record_bytes;
   return budget;
 }
 

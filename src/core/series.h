@@ -1,52 +1,64 @@
-// The sampler's memory: bounded ring buffers of samples per device, per (process, device) and
-// per process on the host, sized from the configuration (a horizon kept at full resolution
-// and the sample intervals) and never grown past that. Attribution (core/attribution.h) reads
-// them. No I/O. Not synchronised: the owner guards concurrent use.
+// The sampler's memory: bounded, time-ordered series per device, per (process, device) and per
+// process on the host, sized from the configuration and never grown past that. Per-process
+// utilisation and host samples are kept as read for a short fine horizon and at bucket
+// resolution for the rest of the horizon; GPU memory and host samples are stored only when
+// they change (docs/attribution.md). Attribution (core/attribution.h) reads them. No I/O. Not
+// synchronised: the owner guards concurrent use.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
 
+#include "core/host_series.h"
+#include "core/insert.h"
+#include "core/memory_series.h"
 #include "core/process_key.h"
 #include "core/ring_buffer.h"
 #include "core/samples.h"
+#include "core/utilization_series.h"
 
 namespace gpumeter {
 
-// All durations in µs; the three periods must be positive.
+// All durations in µs and positive.
 struct SeriesConfig {
-  TimeUs horizon_us = 3'600'000'000;  // how far back samples are kept at full resolution
+  TimeUs horizon_us = 3'600'000'000;  // how far back samples are kept
   TimeUs interval_us = 1'000'000;     // sampler interval: device, memory and host samples
-  // The shortest sample period of any driver (1/6 s); sizes the per-process utilisation
-  // buffers, since the driver may report one sample per process per period.
+  // The shortest sample period of any driver (1/6 s); sizes the fine tier of per-process
+  // utilisation, since the driver may report one sample per process per period.
   TimeUs shortest_driver_period_us = 166'667;
   // The driver sample period assumed for a device until one is measured or set.
   TimeUs default_driver_period_us = 1'000'000;
+  // How far back per-process utilisation and host samples are kept as read; older ones are
+  // folded into buckets (utilization_bucket_us, host_bucket_us). At least the longest driver
+  // sample period: Series raises it to default_driver_period_us.
+  TimeUs fine_horizon_us = 120'000'000;
+  // The bucket of host samples older than the fine horizon: the last reading of each is kept.
+  // At least the interval: Series raises it.
+  TimeUs host_bucket_us = 30'000'000;
 };
+
+// The bucket per-process utilisation older than the fine horizon is folded into: the sampler
+// interval, but at least 1 s.
+TimeUs utilization_bucket_us(const SeriesConfig& config);
+// The bucket of host samples older than the fine horizon: config.host_bucket_us, but at least
+// the interval.
+TimeUs host_bucket_us(const SeriesConfig& config);
+// `config` with fine_horizon_us raised to what SeriesConfig asks of it.
+SeriesConfig normalised(SeriesConfig config);
 
 // Samples a buffer holds: enough for the horizon at one sample per period. Precondition:
 // period_us > 0.
 std::size_t capacity_for(TimeUs horizon_us, TimeUs period_us);
-
-// What inserting one sample did.
-enum class Insert : std::uint8_t {
-  stored,
-  duplicate,     // a sample with this time is already stored: dropped
-  out_of_order,  // older than the newest stored sample: dropped
-};
 
 // One per-process utilisation sample together with the process it belongs to.
 struct KeyedGpuSample {
   ProcessKey key;
   ProcessGpuSample sample;
 };
-
-using GpuRecords = RingBuffer<ProcessGpuRecord>;
-using MemoryRecords = RingBuffer<ProcessMemorySample>;
-using HostRecords = RingBuffer<HostSample>;
 
 // Everything kept for one device.
 class DeviceSeries {
@@ -58,9 +70,11 @@ class DeviceSeries {
   Insert add(const ProcessKey& key, const ProcessGpuSample& sample);
   Insert add(const ProcessKey& key, const ProcessMemorySample& sample);
 
-  const RingBuffer<DeviceSample>& samples() const noexcept { return samples_; }
-  const std::map<ProcessKey, GpuRecords>& utilization() const noexcept { return utilization_; }
-  const std::map<ProcessKey, MemoryRecords>& memory() const noexcept { return memory_; }
+  const RingBuffer<DeviceRecord>& samples() const noexcept { return samples_; }
+  const std::map<ProcessKey, UtilizationSeries>& utilization() const noexcept {
+    return utilization_;
+  }
+  const std::map<ProcessKey, MemorySeries>& memory() const noexcept { return memory_; }
 
   // The newest per-process utilisation timestamp ever stored for this device: the sampler
   // passes it as lastSeenTimeStamp. Absent before the first sample.
@@ -75,7 +89,14 @@ class DeviceSeries {
   // The engines any per-process sample on this device has reported.
   EngineMask engines_reported() const noexcept { return engines_reported_; }
 
-  // Drops samples older than t, and process series left empty.
+  // The bucket of the coarse utilisation tier (utilization_bucket_us).
+  TimeUs bucket_us() const noexcept { return tiers_.bucket_us; }
+  // The latest time up to which some process's utilisation on this device is kept only in
+  // its coarse tier; the lowest TimeUs while none is.
+  TimeUs coarse_until_us() const noexcept { return coarse_until_us_; }
+
+  // As Series::fold_before and Series::drop_before.
+  void fold_before(TimeUs t);
   void drop_before(TimeUs t);
   std::size_t allocated_bytes() const noexcept;
 
@@ -83,9 +104,11 @@ class DeviceSeries {
   void note_gap(TimeUs gap_us) noexcept;
 
   SeriesConfig config_;
-  RingBuffer<DeviceSample> samples_;
-  std::map<ProcessKey, GpuRecords> utilization_;
-  std::map<ProcessKey, MemoryRecords> memory_;
+  UtilizationTiers tiers_;
+  RingBuffer<DeviceRecord> samples_;
+  std::map<ProcessKey, UtilizationSeries> utilization_;
+  std::map<ProcessKey, MemorySeries> memory_;
+  TimeUs coarse_until_us_ = std::numeric_limits<TimeUs>::min();
   std::optional<TimeUs> last_seen_us_;
   std::optional<TimeUs> set_period_us_;
   std::optional<TimeUs> shortest_gap_us_;
@@ -95,13 +118,15 @@ class DeviceSeries {
 // All series of one sampler, keyed by device index (DeviceIdentity::index) and process.
 class Series {
  public:
+  // Takes `config` normalised (see SeriesConfig).
   explicit Series(SeriesConfig config = {});
 
   const SeriesConfig& config() const noexcept { return config_; }
 
-  // Each add keeps its buffer in time order: a sample older than, or as old as, the newest
-  // one stored in the same buffer is dropped and the result says why. Utilisation percents
-  // are clamped to 0..100.
+  // Each add keeps its series in time order: a sample older than, or as old as, the newest
+  // one taken in the same series is dropped and the result says why. Utilisation percents
+  // are clamped to 0..100. GPU memory and host samples with the same figures as the last
+  // stored one are `unchanged`: only the time they were read is kept.
   Insert add_device_sample(std::uint32_t device, const DeviceSample& sample);
   Insert add_process_gpu_sample(std::uint32_t device, const ProcessKey& key,
                                 const ProcessGpuSample& sample);
@@ -125,10 +150,15 @@ class Series {
   void set_sample_period_us(std::uint32_t device, TimeUs period_us);
   const std::map<std::uint32_t, DeviceSeries>& devices() const noexcept { return devices_; }
   // The process's host series, or nullptr.
-  const HostRecords* host(const ProcessKey& key) const;
+  const HostSeries* host(const ProcessKey& key) const;
 
-  // Drops samples older than t everywhere, and the process series left empty; the sampler
-  // calls it with now - horizon so that exited processes do not accumulate.
+  // Folds per-process utilisation and host samples older than t into their coarse tiers
+  // (buckets that end at or before t); the sampler calls it with now - fine horizon every
+  // round. Adding a sample also folds its own series' samples older than the fine horizon.
+  void fold_before(TimeUs t);
+  // Drops samples older than t everywhere (keeping, of GPU memory and host series, the
+  // figures that still hold at t), and the process series left empty; the sampler calls it
+  // with now - horizon so that exited processes do not accumulate.
   void drop_before(TimeUs t);
   // Bytes of sample storage allocated now (buffers only, not the maps that hold them).
   std::size_t allocated_bytes() const noexcept;
@@ -136,28 +166,35 @@ class Series {
  private:
   SeriesConfig config_;
   std::map<std::uint32_t, DeviceSeries> devices_;
-  std::map<ProcessKey, HostRecords> hosts_;
+  HostTiers host_tiers_;
+  std::map<ProcessKey, HostSeries> hosts_;
 };
 
-// The sample storage of a configuration, by kind of sample.
+// The sample storage of a configuration, by kind of sample, every buffer full.
 struct SeriesBudget {
-  std::size_t device_sample_bytes = 0;  // sizeof(DeviceSample)
-  std::size_t gpu_record_bytes = 0;     // sizeof(ProcessGpuRecord)
+  std::size_t device_record_bytes = 0;  // sizeof(DeviceRecord)
+  std::size_t gpu_record_bytes = 0;     // sizeof(ProcessGpuRecord), raw and coarse alike
   std::size_t memory_sample_bytes = 0;  // sizeof(ProcessMemorySample)
-  std::size_t host_sample_bytes = 0;    // sizeof(HostSample)
-  std::size_t device_bytes = 0;         // all device buffers, full
-  std::size_t utilization_bytes = 0;    // all per-process utilisation buffers, full
-  std::size_t memory_bytes = 0;         // all per-process memory buffers, full
-  std::size_t host_bytes = 0;           // all host buffers, full
+  std::size_t host_record_bytes = 0;    // sizeof(HostRecord)
+  std::size_t device_bytes = 0;         // device samples
+  // Per-process utilisation: every process busy in every driver period of the fine horizon
+  // (at the shortest period), and in every bucket of the rest of the horizon.
+  std::size_t fine_utilization_bytes = 0;
+  std::size_t coarse_utilization_bytes = 0;
+  std::size_t memory_bytes = 0;  // per-process GPU memory, changing at every reading
+  // Host samples, changing at every reading: the fine horizon as read, the rest thinned.
+  std::size_t fine_host_bytes = 0;
+  std::size_t coarse_host_bytes = 0;
   std::size_t total_bytes() const noexcept {
-    return device_bytes + utilization_bytes + memory_bytes + host_bytes;
+    return device_bytes + fine_utilization_bytes + coarse_utilization_bytes + memory_bytes +
+           fine_host_bytes + coarse_host_bytes;
   }
 };
 
 // The sample storage of `devices` GPUs with `processes_per_device` distinct processes on each
-// (each also sampled on the host), every buffer full: the upper bound, since buffers fill only
-// as samples arrive and per-process utilisation arrives only while a process is busy. From
-// sizeof and the capacities `config` gives.
+// (each also sampled on the host), every buffer full: the upper bound, since per-process
+// utilisation arrives only while a process is busy and GPU memory and host samples are
+// stored only when they change. From sizeof and the capacities `config` (normalised) gives.
 SeriesBudget series_budget(const SeriesConfig& config, std::size_t devices,
                            std::size_t processes_per_device);
 

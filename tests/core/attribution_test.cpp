@@ -13,7 +13,7 @@ constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kPeriod = 250'000;  // the simulated driver's sample period
 constexpr std::uint64_t kGiB = 1ULL << 30;
-constexpr std::uint64_t kMB = 1'000'000;
+constexpr std::uint64_t kMiB = 1ULL << 20;
 constexpr double kExact = 1e-9;
 
 TimeUs at(double seconds) {
@@ -262,8 +262,8 @@ void sample_host(Series& series, const ProcessKey& key, int seconds) {
     series.add_host_sample(key, {.time_us = at(s),
                                  .cpu_user_us = user,
                                  .cpu_system_us = system,
-                                 .rss_bytes = 100 * kMB,
-                                 .peak_rss_bytes = 100 * kMB});
+                                 .rss_bytes = 100 * kMiB,
+                                 .peak_rss_bytes = 100 * kMiB});
     const bool busy_second = s >= 10 && s < 15;
     user += busy_second ? 500'000 : 100'000;
     system += busy_second ? 200'000 : 0;
@@ -306,20 +306,20 @@ TEST(Attribution, PeakRssInsideTheWindowIncludesSpikesBetweenSamples) {
   const auto host = [&series](double s, std::uint64_t rss, std::uint64_t high_water) {
     series.add_host_sample(kA, {.time_us = at(s), .rss_bytes = rss, .peak_rss_bytes = high_water});
   };
-  host(10, 100 * kMB, 100 * kMB);
-  host(11, 300 * kMB, 300 * kMB);
-  host(12, 200 * kMB, 300 * kMB);
-  host(13, 200 * kMB, 500 * kMB);  // a spike between the samples at 12 and 13
-  host(14, 200 * kMB, 500 * kMB);
-  host(16, 150 * kMB, 500 * kMB);
-  EXPECT_EQ(query(series, {kA}, 10, 12).host.peak_rss_bytes, 300 * kMB);
-  EXPECT_EQ(query(series, {kA}, 12, 14).host.peak_rss_bytes, 500 * kMB);
-  EXPECT_EQ(query(series, {kA}, 14, 16).host.peak_rss_bytes, 200 * kMB);
+  host(10, 100 * kMiB, 100 * kMiB);
+  host(11, 300 * kMiB, 300 * kMiB);
+  host(12, 200 * kMiB, 300 * kMiB);
+  host(13, 200 * kMiB, 500 * kMiB);  // a spike between the samples at 12 and 13
+  host(14, 200 * kMiB, 500 * kMiB);
+  host(16, 150 * kMiB, 500 * kMiB);
+  EXPECT_EQ(query(series, {kA}, 10, 12).host.peak_rss_bytes, 300 * kMiB);
+  EXPECT_EQ(query(series, {kA}, 12, 14).host.peak_rss_bytes, 500 * kMiB);
+  EXPECT_EQ(query(series, {kA}, 14, 16).host.peak_rss_bytes, 200 * kMiB);
 
   const ProcessKey late{.pid = 300, .start_time_us = at(2)};
   series.add_host_sample(late,
-                         {.time_us = at(3), .rss_bytes = 10 * kMB, .peak_rss_bytes = 50 * kMB});
-  EXPECT_EQ(query(series, {late}, 1, 4).host.peak_rss_bytes, 50 * kMB);
+                         {.time_us = at(3), .rss_bytes = 10 * kMiB, .peak_rss_bytes = 50 * kMiB});
+  EXPECT_EQ(query(series, {late}, 1, 4).host.peak_rss_bytes, 50 * kMiB);
 }
 
 TEST(Attribution, OnlyTheSetsOwnProcessesAndDevicesCount) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -83,6 +84,46 @@ TEST_F(SimulatedMachine, EachTaskWindowReadsItsScriptedUse) {
     EXPECT_EQ(gpu.memory.peak_bytes, 4294967296U);
     expect_energy_adds_up(gpu.energy);
   }
+}
+
+// Two samplers on the same machine, one folding everything older than 20 s into 1 s buckets:
+// task windows that lie in the coarse tier read as they did in the fine one, at bucket
+// resolution.
+TEST_F(SimulatedMachine, TaskWindowsPastTheFineHorizonKeepTheirBusySeconds) {
+  open(kTasks);
+  SamplerConfig folding;
+  folding.series.fine_horizon_us = 20'000'000;
+  Sampler coarse(gpus(), host(), folding);
+  Sampler fine(gpus(), host(), {});
+  for (int t = 0; t <= 62; ++t) {
+    at(t);
+    ASSERT_TRUE(coarse.sample_once(time_us(t)).has_value());
+    ASSERT_TRUE(fine.sample_once(time_us(t)).has_value());
+  }
+  const ProcessKey worker = key(coarse, 4242);
+  // Whole seconds around each task of the first two cycles, all older than 20 s.
+  for (const TaskWindow& task : task_windows(2)) {
+    const double begin = std::floor(task.begin_s);
+    const double end = std::ceil(task.end_s);
+    SCOPED_TRACE(::testing::Message() << "around [" << task.begin_s << ", " << task.end_s << "]");
+    const GpuUsage folded = gpu_usage(coarse, worker, begin, end);
+    const GpuUsage raw = gpu_usage(fine, worker, begin, end);
+    EXPECT_EQ(folded.confidence.coarse_bucket_us, 1'000'000);
+    EXPECT_EQ(raw.confidence.coarse_bucket_us, 0);
+    EXPECT_FALSE(folded.confidence.low());
+    // Half a percent of each of the window's buckets at most, and the scripted truth.
+    const double raw_busy = raw[Engine::sm].busy_seconds.value_or(-1);
+    EXPECT_NEAR(folded[Engine::sm].busy_seconds.value_or(-100), raw_busy,
+                0.005 * (end - begin) + 1e-9);
+    EXPECT_NEAR(raw_busy, 0.8 * (task.end_s - task.begin_s), 0.03 * raw_busy);
+    EXPECT_GE(folded[Engine::sm].peak_percent.value_or(-1),
+              raw[Engine::sm].peak_percent.value_or(0));
+    EXPECT_EQ(folded.memory.peak_bytes, 4294967296U);
+    expect_energy_adds_up(folded.energy);
+  }
+  // The whole-second task [2, 5] reads its average from the coarse tier alone.
+  EXPECT_NEAR(gpu_usage(coarse, worker, 2, 5)[Engine::sm].average_percent.value_or(-100), 80, 3);
+  EXPECT_LT(coarse.stats().series_bytes, fine.stats().series_bytes);
 }
 
 TEST_F(SimulatedMachine, EnergyMatchesTheScriptedPowerAndSplitsBySmShare) {

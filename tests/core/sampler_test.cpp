@@ -50,12 +50,22 @@ class SamplerTest : public ::testing::Test {
     sampler().inspect([&](const Series& series) {
       const DeviceSeries* gpu = series.device(device);
       if (gpu == nullptr || !gpu->memory().contains(key)) return;
-      const MemoryRecords& records = gpu->memory().at(key);
+      const MemoryRecords& records = gpu->memory().at(key).records();
       for (std::size_t i = 0; i < records.size(); ++i) {
         out.emplace_back(records[i].time_us, records[i].used_bytes);
       }
     });
     return out;
+  }
+
+  // When the process's GPU memory on `device` was last read.
+  std::optional<TimeUs> memory_read_at(std::uint32_t device, const ProcessKey& key) {
+    std::optional<TimeUs> at;
+    sampler().inspect([&](const Series& series) {
+      const DeviceSeries* gpu = series.device(device);
+      if (gpu != nullptr && gpu->memory().contains(key)) at = gpu->memory().at(key).last_read_us();
+    });
+    return at;
   }
 
   std::size_t utilization_samples(std::uint32_t device, const ProcessKey& key) {
@@ -74,7 +84,7 @@ class SamplerTest : public ::testing::Test {
     sampler().inspect([&](const Series& series) {
       const auto& samples = series.device(device)->samples();
       for (std::size_t i = 0; i < samples.size(); ++i)
-        flags.push_back(samples[i].processes_drained);
+        flags.push_back(samples[i].processes_drained());
     });
     return flags;
   }
@@ -142,7 +152,10 @@ TEST_F(SamplerTest, AProcessLeavingTheListGetsOneZeroMemorySample) {
   round(kT0 + 2 * kSecond);
   using Samples = std::vector<std::pair<TimeUs, std::uint64_t>>;
   EXPECT_EQ(memory_of(0, {20, kStart20}), (Samples{{kT0, 2 * kGiB}, {kT0 + kSecond, 0}}));
-  EXPECT_EQ(memory_of(0, {10, kStart10}).size(), 3U);
+  // An amount that does not change is stored once; each round's reading only moves its time.
+  EXPECT_EQ(memory_of(0, {10, kStart10}), (Samples{{kT0, kGiB}}));
+  EXPECT_EQ(memory_read_at(0, {10, kStart10}), kT0 + 2 * kSecond);
+  EXPECT_EQ(memory_read_at(0, {20, kStart20}), kT0 + kSecond);
 }
 
 TEST_F(SamplerTest, AnUnreadableListSaysNothingAboutWhoLeft) {
@@ -215,9 +228,11 @@ TEST_F(SamplerTest, AnUnknownStartTimeKeysWithZero) {
 }
 
 TEST_F(SamplerTest, HostSamplesForGpuProcessesAndWatchedOnes) {
-  host_.processes[50] = {
-      kT0 - kSecond,
-      {.cpu_user_us = 11, .cpu_system_us = 4, .rss_bytes = 1000, .peak_rss_bytes = 2000}};
+  host_.processes[50] = {kT0 - kSecond,
+                         {.cpu_user_us = 11,
+                          .cpu_system_us = 4,
+                          .rss_bytes = 1000 * 1024,
+                          .peak_rss_bytes = 2000 * 1024}};
   host_.processes[60] = {kT0 - kSecond, {}};
   sampler().watch({50, kT0 - kSecond});
   sampler().watch({60, kT0 - 9 * kSecond});  // pid 60 now belongs to another process
@@ -227,18 +242,21 @@ TEST_F(SamplerTest, HostSamplesForGpuProcessesAndWatchedOnes) {
   EXPECT_FALSE(has_host_series({60, kT0 - 9 * kSecond}));
   EXPECT_FALSE(has_host_series({60, kT0 - kSecond}));
   sampler().inspect([](const Series& series) {
-    const HostRecords* records = series.host({50, kT0 - kSecond});
-    ASSERT_NE(records, nullptr);
-    EXPECT_EQ(records->back().time_us, kT0);
-    EXPECT_EQ(records->back().cpu_user_us, 11);
-    EXPECT_EQ(records->back().cpu_system_us, 4);
-    EXPECT_EQ(records->back().rss_bytes, 1000U);
-    EXPECT_EQ(records->back().peak_rss_bytes, 2000U);
+    const HostSeries* host = series.host({50, kT0 - kSecond});
+    ASSERT_NE(host, nullptr);
+    const HostRecord& record = host->records().back();
+    EXPECT_EQ(record.time_us, kT0);
+    EXPECT_EQ(record.cpu_user_us, 11);
+    EXPECT_EQ(record.cpu_system_us, 4);
+    EXPECT_EQ(record.rss_bytes(), 1000U * 1024);
+    EXPECT_EQ(record.peak_rss_bytes(), 2000U * 1024);
   });
   sampler().unwatch({50, kT0 - kSecond});
   round(kT0 + kSecond);
-  sampler().inspect(
-      [](const Series& series) { EXPECT_EQ(series.host({50, kT0 - kSecond})->size(), 1U); });
+  sampler().inspect([](const Series& series) {
+    EXPECT_EQ(series.host({50, kT0 - kSecond})->last_read_us(), kT0);
+    EXPECT_EQ(series.host({10, kStart10})->last_read_us(), kT0 + kSecond);
+  });
 }
 
 TEST_F(SamplerTest, AFailedGpuReadIsCountedAndTheSnapshotKept) {
@@ -258,17 +276,23 @@ TEST_F(SamplerTest, AFailedGpuReadIsCountedAndTheSnapshotKept) {
   EXPECT_EQ(stats.gpu_read.last_success_us, kT0);
   EXPECT_EQ(stats.gpu_read.last_failure_us, kT0 + kSecond);
   EXPECT_EQ(stats.gpu_read.last_error, "scripted failure");
-  sampler().inspect([](const Series& series) {
-    EXPECT_EQ(series.host({50, kT0 - kSecond})->size(), 2U);  // host sampling went on
+  sampler().inspect([](const Series& series) {  // host sampling went on
+    EXPECT_EQ(series.host({50, kT0 - kSecond})->last_read_us(), kT0 + kSecond);
   });
 }
 
 TEST_F(SamplerTest, DropsWhatIsOlderThanTheHorizon) {
   config_.series.horizon_us = 10 * kSecond;
-  for (int i = 0; i <= 30; ++i) round(kT0 + i * kSecond);
+  for (int i = 0; i <= 30; ++i) {
+    host_.processes[10].usage.cpu_user_us = i;  // pid 20's figures stay as they are
+    round(kT0 + i * kSecond);
+  }
   sampler().inspect([](const Series& series) {
     EXPECT_EQ(series.device(0)->samples().front().time_us, kT0 + 20 * kSecond);
-    EXPECT_EQ(series.host({10, kStart10})->front().time_us, kT0 + 20 * kSecond);
+    EXPECT_EQ(series.host({10, kStart10})->records().front().time_us, kT0 + 20 * kSecond);
+    // What still holds at the horizon's start is kept: pid 20 has not changed since kT0.
+    EXPECT_EQ(series.host({20, kStart20})->records().front().time_us, kT0);
+    EXPECT_EQ(series.device(0)->memory().at({20, kStart20}).records().front().time_us, kT0);
   });
   EXPECT_GT(sampler().stats().series_bytes, 0U);
 }

@@ -1,0 +1,204 @@
+#include "store/schema.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace gpumeter::store {
+namespace {
+
+// Version 1: devices and their samples in three tiers, the process ledger and its per-minute
+// and per-hour detail.
+constexpr std::string_view kVersion1 = R"sql(
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE hosts (
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  host_id INTEGER NOT NULL REFERENCES hosts (id),
+  uuid TEXT NOT NULL,
+  device_index INTEGER NOT NULL,
+  name TEXT,
+  serial TEXT,
+  pci_bus_id TEXT,
+  memory_total_bytes INTEGER,
+  power_limit_watts REAL,
+  first_seen_us INTEGER NOT NULL,
+  last_seen_us INTEGER NOT NULL,
+  UNIQUE (host_id, uuid)
+);
+
+CREATE TABLE device_samples (
+  time_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  utilization_gpu_percent REAL,
+  utilization_memory_percent REAL,
+  memory_used_bytes REAL,
+  power_draw_watts REAL,
+  temperature_celsius REAL,
+  energy_joules REAL,
+  PRIMARY KEY (time_us, device_id)
+) WITHOUT ROWID;
+
+CREATE TABLE device_minutes (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  samples INTEGER NOT NULL,
+  utilization_gpu_percent_min REAL, utilization_gpu_percent_avg REAL,
+  utilization_gpu_percent_max REAL,
+  utilization_memory_percent_min REAL, utilization_memory_percent_avg REAL,
+  utilization_memory_percent_max REAL,
+  memory_used_bytes_min REAL, memory_used_bytes_avg REAL, memory_used_bytes_max REAL,
+  power_draw_watts_min REAL, power_draw_watts_avg REAL, power_draw_watts_max REAL,
+  temperature_celsius_min REAL, temperature_celsius_avg REAL, temperature_celsius_max REAL,
+  energy_joules REAL,
+  PRIMARY KEY (bucket_us, device_id)
+) WITHOUT ROWID;
+
+CREATE TABLE device_hours (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  samples INTEGER NOT NULL,
+  utilization_gpu_percent_min REAL, utilization_gpu_percent_avg REAL,
+  utilization_gpu_percent_max REAL,
+  utilization_memory_percent_min REAL, utilization_memory_percent_avg REAL,
+  utilization_memory_percent_max REAL,
+  memory_used_bytes_min REAL, memory_used_bytes_avg REAL, memory_used_bytes_max REAL,
+  power_draw_watts_min REAL, power_draw_watts_avg REAL, power_draw_watts_max REAL,
+  temperature_celsius_min REAL, temperature_celsius_avg REAL, temperature_celsius_max REAL,
+  energy_joules REAL,
+  PRIMARY KEY (bucket_us, device_id)
+) WITHOUT ROWID;
+
+CREATE TABLE ledger (
+  id INTEGER PRIMARY KEY,
+  host_id INTEGER NOT NULL REFERENCES hosts (id),
+  pid INTEGER NOT NULL,
+  start_time_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  gpu_index INTEGER NOT NULL,
+  uid INTEGER,
+  user TEXT,
+  command TEXT,
+  container_runtime TEXT,
+  container_id TEXT,
+  first_seen_us INTEGER NOT NULL,
+  last_seen_us INTEGER NOT NULL,
+  gpu_seconds REAL NOT NULL DEFAULT 0,
+  sm_busy_seconds REAL NOT NULL DEFAULT 0,
+  peak_memory_bytes INTEGER NOT NULL DEFAULT 0,
+  energy_joules REAL NOT NULL DEFAULT 0,
+  final INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (host_id, pid, start_time_us, device_id)
+);
+CREATE INDEX ledger_by_last_seen ON ledger (last_seen_us);
+CREATE INDEX ledger_by_user ON ledger (user, last_seen_us);
+
+CREATE TABLE process_minutes (
+  bucket_us INTEGER NOT NULL,
+  process_id INTEGER NOT NULL REFERENCES ledger (id),
+  held_seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  peak_memory_bytes INTEGER NOT NULL,
+  energy_joules REAL NOT NULL,
+  PRIMARY KEY (bucket_us, process_id)
+) WITHOUT ROWID;
+
+CREATE TABLE process_hours (
+  bucket_us INTEGER NOT NULL,
+  process_id INTEGER NOT NULL REFERENCES ledger (id),
+  held_seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  peak_memory_bytes INTEGER NOT NULL,
+  energy_joules REAL NOT NULL,
+  PRIMARY KEY (bucket_us, process_id)
+) WITHOUT ROWID;
+
+CREATE VIEW ledger_view AS
+SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.uuid AS gpu_uuid,
+       ledger.gpu_index, ledger.uid, ledger.user, ledger.command, ledger.container_runtime,
+       ledger.container_id, ledger.first_seen_us, ledger.last_seen_us, ledger.gpu_seconds,
+       ledger.sm_busy_seconds,
+       CASE WHEN ledger.gpu_seconds > 0
+            THEN 100.0 * ledger.sm_busy_seconds / ledger.gpu_seconds END AS sm_percent_while_held,
+       ledger.peak_memory_bytes, ledger.energy_joules, ledger.final
+FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
+)sql";
+
+// Version 2: results of tasks that workers marked over the task socket.
+constexpr std::string_view kVersion2 = R"sql(
+CREATE TABLE tasks (
+  id INTEGER PRIMARY KEY,
+  host_id INTEGER NOT NULL REFERENCES hosts (id),
+  task_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  labels TEXT NOT NULL DEFAULT '{}',
+  pid INTEGER NOT NULL,
+  process_start_time_us INTEGER NOT NULL,
+  uid INTEGER,
+  user TEXT,
+  begin_us INTEGER NOT NULL,
+  end_us INTEGER NOT NULL,
+  abandoned INTEGER NOT NULL DEFAULT 0,
+  usage_error TEXT,
+  cpu_user_seconds REAL,
+  cpu_system_seconds REAL,
+  peak_rss_bytes INTEGER,
+  host_complete INTEGER NOT NULL DEFAULT 0,
+  gpus TEXT NOT NULL DEFAULT '[]',
+  UNIQUE (host_id, pid, process_start_time_us, task_id, begin_us)
+);
+CREATE INDEX tasks_by_end ON tasks (end_us);
+CREATE INDEX tasks_by_user ON tasks (user, end_us);
+)sql";
+
+constexpr std::array kMigrations{
+    Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
+              kVersion1},
+    Migration{2, "task results", kVersion2},
+};
+
+std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {
+  auto transaction = sqlite::Transaction::begin(connection);
+  if (!transaction) return std::unexpected(std::move(transaction.error()));
+  auto version = connection.scalar("PRAGMA user_version");
+  if (!version) return std::unexpected(std::move(version.error()));
+  if (*version >= migration.version) return {};  // another process got there first
+  if (auto done = connection.exec(migration.sql); !done) {
+    return std::unexpected(
+        Error{ErrorCode::io,
+              fmt::format("schema step {} failed: {}", migration.version, done.error().message)});
+  }
+  if (auto set = connection.exec(fmt::format("PRAGMA user_version = {}", migration.version)); !set)
+    return std::unexpected(std::move(set.error()));
+  return transaction->commit();
+}
+
+}  // namespace
+
+std::span<const Migration> migrations() noexcept {
+  return kMigrations;
+}
+
+int latest_schema_version() noexcept {
+  return kMigrations.back().version;
+}
+
+std::expected<void, Error> migrate(sqlite::Connection& connection) {
+  auto version = connection.scalar("PRAGMA user_version");
+  if (!version) return std::unexpected(std::move(version.error()));
+  for (const Migration& migration : kMigrations) {
+    if (migration.version <= *version) continue;
+    if (auto applied = apply(connection, migration); !applied) return applied;
+  }
+  return {};
+}
+
+}  // namespace gpumeter::store

@@ -1,0 +1,49 @@
+// Writing a batch of records in one transaction: all of it is stored, or (on any error, a
+// full disk included) none of it.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <vector>
+
+#include "core/error.h"
+#include "store/records.h"
+#include "store/store.h"
+#include "store/task_record.h"
+
+namespace gpumeter::store {
+
+struct Batch {
+  std::vector<DeviceRecord> devices;
+  std::vector<DeviceSampleRecord> device_samples;
+  std::vector<ProcessInterval> process_intervals;
+  std::vector<TaskRecord> tasks;
+
+  std::size_t rows() const noexcept {
+    return devices.size() + device_samples.size() + process_intervals.size() + tasks.size();
+  }
+  bool empty() const noexcept { return rows() == 0; }
+};
+
+struct WriteReport {
+  std::size_t device_samples = 0;  // stored
+  // Device samples older than the raw tier's retention horizon when they arrived: not stored,
+  // since their minute can no longer be aggregated again.
+  std::size_t late_device_samples = 0;
+  std::size_t process_intervals = 0;
+  std::size_t tasks = 0;
+};
+
+// Stores the batch in one transaction, under the store's host:
+//  - a device row per uuid (created on first sight; descriptions and first/last seen updated);
+//  - device samples (a sample at the same time on the same GPU replaces the one stored); a
+//    sample for a minute already aggregated makes maintenance aggregate that minute again;
+//  - per interval, the ledger row of its process on its GPU (created, or continued: figures
+//    added, peak maxed, last seen moved forward, final once final) and its per-minute and
+//    per-hour detail;
+//  - task results (the same task stored again replaces itself).
+// Errors: invalid_input when a record fails validate() (nothing is written); io when SQLite
+// fails, e.g. SQLITE_FULL on a full disk or past the size cap (rolled back, nothing written).
+std::expected<WriteReport, Error> write(Store& store, const Batch& batch);
+
+}  // namespace gpumeter::store

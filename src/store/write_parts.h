@@ -1,0 +1,36 @@
+// The parts of write(): one function per kind of record, each run inside the batch's
+// transaction. Internal to src/store.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <span>
+#include <string>
+
+#include "core/error.h"
+#include "store/records.h"
+#include "store/sqlite.h"
+#include "store/task_record.h"
+
+namespace gpumeter::store {
+
+// Device row ids by uuid, for every GPU the batch names.
+using DeviceIds = std::map<std::string, std::int64_t, std::less<>>;
+
+// The retention horizons as of this transaction: records older than a table's horizon are
+// not stored in that table.
+struct Horizons {
+  std::optional<TimeUs> device_samples;
+  std::optional<TimeUs> process_minutes;
+  std::optional<TimeUs> process_hours;
+};
+
+std::expected<std::size_t, Error> write_process_intervals(
+    sqlite::Connection& connection, std::int64_t host_id, const DeviceIds& devices,
+    const Horizons& horizons, std::span<const ProcessInterval> intervals);
+
+std::expected<void, Error> write_tasks(sqlite::Connection& connection, std::int64_t host_id,
+                                       std::span<const TaskRecord> tasks);
+
+}  // namespace gpumeter::store

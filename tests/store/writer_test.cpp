@@ -1,0 +1,158 @@
+// The writer: a flush writes the queue in one transaction; on a full database it writes
+// nothing, keeps the records (bounded, oldest device samples dropped first) and says so; once
+// there is room again the next flush writes them all.
+#include "store/writer.h"
+
+#include <gtest/gtest.h>
+
+#include "store/history.h"
+#include "store/raw_database.h"
+#include "store/support.h"
+
+namespace gpumeter::store {
+namespace {
+
+using testing::interval;
+using testing::kHour;
+using testing::kMinute;
+using testing::kSecond;
+using testing::kT0;
+using testing::process;
+using testing::sample;
+using testing::TempDir;
+
+std::int64_t count(Store& store, const std::string& table) {
+  testing::RawDatabase raw(store.path());
+  return raw.integer("SELECT count(*) FROM " + table);
+}
+
+// Fills the database up to its cap: the next write that needs a new page fails as on a full
+// disk. The cap is the file's current size in pages.
+void fill_up(Store& store) {
+  const auto size = store.size();
+  ASSERT_TRUE(size);
+  ASSERT_TRUE(store.set_max_size(size->file_bytes));
+}
+
+TEST(Writer, AFlushWritesEverythingQueued) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "w.db");
+  Writer writer(store);
+  ASSERT_TRUE(writer.add(DeviceRecord{.uuid = "GPU-a", .name = "H100", .seen_us = kT0}));
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(writer.add(sample("GPU-a", kT0 + i * kSecond, i)));
+  ASSERT_TRUE(writer.add(interval(process(1, "ada", "GPU-a"), kT0, kT0 + kMinute, 50)));
+  ASSERT_TRUE(writer.add(TaskRecord{.id = 1, .name = "t", .begin_us = kT0, .end_us = kT0 + 1}));
+  EXPECT_EQ(writer.state().queued_rows, 8U);
+  const auto report = writer.flush();
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->device_samples, 5U);
+  const WriterState state = writer.state();
+  EXPECT_EQ(state.queued_rows, 0U);
+  EXPECT_EQ(state.written_rows, 8U);
+  EXPECT_EQ(state.flushes, 1U);
+  EXPECT_FALSE(state.last_error);
+  EXPECT_EQ(count(store, "device_samples"), 5);
+  EXPECT_EQ(count(store, "ledger"), 1);
+  EXPECT_EQ(count(store, "tasks"), 1);
+  ASSERT_TRUE(writer.flush());  // nothing queued: nothing to do
+  EXPECT_EQ(writer.state().flushes, 1U);
+}
+
+TEST(Writer, AFullDatabaseKeepsTheRecordsQueuedUntilThereIsRoomAgain) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "full.db");
+  Writer writer(store);
+  ASSERT_TRUE(writer.add(sample("GPU-a", kT0, 1)));
+  ASSERT_TRUE(writer.flush());
+  fill_up(store);
+  // Enough rows to need many new pages.
+  for (int i = 1; i <= 2000; ++i) ASSERT_TRUE(writer.add(sample("GPU-a", kT0 + i * kSecond, 7)));
+  ASSERT_TRUE(writer.add(interval(process(1, "ada", "GPU-a"), kT0, kT0 + kMinute, 50)));
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    const auto failed = writer.flush();
+    ASSERT_FALSE(failed);
+    EXPECT_EQ(failed.error().code, ErrorCode::io);
+    EXPECT_NE(failed.error().message.find("full"), std::string::npos) << failed.error().message;
+    const WriterState state = writer.state();
+    EXPECT_EQ(state.queued_rows, 2001U);
+    EXPECT_EQ(state.failed_flushes, static_cast<std::uint64_t>(attempt));
+    EXPECT_EQ(state.consecutive_failures, static_cast<std::uint64_t>(attempt));
+    ASSERT_TRUE(state.last_error);
+    EXPECT_NE(state.last_error->find("full"), std::string::npos);
+    EXPECT_EQ(count(store, "device_samples"), 1);  // rolled back: nothing of the batch
+    EXPECT_EQ(count(store, "ledger"), 0);
+  }
+  ASSERT_TRUE(store.set_max_size(std::nullopt));
+  const auto report = writer.flush();
+  ASSERT_TRUE(report) << report.error().message;
+  const WriterState state = writer.state();
+  EXPECT_EQ(state.queued_rows, 0U);
+  EXPECT_EQ(state.consecutive_failures, 0U);
+  EXPECT_EQ(state.failed_flushes, 2U);
+  EXPECT_FALSE(state.last_error);
+  EXPECT_EQ(count(store, "device_samples"), 2001);
+  EXPECT_EQ(count(store, "ledger"), 1);
+  auto problems = store.integrity_check();
+  ASSERT_TRUE(problems);
+  EXPECT_TRUE(problems->empty());
+}
+
+TEST(Writer, PastItsBoundTheQueueDropsTheOldestDeviceSamplesFirst) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "bound.db");
+  Writer writer(store, {.max_queued_rows = 10});
+  for (int i = 0; i < 8; ++i) ASSERT_TRUE(writer.add(sample("GPU-a", kT0 + i * kSecond, i)));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(
+        writer.add(interval(process(static_cast<Pid>(i), "ada", "GPU-a"), kT0, kT0 + kMinute, 10)));
+  }
+  WriterState state = writer.state();
+  EXPECT_EQ(state.queued_rows, 10U);
+  EXPECT_EQ(state.dropped_device_samples, 2U);
+  // Nine more intervals: the six remaining samples go, then the three oldest intervals.
+  for (int i = 4; i < 13; ++i) {
+    ASSERT_TRUE(
+        writer.add(interval(process(static_cast<Pid>(i), "ada", "GPU-a"), kT0, kT0 + kMinute, 10)));
+  }
+  state = writer.state();
+  EXPECT_EQ(state.queued_rows, 10U);
+  EXPECT_EQ(state.dropped_device_samples, 8U);
+  EXPECT_EQ(state.dropped_process_intervals, 3U);
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(count(store, "device_samples"), 0);
+  const auto rows = ledger(store, {.since_us = 0, .until_us = kT0 + kHour});
+  ASSERT_TRUE(rows);
+  ASSERT_EQ(rows->size(), 10U);
+  for (const LedgerRow& row : *rows) EXPECT_GE(row.process.pid, 3U);
+}
+
+TEST(Writer, ABadRecordIsRefusedAndCounted) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "bad.db");
+  Writer writer(store);
+  ProcessInterval backwards = interval(process(1, "ada", "GPU-a"), kT0, kT0 + kMinute, 10);
+  std::swap(backwards.begin_us, backwards.end_us);
+  const auto added = writer.add(backwards);
+  ASSERT_FALSE(added);
+  EXPECT_EQ(added.error().code, ErrorCode::invalid_input);
+  ASSERT_FALSE(writer.add(DeviceSampleRecord{.time_us = kT0}));  // no uuid
+  EXPECT_EQ(writer.state().rejected_records, 2U);
+  EXPECT_EQ(writer.state().queued_rows, 0U);
+}
+
+TEST(Writer, TheLatestDescriptionOfAGpuWins) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "desc.db");
+  Writer writer(store);
+  ASSERT_TRUE(writer.add(DeviceRecord{.uuid = "GPU-a", .name = "old", .seen_us = kT0}));
+  ASSERT_TRUE(writer.add(DeviceRecord{.uuid = "GPU-a", .name = "new", .seen_us = kT0 + 1}));
+  EXPECT_EQ(writer.state().queued_rows, 1U);
+  ASSERT_TRUE(writer.flush());
+  const auto all = devices(store);
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 1U);
+  EXPECT_EQ(all->front().device.name, "new");
+}
+
+}  // namespace
+}  // namespace gpumeter::store
