@@ -15,7 +15,8 @@
 namespace gpumeter::cli {
 
 // How long samples are kept: the GPU figures of a longer run cover its last week only (their
-// coverage says so). A process busy on a GPU costs about 8 MB of samples per day.
+// coverage says so). At a 1 s interval, samples cost about 3.5 MB per GPU and 1.5 MB per
+// process busy on a GPU per day (docs/attribution.md has the record sizes).
 inline constexpr std::chrono::hours kRunHorizon{24 * 7};
 
 class GpuMeasure {

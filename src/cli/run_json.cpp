@@ -89,6 +89,7 @@ Json gpu_json(const RunGpu& gpu) {
   out["sample_period_us"] = gpu.usage.confidence.sample_period_us;
   out["coverage"] = gpu.usage.confidence.coverage;
   out["shorter_than_sample_period"] = gpu.usage.confidence.shorter_than_sample_period;
+  out["coarse_bucket_us"] = gpu.usage.confidence.coarse_bucket_us;
   out["low_confidence"] = gpu.usage.confidence.low();
   return out;
 }

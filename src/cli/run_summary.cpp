@@ -77,7 +77,11 @@ std::string confidence_text(const Confidence& confidence) {
     return fmt::format("low: the run is shorter than the driver's sample period ({:.2f} s)",
                        static_cast<double>(confidence.sample_period_us) / 1e6);
   }
-  return fmt::format("low: sampled {:.0f}% of the run", 100.0 * confidence.coverage);
+  if (confidence.coverage < 1.0) {
+    return fmt::format("low: sampled {:.0f}% of the run", 100.0 * confidence.coverage);
+  }
+  return fmt::format("low: the run is shorter than one bucket of the older samples ({:.2f} s)",
+                     static_cast<double>(confidence.coarse_bucket_us) / 1e6);
 }
 
 void gpu_block(std::string& out, const RunGpu& gpu) {

@@ -101,6 +101,11 @@ TEST(RunSummary, ASignalTheGpuErrorAndLowConfidence) {
   r.gpus.front().usage.confidence.coverage = 0.5;
   EXPECT_TRUE(has(run_summary(r), "137 (killed by SIGKILL)"));
   EXPECT_TRUE(has(run_summary(r), "confidence          low: sampled 50% of the run"));
+  r.gpus.front().usage.confidence = {
+      .coverage = 1.0, .coarse_bucket_us = 1'000'000, .shorter_than_coarse_bucket = true};
+  EXPECT_TRUE(has(run_summary(r),
+                  "low: the run is shorter than one bucket of the older samples "
+                  "(1.00 s)"));
   r.gpus.clear();
   EXPECT_TRUE(has(run_summary(r), "GPU                   none used (2 GPUs watched)"));
   r.gpu_error = "no GPU found: NVML could not be loaded";
