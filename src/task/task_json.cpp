@@ -40,6 +40,7 @@ void put_engines(json& gpu, const GpuUsage& usage) {
     const EngineUse& use = usage[row.engine];
     put(gpu, std::string(row.prefix) + "_percent", use.average_percent);
     put(gpu, std::string(row.prefix) + "_busy_seconds", use.busy_seconds);
+    put(gpu, std::string(row.prefix) + "_peak_percent", use.peak_percent);
   }
 }
 
@@ -63,6 +64,8 @@ json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>&
   gpu["sample_period_us"] = usage.confidence.sample_period_us;
   gpu["coverage"] = usage.confidence.coverage;
   gpu["shorter_than_sample_period"] = usage.confidence.shorter_than_sample_period;
+  gpu["coarse_bucket_us"] = usage.confidence.coarse_bucket_us;
+  gpu["shorter_than_coarse_bucket"] = usage.confidence.shorter_than_coarse_bucket;
   gpu["low_confidence"] = usage.confidence.low();
   return gpu;
 }

@@ -200,12 +200,13 @@ Task ended_task() {
   task.end_us = 1'700'000'002'500'000;
   GpuUsage gpu;
   gpu.device = 0;
-  gpu.engines[0] = {1.2, 80.0};
+  gpu.engines[0] = {1.2, 80.0, 97.0};
   gpu.engines[4] = {std::unexpected(Unavailable::not_supported),
+                    std::unexpected(Unavailable::not_supported),
                     std::unexpected(Unavailable::not_supported)};
   gpu.memory.peak_bytes = 1U << 30U;
   gpu.energy.processes_joules = 210.5;
-  gpu.confidence = {166'667, 0.5, false};
+  gpu.confidence = {166'667, 0.5, false, 1'000'000, false};
   Usage usage{{task.begin_us, *task.end_us}, {gpu}, {}};
   usage.host.cpu_user_seconds = 0.9;
   usage.host.peak_rss_bytes = std::unexpected(Unavailable::process_gone);
@@ -233,6 +234,10 @@ TEST(Protocol, EndReplyCarriesTheRecordAndItsFigures) {
   EXPECT_EQ(gpu["uuid"], "GPU-abc");
   EXPECT_DOUBLE_EQ(gpu["sm_percent"].get<double>(), 80.0);
   EXPECT_DOUBLE_EQ(gpu["sm_busy_seconds"].get<double>(), 1.2);
+  EXPECT_DOUBLE_EQ(gpu["sm_peak_percent"].get<double>(), 97.0);
+  EXPECT_EQ(gpu["unavailable"]["jpeg_peak_percent"], "not_supported");
+  EXPECT_EQ(gpu["coarse_bucket_us"], 1'000'000);
+  EXPECT_FALSE(gpu["shorter_than_coarse_bucket"].get<bool>());
   EXPECT_TRUE(gpu["jpeg_percent"].is_null());
   EXPECT_EQ(gpu["unavailable"]["jpeg_percent"], "not_supported");
   EXPECT_EQ(gpu["memory_peak_bytes"], 1U << 30U);
