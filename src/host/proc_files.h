@@ -1,8 +1,9 @@
 // Reads the two per-process procfs files the sampler reads in every round, /proc/<pid>/stat
 // and /proc/<pid>/status, keeping each process's descriptors open from one read to the next.
-// A read through an open descriptor costs about half of an open, a read and a close, and it
-// reads the process the descriptor was opened on, never another: once that process is gone
-// the read fails (ESRCH), the descriptors are closed, and the file is opened afresh by path.
+// A read through an open descriptor costs half (stat) to two thirds (status) of an open, a read
+// and a close, and it reads the process the descriptor was opened on, never another: once that
+// process is gone the read fails (ESRCH), the descriptors are closed, and the file is opened
+// afresh by path.
 #pragma once
 
 #include <cstddef>
