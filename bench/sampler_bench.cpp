@@ -5,18 +5,32 @@
 //    samples, series, snapshot). It includes the simulator's own work, which a real driver
 //    does. With procfs:0 the host answers no CPU and memory figures, which isolates the cost
 //    of reading procfs for 512 processes.
-//  - BM_OneSimulatedHour: 3,601 rounds at 1 s; reports the series' allocated bytes at the end.
-// The scenario's pids are not real processes, so host CPU and memory are read from procfs
-// for this very process instead: the figures are meaningless, the cost is real. (Reading
-// /proc/self/stat of a process with several threads costs a little more than of one with one.)
+//  - BM_SamplingRoundRealProcesses: the same round with one real, idle process spawned for each
+//    of the 512 scenario processes and the host side read from procfs for those: describe()
+//    (user, command line, start time, container) and usage() of each, as the daemon does on a
+//    real machine.
+//  - BM_OneSimulatedHour: 3,601 rounds at 1 s; reports the series' allocated bytes at the end,
+//    and this process's VmRSS and VmHWM (run it alone, with --benchmark_filter, so that no
+//    other benchmark's memory is counted).
+// In the first and last, the scenario's pids are not real processes, so host CPU and memory
+// are read from procfs for this very process instead: the figures are meaningless, the cost
+// is real. (Reading /proc/self/stat of a process with several threads costs a little more
+// than of one with one.)
 #include <benchmark/benchmark.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/sampler.h"
+#include "host/files.h"
+#include "host/proc_parse.h"
 #include "host/procfs.h"
 #include "nvml/backend.h"
 #include "sim/scenario_host.h"
@@ -47,6 +61,67 @@ class SelfMeasuringHost final : public gpumeter::ProcessSource {
   gpumeter::Pid self_ = static_cast<gpumeter::Pid>(::getpid());
 };
 
+// Knows no process: for listing the scenario's pids.
+class NoHost final : public gpumeter::ProcessSource {
+ public:
+  gpumeter::Maybe<gpumeter::HostProcess> describe(gpumeter::Pid /*pid*/) override {
+    return std::unexpected(gpumeter::Unavailable::process_gone);
+  }
+};
+
+// One idle real process (`sleep`) per scenario pid, killed and reaped on destruction.
+class RealProcesses {
+ public:
+  RealProcesses() = default;
+  RealProcesses(const RealProcesses&) = delete;
+  RealProcesses& operator=(const RealProcesses&) = delete;
+  ~RealProcesses() {
+    for (const auto& [scenario_pid, pid] : real_) ::kill(static_cast<pid_t>(pid), SIGKILL);
+    for (const auto& [scenario_pid, pid] : real_) ::waitpid(static_cast<pid_t>(pid), nullptr, 0);
+  }
+
+  bool spawn_for(gpumeter::Pid scenario_pid) {
+    char program[] = "sleep";
+    char forever[] = "infinity";
+    char* argv[] = {program, forever, nullptr};
+    pid_t pid = 0;
+    if (::posix_spawnp(&pid, program, nullptr, nullptr, argv, environ) != 0) return false;
+    real_.emplace(scenario_pid, static_cast<gpumeter::Pid>(pid));
+    return true;
+  }
+
+  // The real process standing for `scenario_pid`, or 0.
+  gpumeter::Pid real(gpumeter::Pid scenario_pid) const {
+    const auto it = real_.find(scenario_pid);
+    return it == real_.end() ? 0 : it->second;
+  }
+
+ private:
+  std::map<gpumeter::Pid, gpumeter::Pid> real_;
+};
+
+// The host side of the scenario's processes read from procfs for the real stand-ins.
+class RealProcessHost final : public gpumeter::ProcessSource {
+ public:
+  explicit RealProcessHost(const RealProcesses& processes) : processes_(processes) {}
+  gpumeter::Maybe<gpumeter::HostProcess> describe(gpumeter::Pid pid) override {
+    const gpumeter::Pid real = processes_.real(pid);
+    if (real == 0) return std::unexpected(gpumeter::Unavailable::process_gone);
+    auto described = procfs_.describe(real);
+    if (described) described->pid = pid;
+    return described;
+  }
+  gpumeter::Maybe<gpumeter::ProcessUsage> usage(gpumeter::Pid pid) override {
+    const gpumeter::Pid real = processes_.real(pid);
+    if (real == 0) return std::unexpected(gpumeter::Unavailable::process_gone);
+    return procfs_.usage(real);
+  }
+
+ private:
+  const RealProcesses& processes_;
+  gpumeter::host::ProcfsProcessSource procfs_;
+};
+
 // The simulated 8 × 64 machine, its clock at scenario time `t_s`.
 struct Machine {
   std::unique_ptr<gpumeter::GpuSource> gpus;
@@ -54,15 +129,33 @@ struct Machine {
   TimeUs now_us = kEpochUs;
 
   bool open(bool read_procfs) {
-    const std::string scenario = GPUMETER_BENCH_SCENARIO;
-    setenv("GPUMETER_SIM_SCENARIO", scenario.c_str(), 1);
+    if (!open_gpus()) return false;
+    auto scenario_host = gpumeter::sim::open_scenario_host(GPUMETER_BENCH_SCENARIO, nullptr);
+    if (!scenario_host) return false;
+    host = std::make_unique<SelfMeasuringHost>(std::move(*scenario_host), read_procfs);
+    return true;
+  }
+
+  // With a real process standing in for each of the scenario's.
+  bool open_with(RealProcesses& processes) {
+    if (!open_gpus()) return false;
+    NoHost no_host;
+    auto snapshot = gpumeter::collect(*gpus, no_host, {}, now_us);
+    if (!snapshot) return false;
+    for (const auto& [pid, described] : snapshot->processes) {
+      if (!processes.spawn_for(pid)) return false;
+    }
+    host = std::make_unique<RealProcessHost>(processes);
+    return true;
+  }
+
+  bool open_gpus() {
+    setenv("GPUMETER_SIM_SCENARIO", GPUMETER_BENCH_SCENARIO, 1);
     setenv("GPUMETER_SIM_EPOCH_US", std::to_string(kEpochUs).c_str(), 1);
     step_to(kEpochUs);
     auto nvml = gpumeter::nvml::open_nvml_source({.library_path = GPUMETER_SIM_LIBRARY});
-    auto scenario_host = gpumeter::sim::open_scenario_host(scenario, nullptr);
-    if (!nvml || !scenario_host) return false;
+    if (!nvml) return false;
     gpus = std::move(*nvml);
-    host = std::make_unique<SelfMeasuringHost>(std::move(*scenario_host), read_procfs);
     return true;
   }
 
@@ -78,19 +171,45 @@ struct Machine {
   }
 };
 
+// Rounds on settled series: a minute of history first.
+void time_rounds(benchmark::State& state, Machine& machine) {
+  gpumeter::Sampler sampler(*machine.gpus, *machine.host, {});
+  for (int i = 0; i < 60; ++i) machine.round(sampler);
+  for (auto _ : state) {
+    if (!machine.round(sampler)) state.SkipWithError("a round failed");
+  }
+  const gpumeter::SamplerStats stats = sampler.stats();
+  state.counters["series_MiB"] = static_cast<double>(stats.series_bytes) / (1 << 20);
+  state.counters["host_failures"] = static_cast<double>(stats.host.failures);
+}
+
 void BM_SamplingRound(benchmark::State& state) {
   Machine machine;
   if (!machine.open(state.range(0) != 0)) {
     state.SkipWithError("cannot open the simulated machine");
     return;
   }
-  gpumeter::Sampler sampler(*machine.gpus, *machine.host, {});
-  // A minute of history first, so that the round works on settled series.
-  for (int i = 0; i < 60; ++i) machine.round(sampler);
-  for (auto _ : state) {
-    if (!machine.round(sampler)) state.SkipWithError("a round failed");
+  time_rounds(state, machine);
+}
+
+void BM_SamplingRoundRealProcesses(benchmark::State& state) {
+  RealProcesses processes;
+  Machine machine;
+  if (!machine.open_with(processes)) {
+    state.SkipWithError("cannot open the simulated machine or spawn its processes");
+    return;
   }
-  state.counters["series_MiB"] = static_cast<double>(sampler.stats().series_bytes) / (1 << 20);
+  time_rounds(state, machine);
+}
+
+// VmRSS and VmHWM of this process, MiB (0 when unreadable).
+void count_memory(benchmark::State& state) {
+  const auto text = gpumeter::host::read_file("/proc/self/status");
+  const gpumeter::host::ProcStatus status =
+      text ? gpumeter::host::parse_status(*text) : gpumeter::host::ProcStatus{};
+  constexpr double kKibPerMib = 1024.0;
+  state.counters["VmRSS_MiB"] = static_cast<double>(status.rss_kib.value_or(0)) / kKibPerMib;
+  state.counters["VmHWM_MiB"] = static_cast<double>(status.peak_rss_kib.value_or(0)) / kKibPerMib;
 }
 
 void BM_OneSimulatedHour(benchmark::State& state) {
@@ -107,10 +226,13 @@ void BM_OneSimulatedHour(benchmark::State& state) {
     state.counters["rounds"] = static_cast<double>(stats.rounds);
     state.counters["failures"] =
         static_cast<double>(stats.gpu_read.failures + stats.utilization_drain.failures);
+    // While the sampler, and with it the series, is alive.
+    count_memory(state);
   }
 }
 
 BENCHMARK(BM_SamplingRound)->ArgName("procfs")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SamplingRoundRealProcesses)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneSimulatedHour)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "host/proc_parse.h"
 
+#include <array>
+
 #include "host/text.h"
 
 namespace gpumeter::host {
@@ -13,21 +15,51 @@ constexpr std::size_t kStimeField = 15;
 constexpr std::size_t kStartTimeField = 22;
 constexpr std::size_t kRssField = 24;
 
-// The fields after the comm; `rest[0]` is field 3.
+// Fields separated by runs of spaces and tabs, walked without allocating: the sampler parses
+// stat and status of every process in every round.
+class FieldCursor {
+ public:
+  explicit FieldCursor(std::string_view text) : rest_(text) {}
+
+  // The next field; empty at the end.
+  std::string_view next() {
+    std::size_t start = 0;
+    while (start < rest_.size() && is_blank(rest_[start])) ++start;
+    std::size_t end = start;
+    while (end < rest_.size() && !is_blank(rest_[end])) ++end;
+    const std::string_view field = rest_.substr(start, end - start);
+    rest_.remove_prefix(end);
+    return field;
+  }
+
+ private:
+  static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+  std::string_view rest_;
+};
+
+// Fields 3 to 24 of stat, the ones after the comm that gpumeter uses.
+using StatFields = std::array<std::string_view, kRssField - kStateField + 1>;
+
 template <class Int>
-std::optional<Int> stat_field(const std::vector<std::string_view>& rest, std::size_t number) {
-  return parse_integer<Int>(rest[number - kStateField]);
+std::optional<Int> stat_field(const StatFields& fields, std::size_t number) {
+  return parse_integer<Int>(fields[number - kStateField]);
 }
 
-// Fills the numeric fields of `stat` from those after the comm.
-bool fill_stat_numbers(ProcStat& stat, const std::vector<std::string_view>& rest) {
-  if (rest.size() < kRssField - kStateField + 1 || rest[0].size() != 1) return false;
-  stat.state = rest[0][0];
-  auto parent = stat_field<Pid>(rest, kParentField);
-  auto utime = stat_field<std::uint64_t>(rest, kUtimeField);
-  auto stime = stat_field<std::uint64_t>(rest, kStimeField);
-  auto start = stat_field<std::uint64_t>(rest, kStartTimeField);
-  auto rss = stat_field<std::int64_t>(rest, kRssField);
+// Fills the numeric fields of `stat` from the text after the comm.
+bool fill_stat_numbers(ProcStat& stat, std::string_view rest) {
+  StatFields fields;
+  FieldCursor cursor(rest);
+  for (std::string_view& field : fields) {
+    field = cursor.next();
+    if (field.empty()) return false;
+  }
+  if (fields[0].size() != 1) return false;
+  stat.state = fields[0][0];
+  auto parent = stat_field<Pid>(fields, kParentField);
+  auto utime = stat_field<std::uint64_t>(fields, kUtimeField);
+  auto stime = stat_field<std::uint64_t>(fields, kStimeField);
+  auto start = stat_field<std::uint64_t>(fields, kStartTimeField);
+  auto rss = stat_field<std::int64_t>(fields, kRssField);
   if (!parent || !utime || !stime || !start || !rss) return false;
   stat.parent_pid = *parent;
   stat.utime_ticks = *utime;
@@ -39,26 +71,38 @@ bool fill_stat_numbers(ProcStat& stat, const std::vector<std::string_view>& rest
 
 // "1000 1000 1000 1000" after "Uid:": real, effective, saved, filesystem.
 std::optional<std::uint32_t> first_number(std::string_view value) {
-  auto fields = split_fields(value);
-  if (fields.empty()) return std::nullopt;
-  return parse_integer<std::uint32_t>(fields[0]);
+  const std::string_view first = FieldCursor(value).next();
+  if (first.empty()) return std::nullopt;
+  return parse_integer<std::uint32_t>(first);
 }
 
 // "12345 kB" after "VmRSS:".
 std::optional<std::uint64_t> kib_value(std::string_view value) {
-  auto fields = split_fields(value);
-  if (fields.size() != 2 || fields[1] != "kB") return std::nullopt;
-  return parse_integer<std::uint64_t>(fields[0]);
+  FieldCursor cursor(value);
+  const std::string_view number = cursor.next();
+  if (number.empty() || cursor.next() != "kB" || !cursor.next().empty()) return std::nullopt;
+  return parse_integer<std::uint64_t>(number);
 }
 
 std::vector<Pid> pid_list(std::string_view value) {
   std::vector<Pid> pids;
-  for (std::string_view field : split_fields(value)) {
+  FieldCursor cursor(value);
+  for (std::string_view field = cursor.next(); !field.empty(); field = cursor.next()) {
     auto pid = parse_integer<Pid>(field);
     if (!pid) return {};
     pids.push_back(*pid);
   }
   return pids;
+}
+
+// The value of the line of `text` that starts with `key`, without its newline.
+std::optional<std::string_view> line_value(std::string_view text, std::string_view key) {
+  for (std::size_t at = text.find(key); at != std::string_view::npos; at = text.find(key, at + 1)) {
+    if (at != 0 && text[at - 1] != '\n') continue;
+    const std::string_view rest = text.substr(at + key.size());
+    return rest.substr(0, rest.find('\n'));
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -78,7 +122,7 @@ std::optional<ProcStat> parse_stat(std::string_view text) {
   stat.comm = std::string(text.substr(open + 1, close - open - 1));
   std::string_view rest = text.substr(close + 1);
   if (!rest.empty() && rest.back() == '\n') rest.remove_suffix(1);
-  if (!fill_stat_numbers(stat, split_fields(rest))) return std::nullopt;
+  if (!fill_stat_numbers(stat, rest)) return std::nullopt;
   return stat;
 }
 
@@ -96,6 +140,13 @@ ProcStatus parse_status(std::string_view text) {
     }
   }
   return status;
+}
+
+ProcMemory parse_status_memory(std::string_view text) {
+  ProcMemory memory;
+  if (auto rss = line_value(text, "VmRSS:")) memory.rss_kib = kib_value(*rss);
+  if (auto hwm = line_value(text, "VmHWM:")) memory.peak_rss_kib = kib_value(*hwm);
+  return memory;
 }
 
 std::optional<Pid> innermost_pid(const ProcStatus& status, Pid pid) {

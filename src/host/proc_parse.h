@@ -41,6 +41,16 @@ struct ProcStatus {
 
 ProcStatus parse_status(std::string_view text);
 
+// The memory lines of /proc/<pid>/status alone, found without splitting the text into lines
+// (the sampler reads them for every process in every round). Each is absent when its line is
+// missing or malformed, as in parse_status().
+struct ProcMemory {
+  std::optional<std::uint64_t> rss_kib;       // "VmRSS:", KiB; absent for kernel threads
+  std::optional<std::uint64_t> peak_rss_kib;  // "VmHWM:", KiB
+};
+
+ProcMemory parse_status_memory(std::string_view text);
+
 // The pid inside the process's own (innermost) pid namespace, when it differs from `pid`.
 std::optional<Pid> innermost_pid(const ProcStatus& status, Pid pid);
 

@@ -80,23 +80,54 @@ Maybe<ProcStat> stat_of(const Maybe<std::string>& file) {
   return std::move(*stat);
 }
 
-Maybe<std::uint64_t> kib_to_bytes(const Maybe<std::string>& file,
+Maybe<std::uint64_t> kib_to_bytes(const std::expected<std::string_view, std::error_code>& file,
                                   std::optional<std::uint64_t> kib) {
-  if (!file) return std::unexpected(file.error());
+  if (!file) return std::unexpected(reason_for(file.error()));
   if (!kib) return std::unexpected(Unavailable::not_supported);
   return *kib * kBytesPerKib;
 }
 
 }  // namespace
 
-ProcfsProcessSource::ProcfsProcessSource(std::filesystem::path root)
-    : root_(std::move(root)), ticks_per_second_(sysconf(_SC_CLK_TCK)), users_(root_) {}
+ProcfsProcessSource::ProcfsProcessSource(std::filesystem::path root, ProcfsOptions options)
+    : root_(std::move(root)),
+      ticks_per_second_(sysconf(_SC_CLK_TCK)),
+      users_(root_),
+      files_(root_ / "proc", options.max_kept_processes),
+      clock_(std::move(options.clock)),
+      last_sweep_(clock_()) {}
 
 std::filesystem::path ProcfsProcessSource::process_dir(Pid pid) const {
   return root_ / "proc" / std::to_string(pid);
 }
 
 Maybe<HostProcess> ProcfsProcessSource::describe(Pid pid) {
+  const Clock::time_point now = clock_();
+  forget_unused(now);
+  if (const auto text = files_.read(pid, ProcFiles::File::stat)) {
+    if (const auto stat = parse_stat(*text)) {
+      if (const Description* fresh = fresh_description(pid, *stat, now)) return fresh->process;
+    }
+  }
+  return describe_afresh(pid, now);
+}
+
+// The remembered description of the process `stat` was read from, if it is fresh.
+const ProcfsProcessSource::Description* ProcfsProcessSource::fresh_description(
+    Pid pid, const ProcStat& stat, Clock::time_point now) {
+  const auto it = descriptions_.find(pid);
+  if (it == descriptions_.end()) return nullptr;
+  Description& known = it->second;
+  if (known.start_ticks != stat.start_ticks || known.comm != stat.comm ||
+      now - known.read_at >= kDescriptionMaxAge) {
+    return nullptr;
+  }
+  known.used_lately = true;
+  return &known;
+}
+
+// Every file read by path, as a one-off reader would; remembered when the stat parsed.
+Maybe<HostProcess> ProcfsProcessSource::describe_afresh(Pid pid, Clock::time_point now) {
   const auto dir = process_dir(pid);
   const ProcessFiles files = read_process_files(dir);
   if (auto absence = whole_process_absence(dir, files)) return std::unexpected(*absence);
@@ -104,7 +135,8 @@ Maybe<HostProcess> ProcfsProcessSource::describe(Pid pid) {
   process.pid = pid;
   fill_identity(process, files.status);
   process.cmdline = command_line(files.cmdline);
-  if (auto stat = stat_of(files.stat)) {
+  const auto stat = stat_of(files.stat);
+  if (stat) {
     process.comm = stat->comm;
     process.start_time_us = start_time_us(stat->start_ticks);
   } else {
@@ -112,7 +144,20 @@ Maybe<HostProcess> ProcfsProcessSource::describe(Pid pid) {
     process.start_time_us = std::unexpected(stat.error());
   }
   if (files.cgroup) process.container = parse_cgroup(*files.cgroup);
+  if (stat) {
+    descriptions_.insert_or_assign(pid, Description{stat->start_ticks, stat->comm, process, now});
+  }
   return process;
+}
+
+// Drops, every kDescriptionMaxAge, the descriptions and descriptors of the processes not
+// asked about since the last time: those that left the GPUs, or exited.
+void ProcfsProcessSource::forget_unused(Clock::time_point now) {
+  if (now - last_sweep_ < kDescriptionMaxAge) return;
+  last_sweep_ = now;
+  std::erase_if(descriptions_, [](const auto& entry) { return !entry.second.used_lately; });
+  for (auto& [pid, description] : descriptions_) description.used_lately = false;
+  files_.close_unread();
 }
 
 void ProcfsProcessSource::fill_identity(HostProcess& process, const Maybe<std::string>& status) {
@@ -139,16 +184,19 @@ Maybe<TimeUs> ProcfsProcessSource::start_time_us(std::uint64_t start_ticks) {
 }
 
 Maybe<ProcessUsage> ProcfsProcessSource::usage(Pid pid) {
-  const auto dir = process_dir(pid);
-  auto stat = stat_of(read_proc_file(dir / "stat"));
-  if (!stat) return std::unexpected(stat.error());
-  auto status_file = read_proc_file(dir / "status");
-  const ProcStatus status = status_file ? parse_status(*status_file) : ProcStatus{};
+  forget_unused(clock_());
+  const auto stat_text = files_.read(pid, ProcFiles::File::stat);
+  if (!stat_text) return std::unexpected(reason_for(stat_text.error()));
+  const auto stat = parse_stat(*stat_text);
+  if (!stat) return std::unexpected(Unavailable::error);
   ProcessUsage usage;
   usage.cpu_user_us = ticks_to_us(stat->utime_ticks, ticks_per_second_);
   usage.cpu_system_us = ticks_to_us(stat->stime_ticks, ticks_per_second_);
-  usage.rss_bytes = kib_to_bytes(status_file, status.rss_kib);
-  usage.peak_rss_bytes = kib_to_bytes(status_file, status.peak_rss_kib);
+  // The stat text is overwritten by this read: its figures are copied above.
+  const auto status_text = files_.read(pid, ProcFiles::File::status);
+  const ProcMemory memory = status_text ? parse_status_memory(*status_text) : ProcMemory{};
+  usage.rss_bytes = kib_to_bytes(status_text, memory.rss_kib);
+  usage.peak_rss_bytes = kib_to_bytes(status_text, memory.peak_rss_kib);
   return usage;
 }
 

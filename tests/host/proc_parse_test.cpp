@@ -90,6 +90,33 @@ TEST(ParseStatus, MalformedLinesLeaveTheirFieldAbsent) {
   EXPECT_FALSE(parse_status("").real_uid);
 }
 
+TEST(ParseStatusMemory, AgreesWithTheWholeParse) {
+  const ProcMemory memory = parse_status_memory(kStatus);
+  const ProcStatus status = parse_status(kStatus);
+  EXPECT_EQ(memory.rss_kib, 102400U);
+  EXPECT_EQ(memory.peak_rss_kib, 204800U);
+  EXPECT_EQ(memory.rss_kib, status.rss_kib);
+  EXPECT_EQ(memory.peak_rss_kib, status.peak_rss_kib);
+}
+
+TEST(ParseStatusMemory, TakesOnlyKeysAtTheStartOfALine) {
+  // A process may name itself "VmRSS: 1 kB", and Name: shows it (a newline in it is escaped).
+  const ProcMemory memory =
+      parse_status_memory("Name:\tVmRSS: 1 kB VmHWM: 9 kB\nVmRSS:\t7 kB\nVmHWM:\t8 kB");
+  EXPECT_EQ(memory.rss_kib, 7U);
+  EXPECT_EQ(memory.peak_rss_kib, 8U);
+}
+
+TEST(ParseStatusMemory, MissingOrMalformedLinesAreAbsent) {
+  const ProcMemory kernel_thread = parse_status_memory("Name:\tkthreadd\nUid:\t0\t0\t0\t0\n");
+  EXPECT_FALSE(kernel_thread.rss_kib);
+  EXPECT_FALSE(kernel_thread.peak_rss_kib);
+  const ProcMemory malformed = parse_status_memory("VmHWM:\t12 MB\nVmRSS:\t5 kB 6\n");
+  EXPECT_FALSE(malformed.rss_kib);
+  EXPECT_FALSE(malformed.peak_rss_kib);
+  EXPECT_FALSE(parse_status_memory("").rss_kib);
+}
+
 TEST(ParseCmdline, SplitsAtNuls) {
   using namespace std::string_literals;
   EXPECT_EQ(parse_cmdline("python3\0-u\0train.py\0"s),

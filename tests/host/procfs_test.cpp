@@ -1,6 +1,7 @@
 #include "host/procfs.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +218,81 @@ TEST_F(ScratchRoot, UnreadableCmdlineIsAnAbsentField) {
     auto p = source.describe(4242);
     return p.has_value() && reason(p->cmdline) == Unavailable::no_permission && p->user == "alice";
   });
+}
+
+// A source on the scratch root whose descriptions age by a clock the test steps.
+class CachingSource : public ScratchRoot {
+ protected:
+  using Clock = std::chrono::steady_clock;
+  ProcfsProcessSource source() {
+    return ProcfsProcessSource(root_, ProcfsOptions{.clock = [this] { return now_; }});
+  }
+  void set_cmdline(const std::string& first_argument) {
+    write("proc/4242/cmdline", first_argument + std::string("\0train.py\0", 10));
+  }
+  // The fixture's stat line with another comm and start time (field 22).
+  void set_stat(const std::string& comm, const std::string& start_ticks) {
+    write("proc/4242/stat",
+          "4242 (" + comm + ") S 1 4242 4242 0 -1 4194560 52000 0 120 0 1500 300 0 0 20 0 8 0 " +
+              start_ticks + " 9876543210 25600 18446744073709551615 1 1 0 0\n");
+  }
+  Clock::time_point now_{};
+};
+
+TEST_F(CachingSource, ADescriptionIsReusedWhileFresh) {
+  ProcfsProcessSource source = this->source();
+  ASSERT_EQ(source.describe(4242)->cmdline->front(), "python3");
+  set_cmdline("renamed");
+  now_ += kDescriptionMaxAge - std::chrono::seconds(1);
+  EXPECT_EQ(source.describe(4242)->cmdline->front(), "python3");
+  now_ += std::chrono::seconds(1);
+  EXPECT_EQ(source.describe(4242)->cmdline->front(), "renamed");
+}
+
+TEST_F(CachingSource, ANewStartTimeIsDescribedAfreshAtOnce) {
+  ProcfsProcessSource source = this->source();
+  ASSERT_EQ(source.describe(4242)->start_time_us, fixture_start_us(123456));
+  set_stat("python3", "999999");  // the pid now belongs to another process
+  set_cmdline("other");
+  const auto p = source.describe(4242);
+  EXPECT_EQ(p->start_time_us, fixture_start_us(999999));
+  EXPECT_EQ(p->cmdline->front(), "other");
+}
+
+TEST_F(CachingSource, ANewCommIsDescribedAfreshAtOnce) {
+  ProcfsProcessSource source = this->source();
+  ASSERT_EQ(source.describe(4242)->comm, "python3");
+  set_stat("torchrun", "123456");  // the process exec()d
+  set_cmdline("torchrun");
+  const auto p = source.describe(4242);
+  EXPECT_EQ(p->comm, "torchrun");
+  EXPECT_EQ(p->cmdline->front(), "torchrun");
+}
+
+TEST_F(CachingSource, UsageIsReadAfreshOnEveryCall) {
+  ProcfsProcessSource source = this->source();
+  ASSERT_EQ(source.usage(4242)->rss_bytes, 102400U * 1024U);
+  write("proc/4242/status", "Uid:\t1000\t1000\t1000\t1000\nVmHWM:\t300000 kB\nVmRSS:\t250000 kB\n");
+  const auto usage = source.usage(4242);
+  EXPECT_EQ(usage->rss_bytes, 250000U * 1024U);
+  EXPECT_EQ(usage->peak_rss_bytes, 300000U * 1024U);
+}
+
+TEST(ProcfsLive, AReapedProcessIsNotDescribedFromMemory) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  ProcfsProcessSource source("/");
+  const auto pid = static_cast<Pid>(child);
+  ASSERT_TRUE(source.describe(pid).has_value());
+  ASSERT_TRUE(source.usage(pid).has_value());
+  kill(child, SIGKILL);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  EXPECT_EQ(reason(source.describe(pid)), Unavailable::process_gone);
+  EXPECT_EQ(reason(source.usage(pid)), Unavailable::process_gone);
 }
 
 TEST(ProcfsLive, DescribesThisProcess) {
