@@ -16,11 +16,12 @@ bool contains(KeySet keys, const ProcessKey& key);
 
 // The stretch of the window one per-process record accounts for: the part of its period (a
 // driver sample period, or a coarse bucket) that lies inside the window, with the record's
-// percents as constant rates.
+// percents as constant rates. It holds a copy of the record: a coarse record is stored in
+// another form (core/coarse_record.h), so there is none to point to.
 struct Segment {
   TimeUs begin_us = 0;
   TimeUs end_us = 0;
-  const ProcessGpuRecord* record = nullptr;
+  ProcessGpuRecord record;
   bool in_set = false;  // the process belongs to the set asked about
   bool coarse = false;  // the record is a coarse bucket's
 };

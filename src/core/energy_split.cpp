@@ -46,7 +46,7 @@ struct RateStep {
 std::vector<RateStep> rate_steps(std::span<const Segment> segments) {
   std::vector<RateStep> steps;
   for (const Segment& s : segments) {
-    const int sm = (*s.record)[Engine::sm];
+    const int sm = s.record[Engine::sm];
     if (sm == 0) continue;
     steps.push_back({s.begin_us, s.in_set ? sm : 0, sm});
     steps.push_back({s.end_us, s.in_set ? -sm : 0, -sm});

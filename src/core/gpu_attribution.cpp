@@ -25,7 +25,7 @@ void append_fine(const UtilizationSeries& series, Window window, TimeUs period_u
     if (i > 0) start = std::max(start, records[i - 1].time_us);
     const Segment segment{.begin_us = std::max(start, window.begin_us),
                           .end_us = std::min(records[i].time_us, window.end_us),
-                          .record = &records[i],
+                          .record = records[i],
                           .in_set = in_set};
     if (segment.begin_us < segment.end_us) out.push_back(segment);
   }
@@ -34,12 +34,13 @@ void append_fine(const UtilizationSeries& series, Window window, TimeUs period_u
 // A coarse record covers exactly its bucket.
 void append_coarse(const UtilizationSeries& series, Window window, TimeUs bucket_us, bool in_set,
                    std::vector<Segment>& out) {
-  const GpuRecords& records = series.coarse();
-  for (std::size_t i = records.upper_bound(window.begin_us);
-       i < records.size() && records[i].time_us - bucket_us < window.end_us; ++i) {
-    out.push_back({.begin_us = std::max(records[i].time_us - bucket_us, window.begin_us),
-                   .end_us = std::min(records[i].time_us, window.end_us),
-                   .record = &records[i],
+  const CoarseGpuRecords& records = series.coarse();
+  for (std::size_t i = records.upper_bound(window.begin_us); i < records.size(); ++i) {
+    const ProcessGpuRecord record = records[i];
+    if (record.time_us - bucket_us >= window.end_us) break;
+    out.push_back({.begin_us = std::max(record.time_us - bucket_us, window.begin_us),
+                   .end_us = std::min(record.time_us, window.end_us),
+                   .record = record,
                    .in_set = in_set,
                    .coarse = true});
   }
@@ -80,7 +81,7 @@ PerEngine percent_us_of(std::span<const Segment> segments) {
   for (const Segment& s : segments) {
     if (!s.in_set) continue;
     for (std::size_t e = 0; e < kEngineCount; ++e) {
-      percent_us[e] += s.record->percent[e] * (s.end_us - s.begin_us);
+      percent_us[e] += s.record.percent[e] * (s.end_us - s.begin_us);
     }
   }
   return percent_us;
@@ -92,7 +93,7 @@ PerEngine percent_us_of(std::span<const Segment> segments) {
 // percent (the other engines' peaks are not kept; their bucket averages stand in for them).
 std::int64_t peak_in(const Segment& segment, std::size_t engine) {
   const bool sm = engine == static_cast<std::size_t>(Engine::sm);
-  return segment.coarse && sm ? segment.record->peak_sm : segment.record->percent[engine];
+  return segment.coarse && sm ? segment.record.peak_sm : segment.record.percent[engine];
 }
 
 PerEngine peak_percent_of(std::span<const Segment> segments) {
@@ -100,7 +101,7 @@ PerEngine peak_percent_of(std::span<const Segment> segments) {
   for (const Segment& s : segments) {
     if (s.in_set) in_set.push_back(&s);
   }
-  const auto period = [](const Segment* s) { return std::pair(s->coarse, s->record->time_us); };
+  const auto period = [](const Segment* s) { return std::pair(s->coarse, s->record.time_us); };
   std::ranges::sort(in_set, {}, period);
   PerEngine peak{};
   for (std::size_t i = 0; i < in_set.size();) {

@@ -2,13 +2,15 @@
 // to a fixed capacity, and never past it; when full, a new sample replaces the oldest. Its
 // storage follows the number of samples it holds: it grows by half when full and shrinks to
 // twice the samples when a quarter full, so a buffer that drops old samples as it takes new
-// ones does not creep up to its capacity. Lookups by time are binary searches. T has a `time_us`
-// member (TimeUs) and is default-constructible.
+// ones does not creep up to its capacity. Lookups by key are binary searches. The key is the
+// integer member `Key` names, `time_us` (TimeUs) unless told otherwise; samples are ordered by
+// it. T is default-constructible.
 #pragma once
 
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,9 +23,20 @@ concept Timed = requires(const T& sample) {
   { sample.time_us } -> std::convertible_to<TimeUs>;
 };
 
-template <Timed T>
+// The type of the member `key` names in T.
+template <class T, auto key>
+using KeyOf = std::remove_cvref_t<decltype(std::declval<const T&>().*key)>;
+
+// `key` names an integer member of T that orders its samples.
+template <class T, auto key>
+concept KeyedBy = std::is_member_object_pointer_v<decltype(key)> && std::integral<KeyOf<T, key>>;
+
+template <class T, auto Key = &T::time_us>
+  requires KeyedBy<T, Key>
 class RingBuffer {
  public:
+  using KeyType = KeyOf<T, Key>;
+
   // Precondition: capacity >= 1.
   explicit RingBuffer(std::size_t capacity) : capacity_(std::max<std::size_t>(capacity, 1)) {}
 
@@ -39,7 +52,7 @@ class RingBuffer {
   const T& back() const { return (*this)[size_ - 1]; }
 
   // Appends `sample`, dropping the oldest when full. Precondition: the buffer is empty or
-  // sample.time_us > back().time_us (the caller rejects older and equal times).
+  // sample's key > back()'s key (the caller rejects older and equal keys).
   void push(const T& sample) {
     if (size_ == slots_.size()) {
       if (size_ == capacity_) {
@@ -55,23 +68,23 @@ class RingBuffer {
     ++size_;
   }
 
-  // Index of the first sample with time_us >= t (size() if none).
-  std::size_t lower_bound(TimeUs t) const {
-    return partition([t](const T& s) { return s.time_us < t; });
+  // Index of the first sample with key >= k (size() if none).
+  std::size_t lower_bound(KeyType k) const {
+    return partition([k](const T& s) { return s.*Key < k; });
   }
-  // Index of the first sample with time_us > t (size() if none).
-  std::size_t upper_bound(TimeUs t) const {
-    return partition([t](const T& s) { return s.time_us <= t; });
+  // Index of the first sample with key > k (size() if none).
+  std::size_t upper_bound(KeyType k) const {
+    return partition([k](const T& s) { return s.*Key <= k; });
   }
-  // Whether a sample with exactly this time is stored.
-  bool contains(TimeUs t) const {
-    const std::size_t i = lower_bound(t);
-    return i < size_ && (*this)[i].time_us == t;
+  // Whether a sample with exactly this key is stored.
+  bool contains(KeyType k) const {
+    const std::size_t i = lower_bound(k);
+    return i < size_ && (*this)[i].*Key == k;
   }
 
-  // Drops every sample older than t.
-  void drop_before(TimeUs t) {
-    const std::size_t n = lower_bound(t);
+  // Drops every sample whose key is below k.
+  void drop_before(KeyType k) {
+    const std::size_t n = lower_bound(k);
     if (n == 0) return;
     head_ = (head_ + n) % slots_.size();
     size_ -= n;
@@ -94,7 +107,7 @@ class RingBuffer {
     head_ = 0;
   }
 
-  // The first index whose sample does not satisfy `before` (samples are ordered by time).
+  // The first index whose sample does not satisfy `before` (samples are ordered by key).
   template <class Pred>
   std::size_t partition(Pred before) const {
     std::size_t lo = 0;

@@ -61,6 +61,7 @@ Insert UtilizationSeries::add(const ProcessGpuRecord& record, TimeUs period_us,
     return fine_.contains(record.time_us) ? Insert::duplicate : Insert::out_of_order;
   }
   if (record.time_us <= folded_until_us_) return Insert::out_of_order;
+  if (!in_numbered_bucket(record.time_us, tiers.bucket_us)) return Insert::out_of_range;
   fold_before(record.time_us - tiers.fine_horizon_us, period_us, tiers.bucket_us);
   // A fine tier full before its horizon (a driver reporting faster than the shortest period
   // it was sized for) folds early rather than losing its oldest record.
@@ -75,7 +76,8 @@ void UtilizationSeries::fold_before(TimeUs t, TimeUs period_us, TimeUs bucket_us
   const TimeUs until = bucket_floor(t, bucket_us);
   if (until <= folded_until_us_) return;
   std::vector<BucketSum> sums;
-  TimeUs previous = folded_until_us_;  // no stretch reaches back past this
+  // No stretch reaches back past this, nor before the epoch, where buckets have no number.
+  TimeUs previous = std::max<TimeUs>(folded_until_us_, 0);
   const std::size_t folded = fine_.upper_bound(until);
   for (std::size_t i = 0; i < folded; ++i) {
     const ProcessGpuRecord& record = fine_[i];
@@ -90,8 +92,10 @@ void UtilizationSeries::fold_before(TimeUs t, TimeUs period_us, TimeUs bucket_us
     const TimeUs from = std::max(next.time_us - period_us, previous);
     if (from < until) add_stretch(sums, from, until, next, bucket_us);
   }
+  // Every bucket here ends after the epoch and at or before the bucket of a record add()
+  // took, so each has a number and push() stores it.
   for (const BucketSum& sum : sums) {
-    if (sum.used()) coarse_.push(coarse_record(sum, bucket_us));
+    if (sum.used()) coarse_.push(coarse_record(sum, bucket_us), bucket_us);
   }
   fine_.drop_before(until + 1);
   folded_until_us_ = until;

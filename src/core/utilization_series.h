@@ -2,13 +2,15 @@
 // holds the driver's raw records of the recent past, one per driver sample period in which
 // the process was busy; raw records older than the fine horizon are folded into the coarse
 // tier, one record per bucket in which the process was busy (ProcessGpuRecord describes
-// both). Folding keeps each engine's busy time up to the rounding of a bucket's average to a
-// whole percent. Attribution reads both tiers (docs/attribution.md). Not synchronised.
+// both; the coarse tier stores its records in 12 bytes, core/coarse_record.h). Folding keeps each
+// engine's busy time up to the rounding of a bucket's average to a whole percent. Attribution reads
+// both tiers (docs/attribution.md). Not synchronised.
 #pragma once
 
 #include <cstddef>
 #include <limits>
 
+#include "core/coarse_record.h"
 #include "core/insert.h"
 #include "core/ring_buffer.h"
 #include "core/samples.h"
@@ -32,14 +34,15 @@ class UtilizationSeries {
   // horizon (and, should the fine tier be full, its oldest bucket). `period_us` is the driver's
   // sample period: a raw record covers (time - period, time], but never reaches back past the
   // previous record, nor into the folded past. A record not newer than the newest raw one
-  // (duplicate, out_of_order), or at or before folded_until_us() (out_of_order), is dropped.
-  // Precondition: period_us > 0.
+  // (duplicate, out_of_order), or at or before folded_until_us() (out_of_order), is dropped;
+  // so is one whose bucket the coarse tier could not number (out_of_range: at or before the
+  // epoch, or past the last bucket CoarseGpuRecord can hold). Precondition: period_us > 0.
   Insert add(const ProcessGpuRecord& record, TimeUs period_us, const UtilizationTiers& tiers);
 
   // Folds into the coarse tier the raw records' use up to the last bucket end at or before
   // t: every raw record that ends by then, and the part of the next one's period before it.
-  // Buckets without use are not stored. Preconditions: period_us > 0, bucket_us > 0, and
-  // the same bucket_us at every call.
+  // Buckets without use are not stored, nor is use before the epoch. Preconditions: period_us > 0,
+  // bucket_us > 0, and the same bucket_us at every call.
   void fold_before(TimeUs t, TimeUs period_us, TimeUs bucket_us);
 
   // Drops raw records that end before t, and coarse records whose bucket ends before t.
@@ -48,7 +51,7 @@ class UtilizationSeries {
   // The raw records, oldest first.
   const GpuRecords& fine() const noexcept { return fine_; }
   // The coarse records, oldest first; each one's time_us is its bucket's end.
-  const GpuRecords& coarse() const noexcept { return coarse_; }
+  const CoarseGpuRecords& coarse() const noexcept { return coarse_; }
   // Raw records account only for time after this; the coarse tier holds what came before.
   // The lowest TimeUs before the first fold.
   TimeUs folded_until_us() const noexcept { return folded_until_us_; }
@@ -61,7 +64,7 @@ class UtilizationSeries {
 
  private:
   GpuRecords fine_;
-  GpuRecords coarse_;
+  CoarseGpuRecords coarse_;
   TimeUs folded_until_us_ = std::numeric_limits<TimeUs>::min();
 };
 

@@ -41,7 +41,7 @@ std::int64_t raw_busy(const std::vector<ProcessGpuRecord>& records, Engine engin
 }
 
 // The same from the coarse tier, whose records cover whole buckets.
-std::int64_t coarse_busy(const GpuRecords& coarse, Engine engine, TimeUs from, TimeUs to,
+std::int64_t coarse_busy(const CoarseGpuRecords& coarse, Engine engine, TimeUs from, TimeUs to,
                          TimeUs bucket_us) {
   std::int64_t sum = 0;
   for (std::size_t i = 0; i < coarse.size(); ++i) {
@@ -114,7 +114,7 @@ TEST(UtilizationSeries, ABucketHoldsItsAveragePeakAndEngines) {
   }
   series.fold_before(kT0 + 3 * kSecond, 250'000, kSecond);
   ASSERT_EQ(series.coarse().size(), 1U);
-  const ProcessGpuRecord& bucket = series.coarse().front();
+  const ProcessGpuRecord bucket = series.coarse().front();
   EXPECT_EQ(bucket.time_us, kT0 + kSecond);
   EXPECT_EQ(bucket[Engine::sm], 45);  // (30 + 90 + 60 + 0) / 4
   EXPECT_EQ(bucket[Engine::memory], 10);

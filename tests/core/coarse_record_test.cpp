@@ -1,0 +1,140 @@
+// The coarse tier's 12-byte records: bucket numbers at the edges of buckets and of their
+// range, lookups by time translated exactly into bucket numbers, and times the tier cannot
+// number refused rather than wrapped.
+#include "core/coarse_record.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "core/utilization_series.h"
+
+namespace gpumeter {
+namespace {
+
+constexpr TimeUs kT0 = 1'700'000'000'000'000;  // a whole second
+constexpr TimeUs kSecond = 1'000'000;
+constexpr TimeUs kBucket = 5 * kSecond;
+constexpr TimeUs kLastBucket = std::numeric_limits<std::uint32_t>::max();
+constexpr TimeUs kLastEnd = kLastBucket * kBucket;
+
+ProcessGpuRecord at(TimeUs t, std::uint8_t sm) {
+  ProcessGpuRecord record{.time_us = t, .reported = 0x3F, .peak_sm = 99};
+  record.percent = {sm, 2, 3, 4, 5, 6};
+  return record;
+}
+
+TEST(CoarseGpuRecord, RoundTripsEveryField) {
+  const ProcessGpuRecord record = at(kT0, 42);
+  const std::optional<CoarseGpuRecord> coarse = coarse_record_of(record, kBucket);
+  ASSERT_TRUE(coarse);
+  EXPECT_EQ(coarse->bucket, kT0 / kBucket);
+  const ProcessGpuRecord back = gpu_record_of(*coarse, kBucket);
+  EXPECT_EQ(back.time_us, record.time_us);
+  EXPECT_EQ(back.percent, record.percent);
+  EXPECT_EQ(back.reported, record.reported);
+  EXPECT_EQ(back.peak_sm, record.peak_sm);
+}
+
+TEST(CoarseGpuRecord, OnlyBucketEndsInRangeHaveNumbers) {
+  EXPECT_EQ(bucket_number(kT0, kBucket), kT0 / kBucket);
+  EXPECT_FALSE(bucket_number(kT0 - 1, kBucket));  // not a bucket end
+  EXPECT_FALSE(bucket_number(kT0 + 1, kBucket));
+  EXPECT_EQ(bucket_number(0, kBucket), 0U);
+  EXPECT_FALSE(bucket_number(-kBucket, kBucket));  // before the epoch
+  EXPECT_EQ(bucket_number(kLastEnd, kBucket), std::numeric_limits<std::uint32_t>::max());
+  EXPECT_FALSE(bucket_number(kLastEnd + kBucket, kBucket));  // would wrap to 0
+  EXPECT_FALSE(coarse_record_of(at(kLastEnd + kBucket, 1), kBucket));
+}
+
+TEST(CoarseGpuRecord, TimesInTheLastNumberedBucketAreInRange) {
+  EXPECT_FALSE(in_numbered_bucket(0, kBucket));
+  EXPECT_TRUE(in_numbered_bucket(1, kBucket));
+  EXPECT_TRUE(in_numbered_bucket(kLastEnd, kBucket));
+  EXPECT_FALSE(in_numbered_bucket(kLastEnd + 1, kBucket));
+  EXPECT_FALSE(in_numbered_bucket(std::numeric_limits<TimeUs>::max(), kBucket));
+}
+
+// Buckets ending at kT0 + 5 s, + 10 s and + 20 s.
+CoarseGpuRecords three_buckets() {
+  CoarseGpuRecords records(16);
+  for (const TimeUs end : {kT0 + kBucket, kT0 + 2 * kBucket, kT0 + 4 * kBucket}) {
+    EXPECT_TRUE(records.push(at(end, 10), kBucket));
+  }
+  return records;
+}
+
+TEST(CoarseGpuRecords, LookupsByTimeAtAndAroundABucketEnd) {
+  const CoarseGpuRecords records = three_buckets();
+  const TimeUs end = kT0 + 2 * kBucket;  // the second record's
+  EXPECT_EQ(records.lower_bound(end - 1), 1U);
+  EXPECT_EQ(records.lower_bound(end), 1U);
+  EXPECT_EQ(records.lower_bound(end + 1), 2U);
+  EXPECT_EQ(records.upper_bound(end - 1), 1U);
+  EXPECT_EQ(records.upper_bound(end), 2U);
+  EXPECT_EQ(records.upper_bound(end + 1), 2U);
+  // In the gap of the missing bucket ending at + 15 s, and past the last.
+  EXPECT_EQ(records.lower_bound(kT0 + 3 * kBucket), 2U);
+  EXPECT_EQ(records.upper_bound(kT0 + 4 * kBucket - 1), 2U);
+  EXPECT_EQ(records.upper_bound(kT0 + 4 * kBucket), 3U);
+  // Before the epoch and past the numbered range.
+  EXPECT_EQ(records.lower_bound(-kBucket), 0U);
+  EXPECT_EQ(records.upper_bound(std::numeric_limits<TimeUs>::min()), 0U);
+  EXPECT_EQ(records.lower_bound(kLastEnd + 1), 3U);
+  EXPECT_EQ(records.upper_bound(std::numeric_limits<TimeUs>::max()), 3U);
+}
+
+TEST(CoarseGpuRecords, ReadsBackTheRecordsAsPushed) {
+  const CoarseGpuRecords records = three_buckets();
+  ASSERT_EQ(records.size(), 3U);
+  EXPECT_EQ(records.front().time_us, kT0 + kBucket);
+  EXPECT_EQ(records[1].time_us, kT0 + 2 * kBucket);
+  EXPECT_EQ(records.back().time_us, kT0 + 4 * kBucket);
+  EXPECT_EQ(records[1][Engine::sm], 10);
+  EXPECT_EQ(records[1].peak_sm, 99);
+  EXPECT_EQ(records.allocated_bytes(), 16 * sizeof(CoarseGpuRecord));
+}
+
+TEST(CoarseGpuRecords, RefusesATimeWithoutABucketNumber) {
+  CoarseGpuRecords records(16);
+  EXPECT_FALSE(records.push(at(kLastEnd + kBucket, 10), kBucket));
+  EXPECT_FALSE(records.push(at(kT0 + 1, 10), kBucket));  // not a bucket end
+  EXPECT_TRUE(records.empty());
+  EXPECT_TRUE(records.push(at(kLastEnd, 10), kBucket));
+  EXPECT_EQ(records.back().time_us, kLastEnd);
+}
+
+TEST(CoarseGpuRecords, DropsBucketsThatEndBeforeATime) {
+  CoarseGpuRecords records = three_buckets();
+  records.drop_before(kT0 + 2 * kBucket);  // keeps the bucket ending exactly there
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records.front().time_us, kT0 + 2 * kBucket);
+  records.drop_before(kT0 + 2 * kBucket + 1);
+  ASSERT_EQ(records.size(), 1U);
+  EXPECT_EQ(records.front().time_us, kT0 + 4 * kBucket);
+  records.drop_before(std::numeric_limits<TimeUs>::max());
+  EXPECT_TRUE(records.empty());
+  EXPECT_EQ(records.allocated_bytes(), 0U);
+}
+
+TEST(UtilizationSeries, RefusesRecordsWhoseBucketHasNoNumber) {
+  UtilizationSeries series(100, 100);
+  const UtilizationTiers tiers{.fine_horizon_us = 10 * kSecond, .bucket_us = kBucket};
+  EXPECT_EQ(series.add(at(0, 50), kSecond, tiers), Insert::out_of_range);
+  EXPECT_EQ(series.add(at(-kSecond, 50), kSecond, tiers), Insert::out_of_range);
+  EXPECT_EQ(series.add(at(kLastEnd + 1, 50), kSecond, tiers), Insert::out_of_range);
+  EXPECT_TRUE(series.empty());
+  // The last numbered bucket still folds: its record keeps its time and figures.
+  EXPECT_EQ(series.add(at(kLastEnd - kSecond, 50), kSecond, tiers), Insert::stored);
+  EXPECT_EQ(series.add(at(kLastEnd, 50), kSecond, tiers), Insert::stored);
+  series.fold_before(kLastEnd, kSecond, kBucket);
+  ASSERT_EQ(series.coarse().size(), 1U);
+  EXPECT_EQ(series.coarse().front().time_us, kLastEnd);
+  EXPECT_EQ(series.coarse().front()[Engine::sm], 20);  // 2 s at 50 % of a 5 s bucket
+  EXPECT_TRUE(series.fine().empty());
+}
+
+}  // namespace
+}  // namespace gpumeter
