@@ -28,10 +28,10 @@ ProcessGpuRecord at(TimeUs t, std::uint8_t sm) {
 
 TEST(CoarseGpuRecord, RoundTripsEveryField) {
   const ProcessGpuRecord record = at(kT0, 42);
-  const std::optional<CoarseGpuRecord> coarse = coarse_record_of(record, kBucket);
-  ASSERT_TRUE(coarse);
-  EXPECT_EQ(coarse->bucket, kT0 / kBucket);
-  const ProcessGpuRecord back = gpu_record_of(*coarse, kBucket);
+  ASSERT_TRUE(coarse_record_of(record, kBucket).has_value());
+  const CoarseGpuRecord coarse = coarse_record_of(record, kBucket).value_or(CoarseGpuRecord{});
+  EXPECT_EQ(coarse.bucket, kT0 / kBucket);
+  const ProcessGpuRecord back = gpu_record_of(coarse, kBucket);
   EXPECT_EQ(back.time_us, record.time_us);
   EXPECT_EQ(back.percent, record.percent);
   EXPECT_EQ(back.reported, record.reported);
