@@ -54,7 +54,7 @@ Row table_row(const store::IdleSpell& spell, TimeUs until_us, bool color) {
              {format_bytes(static_cast<double>(spell.peak_memory_bytes))},
              {local_minute(spell.begin_us)},
              {span_text(spell.end_us - spell.begin_us)},
-             {std::string(to_string(state)),
+             {state == IdleState::still_idle ? "still idle" : std::string(to_string(state)),
               state == IdleState::still_idle && color ? Color::red : Color::none}};
 }
 
@@ -70,7 +70,7 @@ IdleState idle_state(const store::IdleSpell& spell, TimeUs until_us) {
 
 std::string_view to_string(IdleState state) {
   switch (state) {
-    case IdleState::still_idle: return "still idle";
+    case IdleState::still_idle: return "still_idle";
     case IdleState::exited: return "exited";
     case IdleState::ended: return "ended";
   }

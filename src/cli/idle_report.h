@@ -25,6 +25,7 @@ struct IdleReport {
 enum class IdleState : std::uint8_t { still_idle, exited, ended };
 
 IdleState idle_state(const store::IdleSpell& spell, TimeUs until_us);
+// "still_idle", "exited", "ended" (CSV and JSON; tables print "still idle").
 std::string_view to_string(IdleState state);
 
 // A header (the window, the thresholds, the history file) and one line per spell: USER, PID,

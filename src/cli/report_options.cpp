@@ -84,8 +84,8 @@ std::expected<TimeUs, Error> resolve_time(std::string_view option, const std::st
 std::expected<void, Error> check_combinations(const ReportOptions& options,
                                               const ReportSettings& settings) {
   const auto& group = settings.query.group_by;
-  if (options.idle &&
-      (!options.by.empty() || !options.quota.empty() || options.chart || !options.plot.empty())) {
+  if (options.idle && (!options.by.empty() || !options.quota.empty() || options.check ||
+                       options.chart || !options.plot.empty())) {
     return std::unexpected(
         bad("--idle lists idle processes: --by, --quota, --check, --chart and --plot do not "
             "apply to it"));

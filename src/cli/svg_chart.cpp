@@ -15,10 +15,11 @@ constexpr double kHeight = 560;
 constexpr double kLeft = 78;     // y tick labels and the y title
 constexpr double kRight = 200;   // the legend
 constexpr double kTop = 64;      // title and subtitle
-constexpr double kBottom = 118;  // rotated x labels and the x title
+constexpr double kBottom = 104;  // rotated x labels and the x title
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
 constexpr double kPlotHeight = kHeight - kTop - kBottom;
 constexpr std::size_t kMaxXLabels = 32;
+constexpr std::size_t kMaxTotals = 40;  // columns that still get their total printed
 constexpr std::size_t kLegendNameWidth = 24;
 
 // Tableau 10, ordered so that neighbours in a stack contrast; the last, grey, is "others".
@@ -125,28 +126,44 @@ std::string y_axis(const StackedBars& chart, const Scale& scale) {
   return out;
 }
 
+// One category's stack, bottom-up. Segments of wide bars get a thin white outline so that
+// neighbours of similar colour stay apart; narrow ones would lose too much to it.
+std::string stack(const StackedBars& chart, const Scale& scale, std::size_t i, double x,
+                  double width) {
+  const std::string outline = width >= 4 ? " stroke=\"#ffffff\" stroke-width=\"0.6\"" : "";
+  std::string out;
+  double base = 0;
+  for (std::size_t s = 0; s < chart.series.size(); ++s) {
+    const double value = chart.series[s].values[i];
+    if (value <= 0) continue;
+    const std::string name = xml_text(chart.series[s].name);
+    out += fmt::format(
+        "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"{} "
+        "data-series=\"{}\" data-category=\"{}\" data-value=\"{}\">"
+        "<title>{}, {}: {:.2f} {}</title></rect>\n",
+        number(x), number(scale.y(base + value)), number(width), number(scale.height(value)),
+        kPalette[std::min(s, kPalette.size() - 1)], outline, name, xml_text(chart.categories[i]),
+        value, name, xml_text(chart.labels[i]), value, xml_text(chart.unit));
+    base += value;
+  }
+  // The column's total above it, when columns are wide enough to hold the number.
+  if (base > 0 && chart.categories.size() <= kMaxTotals) {
+    out += fmt::format(
+        "<text class=\"total\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" "
+        "fill=\"#555555\">{}</text>\n",
+        number(x + width / 2), number(scale.y(base) - 4), fmt::format("{:.1f}", base));
+  }
+  return out;
+}
+
 std::string bars(const StackedBars& chart, const Scale& scale) {
   const double band =
       kPlotWidth / static_cast<double>(std::max<std::size_t>(1, chart.categories.size()));
   const double width = std::max(band * 0.8, 0.5);
   std::string out = "<g class=\"bars\">\n";
-  for (std::size_t i = 0; i < chart.categories.size(); ++i) {
-    double base = 0;
-    const double x = kLeft + band * static_cast<double>(i) + (band - width) / 2;
-    for (std::size_t s = 0; s < chart.series.size(); ++s) {
-      const double value = chart.series[s].values[i];
-      if (value <= 0) continue;
-      out += fmt::format(
-          "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
-          "data-series=\"{}\" data-category=\"{}\" data-value=\"{}\">"
-          "<title>{}, {}: {:.2f} {}</title></rect>\n",
-          number(x), number(scale.y(base + value)), number(width), number(scale.height(value)),
-          kPalette[std::min(s, kPalette.size() - 1)], xml_text(chart.series[s].name),
-          xml_text(chart.categories[i]), value, xml_text(chart.series[s].name),
-          xml_text(chart.labels[i]), value, xml_text(chart.unit));
-      base += value;
-    }
-  }
+  for (std::size_t i = 0; i < chart.categories.size(); ++i)
+    out +=
+        stack(chart, scale, i, kLeft + band * static_cast<double>(i) + (band - width) / 2, width);
   return out + "</g>\n";
 }
 
@@ -169,7 +186,7 @@ std::string x_axis(const StackedBars& chart) {
   }
   out += fmt::format(
       "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">{}</text>\n</g>\n",
-      number(kLeft + kPlotWidth / 2), kHeight - 12, xml_text(chart.x_title));
+      number(kLeft + kPlotWidth / 2), kHeight - 10, xml_text(chart.x_title));
   return out;
 }
 
