@@ -19,7 +19,7 @@ constexpr double kBottom = 104;  // rotated x labels and the x title
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
 constexpr double kPlotHeight = kHeight - kTop - kBottom;
 constexpr std::size_t kMaxXLabels = 32;
-constexpr std::size_t kMaxTotals = 40;  // columns that still get their total printed
+constexpr double kTotalCharWidth = 6.2;  // of a digit at font-size 10, for fitting totals
 constexpr std::size_t kLegendNameWidth = 24;
 
 // Tableau 10, ordered so that neighbours in a stack contrast; the last, grey, is "others".
@@ -128,8 +128,9 @@ std::string y_axis(const StackedBars& chart, const Scale& scale) {
 
 // One category's stack, bottom-up. Segments of wide bars get a thin white outline so that
 // neighbours of similar colour stay apart; narrow ones would lose too much to it.
-std::string stack(const StackedBars& chart, const Scale& scale, std::size_t i, double x,
+std::string stack(const StackedBars& chart, const Scale& scale, std::size_t i, double band,
                   double width) {
+  const double x = kLeft + band * static_cast<double>(i) + (band - width) / 2;
   const std::string outline = width >= 4 ? " stroke=\"#ffffff\" stroke-width=\"0.6\"" : "";
   std::string out;
   double base = 0;
@@ -146,12 +147,13 @@ std::string stack(const StackedBars& chart, const Scale& scale, std::size_t i, d
         value, name, xml_text(chart.labels[i]), value, xml_text(chart.unit));
     base += value;
   }
-  // The column's total above it, when columns are wide enough to hold the number.
-  if (base > 0 && chart.categories.size() <= kMaxTotals) {
+  // The column's total above it, when the column is wide enough to hold the number.
+  const std::string total = base >= 100 ? fmt::format("{:.0f}", base) : fmt::format("{:.1f}", base);
+  if (base > 0 && band >= kTotalCharWidth * static_cast<double>(total.size()) + 2) {
     out += fmt::format(
         "<text class=\"total\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\" "
         "fill=\"#555555\">{}</text>\n",
-        number(x + width / 2), number(scale.y(base) - 4), fmt::format("{:.1f}", base));
+        number(x + width / 2), number(scale.y(base) - 4), total);
   }
   return out;
 }
@@ -162,8 +164,7 @@ std::string bars(const StackedBars& chart, const Scale& scale) {
   const double width = std::max(band * 0.8, 0.5);
   std::string out = "<g class=\"bars\">\n";
   for (std::size_t i = 0; i < chart.categories.size(); ++i)
-    out +=
-        stack(chart, scale, i, kLeft + band * static_cast<double>(i) + (band - width) / 2, width);
+    out += stack(chart, scale, i, band, width);
   return out + "</g>\n";
 }
 
