@@ -67,7 +67,11 @@ CLI::Validator group_validator() {
       [](const std::string& text) {
         const std::vector<std::string> names = split_names(std::span(&text, 1));
         const auto group = parse_group_by(names);
-        return group ? std::string{} : group.error().message;
+        if (group) return std::string{};
+        // CLI11 names the option itself.
+        constexpr std::string_view kPrefix = "--by: ";
+        const std::string& message = group.error().message;
+        return message.starts_with(kPrefix) ? message.substr(kPrefix.size()) : message;
       },
       "GROUPS");
 }
