@@ -72,12 +72,14 @@ std::string render_bar_chart(std::string_view title, std::span<const Bar> bars, 
   for (const Bar& bar : bars) {
     // Padding is measured on the plain bar, then the bar is painted.
     const std::string cells = bar_cells(eighths_of(bar.value, largest, sizes.bar));
-    std::string line = padded(cut(bar.label, sizes.label), sizes.label, false) + gap +
-                       paint(cells, bar.color, color) +
-                       std::string(sizes.bar - display_width(cells), ' ') + gap +
-                       padded(bar.value_text, sizes.value, true);
-    if (!bar.marker.empty()) line += ' ' + paint(bar.marker, bar.color, color);
-    out += line + '\n';
+    out += padded(cut(bar.label, sizes.label), sizes.label, false);
+    out += gap;
+    out += paint(cells, bar.color, color);
+    out.append(sizes.bar - display_width(cells), ' ');
+    out += gap;
+    out += padded(bar.value_text, sizes.value, true);
+    if (!bar.marker.empty()) out += ' ' + paint(bar.marker, bar.color, color);
+    out += '\n';
   }
   return out;
 }

@@ -92,6 +92,7 @@ std::string render_idle_table(const IdleReport& report, bool color) {
                                             {"FOR", Align::right},
                                             {"STATE"}};
   std::vector<Row> rows;
+  rows.reserve(report.spells.size());
   for (const store::IdleSpell& spell : report.spells)
     rows.push_back(table_row(spell, query.until_us, color));
   return fmt::format("GPU memory held idle ({}) {} ({})\n", thresholds(query),

@@ -121,23 +121,24 @@ std::expected<QuotaFile, Error> parse_quota_file(std::string_view text, const st
   std::istringstream lines{std::string(text)};
   for (std::string line; std::getline(lines, line);) {
     ++number;
-    auto entry = parse_line(line);
-    if (!entry) {
+    auto parsed = parse_line(line);
+    if (!parsed) {
       return std::unexpected(
-          Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}", name, number, entry.error())});
+          Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}", name, number, parsed.error())});
     }
-    if (!*entry) continue;
-    const auto [seen, inserted] = first_line.try_emplace((*entry)->name, number);
+    const std::optional<Entry>& entry = *parsed;
+    if (!entry) continue;
+    const auto [seen, inserted] = first_line.try_emplace(entry->name, number);
     if (!inserted) {
       return std::unexpected(
           Error{ErrorCode::invalid_input,
                 fmt::format("{}:{}: {} is given a quota twice (first on line {})", name, number,
-                            (*entry)->name, seen->second)});
+                            entry->name, seen->second)});
     }
-    if ((*entry)->name == "default") {
-      file.default_quota = (*entry)->quota;
+    if (entry->name == "default") {
+      file.default_quota = entry->quota;
     } else {
-      file.users.emplace((*entry)->name, (*entry)->quota);
+      file.users.emplace(entry->name, entry->quota);
     }
   }
   return file;

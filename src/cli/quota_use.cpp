@@ -63,6 +63,7 @@ std::expected<std::vector<QuotaUse>, Error> uses_in(store::Store& store, const Q
     use.used_gpu_hours += row.gpu_hours;
   }
   std::vector<QuotaUse> out;
+  out.reserve(uses.size());
   for (auto& [key, use] : uses) out.push_back(std::move(use));
   return out;
 }

@@ -59,7 +59,7 @@ void print_usage(const Output& output, const ReportSettings& settings, const Usa
       return;
     case ReportFormat::table: break;
   }
-  if (settings.check) {
+  if (settings.check && report.quota) {
     output.out << render_over_quota(report.quota->over);
   } else if (settings.chart) {
     const std::size_t width = terminal_width(std::getenv("COLUMNS"), output.out_is_terminal);
@@ -77,25 +77,27 @@ int run_usage(const Output& output, store::Store& db, const ReportSettings& sett
     if (auto written = write_usage_plot(db, settings.query, *settings.plot); !written)
       return fail(output, written.error());
   }
-  print_usage(output, settings, *report);
-  if (settings.check && !report->quota->over.empty()) return kOverQuota;
+  const UsageReport& built = *report;
+  print_usage(output, settings, built);
+  if (settings.check && built.quota.has_value() && !built.quota->over.empty()) return kOverQuota;
   return 0;
 }
 
 int run_report(const Output& output, const ReportOptions& options) {
-  const auto settings = resolve_report_options(options, now_us());
-  if (!settings) return fail(output, settings.error());
+  const auto resolved = resolve_report_options(options, now_us());
+  if (!resolved) return fail(output, resolved.error());
+  const ReportSettings& settings = *resolved;
   std::optional<QuotaFile> quotas;
-  if (settings->quota_file) {
-    auto read = read_quota_file(*settings->quota_file);
+  if (settings.quota_file.has_value()) {
+    auto read = read_quota_file(settings.quota_file.value());
     if (!read) return fail(output, read.error());
     quotas = std::move(*read);
   }
   auto db = open_report_database(
-      report_database_candidates(settings->database, store::location_environment()));
+      report_database_candidates(settings.database, store::location_environment()));
   if (!db) return fail(output, db.error());
-  if (settings->idle) return run_idle(output, *db, *settings);
-  return run_usage(output, *db, *settings, quotas ? &*quotas : nullptr);
+  if (settings.idle) return run_idle(output, *db, settings);
+  return run_usage(output, *db, settings, quotas.has_value() ? &quotas.value() : nullptr);
 }
 
 }  // namespace

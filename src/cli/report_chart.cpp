@@ -42,7 +42,9 @@ std::vector<std::string> labels_of(const UsageReport& report) {
 }
 
 bool over_quota(const UsageReport& report, std::size_t row) {
-  return report.quota && report.quota->rows[row] && report.quota->rows[row]->over();
+  if (!report.quota) return false;
+  const std::optional<QuotaUse>& use = report.quota->rows[row];
+  return use && use->over();
 }
 
 std::vector<Bar> bars_of(const UsageReport& report, const std::vector<std::string>& labels,

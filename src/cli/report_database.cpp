@@ -22,6 +22,7 @@ bool exists(const fs::path& path) {
 
 Error nothing_recorded(const std::vector<fs::path>& tried) {
   std::vector<std::string> names;
+  names.reserve(tried.size());
   for (const fs::path& path : tried) names.push_back(path.string());
   return Error{ErrorCode::invalid_input,
                fmt::format("no gpumeter history found (looked for {}). History is recorded by "

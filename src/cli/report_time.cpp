@@ -3,7 +3,6 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
-#include <charconv>
 #include <chrono>
 #include <ctime>
 
@@ -28,23 +27,23 @@ TimeUs from_local(std::tm fields) {
   return static_cast<TimeUs>(std::mktime(&fields)) * kMicrosPerSecond;
 }
 
-// Reads the fixed-width digits of a date, one field at a time.
+// Reads the fixed-width fields of a date, one at a time.
 class Cursor {
  public:
   explicit Cursor(std::string_view text) : text_(text) {}
 
-  std::optional<int> number(std::size_t digits) {
-    if (text_.size() < digits) return std::nullopt;
-    // Digits only: from_chars would also take a sign.
-    for (std::size_t i = 0; i < digits; ++i) {
-      if (text_[i] < '0' || text_[i] > '9') return std::nullopt;
-    }
+  // `digits` decimal digits (no sign) whose value lies in [low, high], stored in `into`.
+  bool field(std::size_t digits, int low, int high, int& into) {
+    if (text_.size() < digits) return false;
     int value = 0;
-    const char* end = text_.data() + digits;
-    const auto [stop, error] = std::from_chars(text_.data(), end, value);
-    if (error != std::errc{} || stop != end) return std::nullopt;
+    for (std::size_t i = 0; i < digits; ++i) {
+      if (text_[i] < '0' || text_[i] > '9') return false;
+      value = value * 10 + (text_[i] - '0');
+    }
+    if (value < low || value > high) return false;
     text_.remove_prefix(digits);
-    return value;
+    into = value;
+    return true;
   }
   bool skip(char c) {
     if (text_.empty() || text_.front() != c) return false;
@@ -62,32 +61,19 @@ class Cursor {
   std::string_view text_;
 };
 
-bool in_range(const std::optional<int>& value, int low, int high) {
-  return value && *value >= low && *value <= high;
-}
-
 // "HH:MM" or "HH:MM:SS" after a date; false when malformed.
 bool read_clock(Cursor& cursor, std::tm& fields) {
-  const auto hour = cursor.number(2);
-  if (!in_range(hour, 0, 23) || !cursor.skip(':')) return false;
-  const auto minute = cursor.number(2);
-  if (!in_range(minute, 0, 59)) return false;
-  fields.tm_hour = *hour;
-  fields.tm_min = *minute;
+  if (!cursor.field(2, 0, 23, fields.tm_hour) || !cursor.skip(':') ||
+      !cursor.field(2, 0, 59, fields.tm_min)) {
+    return false;
+  }
   if (cursor.done()) return true;
-  if (!cursor.skip(':')) return false;
-  const auto second = cursor.number(2);
-  if (!in_range(second, 0, 59)) return false;
-  fields.tm_sec = *second;
-  return cursor.done();
+  return cursor.skip(':') && cursor.field(2, 0, 59, fields.tm_sec) && cursor.done();
 }
 
 // "-DD", then optionally " HH:MM[:SS]" or "THH:MM[:SS]"; false when malformed.
 bool read_day_and_clock(Cursor& cursor, std::tm& fields) {
-  if (!cursor.skip('-')) return false;
-  const auto day = cursor.number(2);
-  if (!in_range(day, 1, 31)) return false;
-  fields.tm_mday = *day;
+  if (!cursor.skip('-') || !cursor.field(2, 1, 31, fields.tm_mday)) return false;
   if (cursor.done()) return true;
   return cursor.skip_any(" T") && read_clock(cursor, fields);
 }
@@ -95,12 +81,12 @@ bool read_day_and_clock(Cursor& cursor, std::tm& fields) {
 std::optional<TimeUs> parse_local_date(std::string_view text) {
   Cursor cursor(text);
   std::tm fields{};
-  const auto year = cursor.number(4);
-  if (!in_range(year, 1970, 9999) || !cursor.skip('-')) return std::nullopt;
-  const auto month = cursor.number(2);
-  if (!in_range(month, 1, 12)) return std::nullopt;
-  fields.tm_year = *year - 1900;
-  fields.tm_mon = *month - 1;
+  int year = 0;
+  int month = 0;
+  if (!cursor.field(4, 1970, 9999, year) || !cursor.skip('-') || !cursor.field(2, 1, 12, month))
+    return std::nullopt;
+  fields.tm_year = year - 1900;
+  fields.tm_mon = month - 1;
   fields.tm_mday = 1;
   if (!cursor.done() && !read_day_and_clock(cursor, fields)) return std::nullopt;
   const TimeUs time = from_local(fields);

@@ -60,6 +60,7 @@ std::vector<std::string> users_by_use(const std::vector<store::UsageRow>& rows) 
   std::ranges::stable_sort(ranked,
                            [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> users;
+  users.reserve(ranked.size());
   for (auto& [user, hours] : ranked) users.push_back(std::move(user));
   return users;
 }
