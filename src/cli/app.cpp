@@ -38,6 +38,11 @@ int run_chosen(const std::vector<Subcommand>& commands, const GlobalOptions& opt
   if (chosen == commands.end()) return 2;  // unreachable: CLI11 requires one subcommand
   if (chosen->run_without_session) return chosen->run_without_session(io.out, io.err);
   if (chosen->run_with_options) return chosen->run_with_options(options, io.out, io.err);
+  if (chosen->run_offline) {
+    return chosen->run_offline(
+        Output{io.out, io.err, io.out_is_terminal,
+               colors_wanted(options.no_color, io.no_color_env, io.out_is_terminal)});
+  }
   auto session = open_session(options);
   if (!session) return report(io.err, session.error());
   Context context{*session, io.out, io.err, io.out_is_terminal,
@@ -54,7 +59,8 @@ int run_app(std::span<const std::string> args, const Io& io) {
   app.require_subcommand(1);
   const std::vector<Subcommand> commands{add_list_command(app),  add_available_command(app),
                                          add_info_command(app),  add_daemon_command(app),
-                                         add_tasks_command(app), add_run_command(app)};
+                                         add_tasks_command(app), add_run_command(app),
+                                         add_report_command(app)};
   try {
     app.parse(reversed_arguments(args));
   } catch (const CLI::ParseError& error) {

@@ -19,6 +19,14 @@ struct Context {
   bool color = false;
 };
 
+// What a command that reads only files (`report` reads the history database) gets to run with.
+struct Output {
+  std::ostream& out;
+  std::ostream& err;
+  bool out_is_terminal = false;
+  bool color = false;
+};
+
 struct Subcommand {
   CLI::App* app = nullptr;           // parsed() tells whether it was chosen
   std::function<int(Context&)> run;  // returns the exit status
@@ -29,6 +37,8 @@ struct Subcommand {
   // without a GPU and checks its own options first).
   std::function<int(const GlobalOptions& options, std::ostream& out, std::ostream& err)>
       run_with_options;
+  // Set instead of `run` by a command that reads no GPU but prints for a person (colours).
+  std::function<int(const Output& output)> run_offline;
 };
 
 Subcommand add_list_command(CLI::App& app);
@@ -37,6 +47,7 @@ Subcommand add_info_command(CLI::App& app);
 Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
+Subcommand add_report_command(CLI::App& app);
 
 // Reports an error on stderr as one line and returns its exit status.
 int report(std::ostream& err, const Error& error);

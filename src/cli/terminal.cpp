@@ -1,6 +1,10 @@
 #include "cli/terminal.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <charconv>
 
 namespace gpumeter::cli {
 namespace {
@@ -26,6 +30,20 @@ bool colors_wanted(bool no_color_option, const char* no_color_env, bool stdout_i
 std::string paint(std::string_view text, Color color, bool enabled) {
   if (!enabled || color == Color::none || text.empty()) return std::string(text);
   return fmt::format("{}{}\x1b[0m", escape(color), text);
+}
+
+std::size_t terminal_width(const char* columns_env, bool stdout_is_terminal) {
+  constexpr std::size_t kDefault = 80;
+  if (columns_env != nullptr) {
+    const std::string_view text(columns_env);
+    std::size_t columns = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), columns);
+    if (error == std::errc{} && end == text.data() + text.size() && columns > 0) return columns;
+  }
+  winsize size{};
+  if (stdout_is_terminal && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0)
+    return size.ws_col;
+  return kDefault;
 }
 
 std::size_t display_width(std::string_view text) {

@@ -21,6 +21,10 @@ std::string paint(std::string_view text, Color color, bool enabled);
 // Moves the cursor home and clears the screen: one frame of `--watch` on a terminal.
 inline constexpr std::string_view kClearScreen = "\x1b[H\x1b[2J";
 
+// The width to draw charts in: COLUMNS when it holds a positive number (`columns_env` is its
+// value, or null), else the terminal's width when stdout is one (TIOCGWINSZ), else 80.
+std::size_t terminal_width(const char* columns_env, bool stdout_is_terminal);
+
 // Columns a string takes on a terminal: its UTF-8 code points (escape sequences excluded
 // by the caller, who measures text before painting it).
 std::size_t display_width(std::string_view text);

@@ -25,5 +25,15 @@ TEST(Paint, WrapsOnlyWhenEnabled) {
   EXPECT_EQ(paint("ok", Color::none, true), "ok");
 }
 
+TEST(TerminalWidth, ColumnsThenTheTerminalThen80) {
+  EXPECT_EQ(terminal_width("132", false), 132U);
+  EXPECT_EQ(terminal_width("132", true), 132U);
+  // Not a number, or zero: ignored. Tests run without a terminal on stdout.
+  EXPECT_EQ(terminal_width("wide", false), 80U);
+  EXPECT_EQ(terminal_width("0", false), 80U);
+  EXPECT_EQ(terminal_width("-5", false), 80U);
+  EXPECT_EQ(terminal_width(nullptr, false), 80U);
+}
+
 }  // namespace
 }  // namespace gpumeter::cli

@@ -1,0 +1,149 @@
+#include "cli/report_table.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <ctime>
+
+#include "cli/humanize.h"
+#include "cli/report_time.h"
+#include "cli/table.h"
+#include "cli/usage_keys.h"
+
+namespace gpumeter::cli {
+namespace {
+
+std::string zone_name(TimeUs time_us) {
+  const std::time_t seconds = static_cast<std::time_t>(time_us / 1'000'000);
+  std::tm fields{};
+  localtime_r(&seconds, &fields);
+  return fmt::format("{:%Z}", fields);
+}
+
+std::vector<Column> table_columns(const UsageReport& report) {
+  std::vector<Column> columns;
+  for (const KeyColumn& key : table_key_columns(report.group_by))
+    columns.push_back({key.header, key.align});
+  for (const char* figure : {"GPU-HOURS", "SM-HOURS", "SM%", "ENERGY", "PEAK MEM", "PROCS"})
+    columns.push_back({figure, Align::right});
+  if (report.quota) {
+    columns.push_back({"QUOTA", Align::right});
+    columns.push_back({"PERIOD", Align::left});
+    columns.push_back({"USED", Align::right});
+    columns.push_back({"USE%", Align::left});
+  }
+  return columns;
+}
+
+void add_figures(Row& row, const store::UsageRow& usage) {
+  row.push_back({fmt::format("{:.2f}", usage.gpu_hours)});
+  row.push_back({fmt::format("{:.2f}", usage.sm_busy_hours)});
+  row.push_back({usage.sm_percent_while_held ? fmt::format("{:.1f}%", *usage.sm_percent_while_held)
+                                             : std::string(kNotAvailable)});
+  row.push_back({fmt::format("{:.2f}kWh", usage.energy_kwh)});
+  row.push_back({format_bytes(static_cast<double>(usage.peak_memory_bytes))});
+  row.push_back({fmt::format("{}", usage.processes)});
+}
+
+void add_quota(Row& row, const std::optional<QuotaUse>& use) {
+  if (!use) {
+    row.push_back({"-"});
+    return;
+  }
+  const Color color = use->over() ? Color::red : Color::none;
+  row.push_back({to_string(use->quota)});
+  row.push_back({use->period_label});
+  row.push_back({fmt::format("{:.2f}h", use->used_gpu_hours)});
+  row.push_back({fmt::format("{:.1f}%{}", use->percent(), use->over() ? " OVER" : ""), color});
+}
+
+std::string figure_csv(const store::UsageRow& usage) {
+  return fmt::format(
+      "{},{},{},{},{},{}", usage.gpu_hours, usage.sm_busy_hours,
+      usage.sm_percent_while_held ? fmt::format("{}", *usage.sm_percent_while_held) : std::string{},
+      usage.energy_kwh, usage.peak_memory_bytes, usage.processes);
+}
+
+std::string quota_csv(const std::optional<QuotaUse>& use) {
+  if (!use) return ",,,,,";
+  return fmt::format("{},{},{},{},{},{}", use->quota.gpu_hours, period_name(use->quota.period),
+                     csv_field(use->period_label), use->used_gpu_hours, use->percent(),
+                     use->over() ? "true" : "false");
+}
+
+}  // namespace
+
+std::string describe_window(TimeUs since_us, TimeUs until_us) {
+  return fmt::format("from {} to {} {}", local_minute(since_us), local_minute(until_us),
+                     zone_name(until_us));
+}
+
+std::string no_usage_line(TimeUs since_us, TimeUs until_us) {
+  return fmt::format("no usage recorded between {} and {} {}\n", local_minute(since_us),
+                     local_minute(until_us), zone_name(until_us));
+}
+
+std::string render_usage_table(const UsageReport& report, bool color) {
+  if (report.rows.empty()) return no_usage_line(report.since_us, report.until_us);
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    Row row;
+    for (std::string& key : table_key_cells(report.rows[i], report.group_by))
+      row.push_back({std::move(key)});
+    add_figures(row, report.rows[i]);
+    if (report.quota) add_quota(row, report.quota->rows[i]);
+    rows.push_back(std::move(row));
+  }
+  Row total{{"TOTAL", Color::bold}};
+  total.resize(table_key_columns(report.group_by).size());
+  add_figures(total, report.total);
+  rows.push_back(std::move(total));
+  std::string out = fmt::format("GPU use {} ({})\n",
+                                describe_window(report.since_us, report.until_us), report.database);
+  out += render_table(table_columns(report), rows, color);
+  if (report.quota && !report.quota->over.empty())
+    out += "\nover quota:\n" + render_over_quota(report.quota->over);
+  return out;
+}
+
+std::string render_usage_csv(const UsageReport& report) {
+  std::string out;
+  for (const KeyColumn& key : csv_key_columns(report.group_by)) out += key.csv_name + ",";
+  out += "gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,peak_memory_bytes,processes";
+  if (report.quota) {
+    out +=
+        ",quota_gpu_hours,quota_period,quota_period_label,quota_used_gpu_hours,quota_percent,"
+        "over_quota";
+  }
+  out += "\n";
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    for (const std::string& key : csv_key_cells(report.rows[i], report.group_by))
+      out += csv_field(key) + ",";
+    out += figure_csv(report.rows[i]);
+    if (report.quota) out += "," + quota_csv(report.quota->rows[i]);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_over_quota(const std::vector<QuotaUse>& over) {
+  std::string out;
+  for (const QuotaUse& use : over) {
+    out += fmt::format("{}: {:.2f} of {} GPU-hours per {}, {} ({:.1f}%)\n", use.user,
+                       use.used_gpu_hours, use.quota.gpu_hours, period_name(use.quota.period),
+                       use.period_label, use.percent());
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+}  // namespace gpumeter::cli
