@@ -32,6 +32,8 @@ Subcommand add_available_command(CLI::App& app);
 Subcommand add_info_command(CLI::App& app);
 Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);
+Subcommand add_record_command(CLI::App& app);
+Subcommand add_export_command(CLI::App& app);
 
 // Reports an error on stderr as one line and returns its exit status.
 int report(std::ostream& err, const Error& error);
