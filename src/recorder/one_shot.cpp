@@ -44,8 +44,10 @@ std::vector<Listed> listed_on(const Device& device, const Snapshot& snapshot, Ti
   return listed;
 }
 
-// SM busy-seconds of each listed process from the drained samples: exact over the span the
-// samples cover; extended at the covered average over the rest of the held time.
+// SM busy-seconds of each listed process from the drained samples: exact over the span they
+// cover completely (from the oldest sample's period, or the previous record if later, to one
+// driver period before now: the driver stamps a period at its end); extended at the covered
+// average over the rest of the held time.
 void add_sm(std::vector<Listed>& listed, std::uint32_t index,
             const std::vector<PidGpuSample>& drained, TimeUs since, TimeUs now) {
   if (drained.empty()) return;  // nothing was busy since then (as far as the buffer reaches)
@@ -58,21 +60,22 @@ void add_sm(std::vector<Listed>& listed, std::uint32_t index,
   }
   series.add_process_gpu_samples(index, keyed);
   if (series.device(index) == nullptr) return;
+  const TimeUs period = series.device(index)->sample_period_us();
   TimeUs oldest = now;
   for (const PidGpuSample& sample : drained) oldest = std::min(oldest, sample.sample.time_us);
-  const TimeUs covered_from =
-      std::clamp(oldest - series.device(index)->sample_period_us(), since, now);
+  const TimeUs covered_until = now - period;
+  const TimeUs covered_from = std::max(oldest - period, since);
+  if (covered_until <= covered_from) return;
   // Attribution trusts "no sample means idle" only between drained device samples.
   series.add_device_sample(index, {.time_us = covered_from, .processes_drained = true});
-  series.add_device_sample(index, {.time_us = now, .processes_drained = true});
-  if (covered_from >= now) return;
+  series.add_device_sample(index, {.time_us = covered_until, .processes_drained = true});
   for (Listed& process : listed) {
     const std::array keys{process.key};
-    const auto used = usage(series, keys, {covered_from, now});
+    const auto used = usage(series, keys, {covered_from, covered_until});
     if (!used || used->gpus.empty()) continue;
     const double covered_busy = value_of(used->gpus.front()[Engine::sm].busy_seconds).value_or(0);
     const double covered_held =
-        static_cast<double>(now - std::max(covered_from, process.held_from_us)) / 1e6;
+        static_cast<double>(covered_until - std::max(covered_from, process.held_from_us)) / 1e6;
     if (covered_held > 0)
       process.sm_busy_seconds = covered_busy * process.held_seconds / covered_held;
   }

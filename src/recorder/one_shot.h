@@ -6,9 +6,10 @@
 //  - each GPU's description and its readings now;
 //  - for each process on a GPU now, one interval from the previous record (or from the
 //    process's start, if later) to now: held the whole time; SM busy-seconds from the samples
-//    the driver still buffers since the previous record, their average extended over the held
-//    time when the buffer does not reach back that far; peak memory = memory now; energy = the
-//    GPU's counter rise since the previous record, shared in proportion to SM busy-seconds.
+//    the driver still buffers since the previous record, exact over the span they cover (up to
+//    one driver period before now) and extended at that span's average over the rest of the
+//    held time; peak memory = memory now; energy = the GPU's counter rise since the previous
+//    record, shared in proportion to SM busy-seconds.
 // Processes that started and ended between two records are not seen. Pure: no I/O, no clock.
 #pragma once
 
