@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
   python3 python3-jsonschema
+  systemd  # systemd-analyze, which checks the units in packaging/systemd
 )
 
 missing=()
