@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 
 #include "cli/daemon_options.h"
@@ -145,6 +146,21 @@ TEST_F(SharedConfig, RecordSkipsTheSamplersKeysButNotTypos) {
   ASSERT_FALSE(applied);
   EXPECT_NE(applied.error().message.find(":1: unknown key \"intervall\""), std::string::npos)
       << applied.error().message;
+}
+
+TEST(ExampleConfig, ServesTheDaemonAndRecord) {
+  const char* source = std::getenv("GPUMETER_SOURCE_DIR");
+  ASSERT_NE(source, nullptr) << "run through ctest, which sets GPUMETER_SOURCE_DIR";
+  const auto example = std::filesystem::path(source) / "examples" / "gpumeter.toml";
+  CLI::App record{"record"};
+  HistoryOptions options;
+  add_history_options(record, options);
+  record.parse(std::vector<std::string>{});
+  const auto applied = apply_config_file(record, example, kSamplerOnlyKeys);
+  ASSERT_TRUE(applied) << applied.error().message;
+  const auto settings = resolve(options);
+  ASSERT_TRUE(settings) << settings.error().message;
+  EXPECT_EQ(settings->record_interval, milliseconds(60'000));
 }
 
 }  // namespace
