@@ -187,9 +187,9 @@ void Recorder::flush_store(TimeUs now_us) {
   note_state("database",
              flushed ? std::nullopt
                      : std::optional<std::string>(fmt::format(
-                           "cannot write {}: {}; sampling goes on, {} records wait in memory and "
+                           "cannot write: {}; sampling goes on, {} records wait in memory and "
                            "each record interval tries again",
-                           store_->path().string(), flushed.error().message, state.queued_rows)),
+                           flushed.error().message, state.queued_rows)),
              fmt::format("writing {} again ({} records lost while it failed)",
                          store_->path().string(), dropped));
 }
