@@ -221,13 +221,15 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
   const auto history = resolve_history_options(options.history, store::location_environment(),
                                                settings->interval, settings->horizon);
   if (!history) return report(context.err, history.error());
-  auto store = open_history(*history, context.session);
-  if (!store) return report(context.err, store.error());
-  if (*store && (*store)->journal_mode() != "wal") {
+  auto opened = open_history(*history, context.session);
+  if (!opened) return report(context.err, opened.error());
+  std::optional<store::Store>& database = *opened;
+  store::Store* store = database ? &*database : nullptr;
+  if (store != nullptr && store->journal_mode() != "wal") {
     context.err << fmt::format(
         "gpumeter daemon: warning: {} is in {} journal mode, not WAL (the "
         "file system lacks shared memory): reports wait for writes\n",
-        (*store)->path().string(), (*store)->journal_mode());
+        store->path().string(), store->journal_mode());
   }
   if (auto ready = prepare_directory(settings->socket); !ready) {
     return report(context.err, ready.error());
@@ -238,7 +240,7 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
   }
   auto listener = task::Listener::open(settings->socket, settings->socket_mode);
   if (!listener) return report(context.err, listener.error());
-  return serve(context, *settings, *history, *store ? &**store : nullptr, *listener, signals);
+  return serve(context, *settings, *history, store, *listener, signals);
 }
 
 }  // namespace

@@ -37,11 +37,11 @@ Error invalid(std::string message) {
 std::expected<std::optional<recorder::PreviousRecord>, Error> previous_record(store::Store& store) {
   auto until = store::recorded_until(store);
   if (!until) return std::unexpected(std::move(until.error()));
-  if (!*until) return std::optional<recorder::PreviousRecord>{};
-  recorder::PreviousRecord previous{.time_us = **until};
+  const std::optional<TimeUs> time = *until;
+  if (!time) return std::optional<recorder::PreviousRecord>{};
+  recorder::PreviousRecord previous{.time_us = *time};
   auto samples = store::device_series(
-      store,
-      {.resolution = store::Resolution::samples, .since_us = **until, .until_us = **until + 1});
+      store, {.resolution = store::Resolution::samples, .since_us = *time, .until_us = *time + 1});
   if (!samples) return std::unexpected(std::move(samples.error()));
   for (const store::DeviceSeriesRow& row : *samples) {
     if (row.energy_counter_joules) previous.energy_joules[row.uuid] = *row.energy_counter_joules;
@@ -86,11 +86,11 @@ std::expected<void, Error> write_records(store::Store& store,
 std::string summary(const recorder::OneShotRecords& records,
                     const std::optional<recorder::PreviousRecord>& previous, TimeUs now_us,
                     const std::filesystem::path& database) {
-  if (records.intervals.empty() &&
-      (!previous || now_us - previous->time_us > recorder::kLongestOneShotIntervalUs)) {
+  const bool attributed =
+      previous && now_us - previous->time_us <= recorder::kLongestOneShotIntervalUs;
+  if (!attributed) {
     return fmt::format(
-        "gpumeter record: {} GPU(s) read into {}; processes are recorded from the "
-        "next run on\n",
+        "gpumeter record: {} GPU(s) read into {}; processes are recorded from the next run on\n",
         records.samples.size(), database.string());
   }
   return fmt::format(
@@ -100,9 +100,9 @@ std::string summary(const recorder::OneShotRecords& records,
       static_cast<double>(now_us - previous->time_us) / 1e6, database.string());
 }
 
-int record_once(Context& context, const HistorySettings& history) {
-  auto opened =
-      store::Store::open(*history.database, {.host = context.session.collect_options().hostname});
+int record_once(Context& context, const HistorySettings& history,
+                const std::filesystem::path& database) {
+  auto opened = store::Store::open(database, {.host = context.session.collect_options().hostname});
   if (!opened) return report(context.err, opened.error());
   auto previous = previous_record(*opened);
   if (!previous) return report(context.err, previous.error());
@@ -117,7 +117,7 @@ int record_once(Context& context, const HistorySettings& history) {
                                                      ::geteuid() == 0 ? 0640 : 0600);
     if (appended.error) return report(context.err, *appended.error);
   }
-  context.err << summary(records, *previous, now, *history.database);
+  context.err << summary(records, *previous, now, database);
   return 0;
 }
 
@@ -130,12 +130,13 @@ int run_record(Context& context, CLI::App& command, const RecordOptions& options
   const auto history = resolve_history_options(options.history, store::location_environment(),
                                                std::chrono::seconds(1), std::chrono::hours(2));
   if (!history) return report(context.err, history.error());
-  if (!history->database) {
+  const std::optional<std::filesystem::path>& database = history->database;
+  if (!database) {
     return report(context.err,
                   invalid("gpumeter record --once needs the history database (history = true): "
                           "it measures the time since the previous record it keeps there"));
   }
-  return record_once(context, *history);
+  return record_once(context, *history, *database);
 }
 
 }  // namespace

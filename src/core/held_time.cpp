@@ -10,9 +10,11 @@ HeldTime held_time(const Series& series, const ProcessKey& key, std::uint32_t de
   const DeviceSeries* gpu = series.device(device);
   if (gpu == nullptr) return held;
   const auto found = gpu->memory().find(key);
-  if (found == gpu->memory().end() || !found->second.last_read_us()) return held;
+  if (found == gpu->memory().end()) return held;
+  const std::optional<TimeUs> last_read = found->second.last_read_us();
+  if (!last_read) return held;
   const MemoryRecords& records = found->second.records();
-  const TimeUs known_until = std::min(window.end_us, *found->second.last_read_us());
+  const TimeUs known_until = std::min(window.end_us, *last_read);
   // The record in force at the window's start, then every later one.
   const std::size_t after_begin = records.upper_bound(window.begin_us);
   for (std::size_t i = after_begin == 0 ? 0 : after_begin - 1; i < records.size(); ++i) {
