@@ -1,20 +1,9 @@
 #include "recorder/process_figures.h"
 
-#include <array>
-#include <set>
-
 #include "core/held_time.h"
 
 namespace gpumeter::recorder {
 namespace {
-
-// Every process the device's series know, busy or holding memory.
-std::set<ProcessKey> keys_of(const DeviceSeries& device) {
-  std::set<ProcessKey> keys;
-  for (const auto& [key, series] : device.utilization()) keys.insert(key);
-  for (const auto& [key, series] : device.memory()) keys.insert(key);
-  return keys;
-}
 
 bool left_in(const DeviceSeries& device, const ProcessKey& key, Window window) {
   const auto found = device.memory().find(key);
@@ -29,21 +18,17 @@ T or_zero(const Maybe<T>& value) {
 }
 
 ProcessFigures figures_of(const Series& series, std::uint32_t index, const DeviceSeries& device,
-                          const ProcessKey& key, Window window) {
-  ProcessFigures figures{.device = index, .key = key, .span = window};
-  const HeldTime held = held_time(series, key, index, window);
+                          const ProcessGpuShare& share, Window window) {
+  ProcessFigures figures{.device = index,
+                         .key = share.key,
+                         .span = window,
+                         .sm_busy_seconds = or_zero(share.sm_busy_seconds),
+                         .peak_memory_bytes = or_zero(share.peak_memory_bytes),
+                         .energy_joules = or_zero(share.energy_joules),
+                         .left = left_in(device, share.key, window)};
+  const HeldTime held = held_time(series, share.key, index, window);
   figures.held_seconds = held.seconds;
   if (held.first_us && held.last_us) figures.span = {*held.first_us, *held.last_us};
-  const std::array keys{key};
-  if (const auto used = usage(series, keys, window)) {
-    for (const GpuUsage& gpu : used->gpus) {
-      if (gpu.device != index) continue;
-      figures.sm_busy_seconds = or_zero(gpu[Engine::sm].busy_seconds);
-      figures.peak_memory_bytes = or_zero(gpu.memory.peak_bytes);
-      figures.energy_joules = or_zero(gpu.energy.processes_joules);
-    }
-  }
-  figures.left = left_in(device, key, window);
   return figures;
 }
 
@@ -52,8 +37,11 @@ ProcessFigures figures_of(const Series& series, std::uint32_t index, const Devic
 std::vector<ProcessFigures> process_figures(const Series& series, Window window) {
   std::vector<ProcessFigures> all;
   for (const auto& [index, device] : series.devices()) {
-    for (const ProcessKey& key : keys_of(device)) {
-      ProcessFigures figures = figures_of(series, index, device, key, window);
+    // Every process's figures in one pass over the device's samples (core/attribution.h).
+    const auto shares = usage_per_process(series, index, window);
+    if (!shares) continue;
+    for (const ProcessGpuShare& share : *shares) {
+      ProcessFigures figures = figures_of(series, index, device, share, window);
       if (figures.held_seconds > 0 || figures.sm_busy_seconds > 0 || figures.left) {
         all.push_back(figures);
       }
