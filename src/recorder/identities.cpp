@@ -1,7 +1,5 @@
 #include "recorder/identities.h"
 
-#include <iterator>
-
 namespace gpumeter::recorder {
 namespace {
 
@@ -42,9 +40,14 @@ void Identities::note(const Snapshot& snapshot) {
     if (device.identity.uuid) uuids_.insert_or_assign(device.identity.index, *device.identity.uuid);
   }
   for (const auto& [pid, described] : snapshot.processes) {
-    store::ProcessIdentity identity = identity_of(pid, described);
-    const ProcessKey key{pid, identity.start_time_us};
-    processes_.insert_or_assign(key, Known{std::move(identity), snapshot.time_us});
+    TimeUs start = 0;
+    if (described && described->start_time_us) start = *described->start_time_us;
+    // A process is described once (its command line is built then), or again while the host
+    // could not describe it; later rounds only say it is still there.
+    const auto [known, inserted] = processes_.try_emplace(ProcessKey{pid, start});
+    if (inserted || !known->second.identity.command)
+      known->second.identity = identity_of(pid, described);
+    known->second.seen_us = snapshot.time_us;
   }
 }
 
