@@ -10,6 +10,7 @@ packages=(
   clang-format-19 clang-tidy-19
   python3 python3-jsonschema
   librsvg2-bin
+  systemd  # systemd-analyze, which checks the units in packaging/systemd
 )
 
 missing=()

@@ -48,6 +48,8 @@ Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
 Subcommand add_report_command(CLI::App& app);
+Subcommand add_record_command(CLI::App& app);
+Subcommand add_export_command(CLI::App& app);
 
 // Reports an error on stderr as one line and returns its exit status.
 int report(std::ostream& err, const Error& error);

@@ -1,5 +1,6 @@
-// `gpumeter daemon`: runs the sampler and serves task markers on a Unix socket until SIGTERM
-// or SIGINT (docs/daemon.md, docs/task-protocol.md).
+// `gpumeter daemon`: runs the sampler, serves task markers on a Unix socket and records history
+// (the database, the daily CSV files) until SIGTERM or SIGINT (docs/daemon.md,
+// docs/task-protocol.md).
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sys/signalfd.h>
@@ -10,10 +11,15 @@
 #include <csignal>
 #include <cstring>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/daemon_options.h"
+#include "cli/systemd_notify.h"
 #include "core/sampler.h"
+#include "recorder/recorder.h"
+#include "store/store.h"
 #include "task/listener.h"
 #include "task/sampler_monitor.h"
 #include "task/server.h"
@@ -86,26 +92,122 @@ SamplerConfig sampler_config(const DaemonSettings& settings, const Session& sess
   return config;
 }
 
-int serve(Context& context, const DaemonSettings& settings, task::Listener& listener,
-          const StopSignals& signals) {
-  Sampler sampler(context.session.gpus(), context.session.host(),
-                  sampler_config(settings, context.session));
-  task::SamplerMonitor monitor(sampler);
-  const task::ServiceConfig config = service_config(settings, context.session);
-  task::Service service(monitor, config);
-  task::Server server(service, listener, config.limits);
-  sampler.start();
-  context.err << fmt::format(
-                     "gpumeter daemon: serving tasks on {} (mode {:04o}); sampling every {}ms, "
-                     "keeping {}s\n",
-                     listener.path().string(), settings.socket_mode, settings.interval.count(),
-                     std::chrono::duration_cast<std::chrono::seconds>(settings.horizon).count())
-              << std::flush;
-  const auto served = server.run(signals.fd());
-  sampler.stop();
+// Lines from any thread (the recorder's too), whole.
+class DaemonLog {
+ public:
+  explicit DaemonLog(std::ostream& err) : err_(err) {}
+  void line(const std::string& text) {
+    const std::lock_guard lock(mutex_);
+    err_ << "gpumeter daemon: " << text << '\n' << std::flush;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::ostream& err_;
+};
+
+recorder::RecorderConfig recorder_config(const DaemonSettings& settings,
+                                         const HistorySettings& history) {
+  using std::chrono::microseconds;
+  return recorder::RecorderConfig{
+      .record_interval_us =
+          std::chrono::duration_cast<microseconds>(history.record_interval).count(),
+      .sampler_interval_us = std::chrono::duration_cast<microseconds>(settings.interval).count(),
+      .retention = history.retention,
+      .csv_directory = history.csv_directory,
+      .csv_interval_us = std::chrono::duration_cast<microseconds>(history.csv_interval).count(),
+      .csv_file_mode = static_cast<mode_t>(::geteuid() == 0 ? 0640 : 0600)};
+}
+
+// "60s", "1.5s"
+std::string seconds_text(std::chrono::milliseconds duration) {
+  if (duration.count() % 1000 == 0) return fmt::format("{}s", duration.count() / 1000);
+  return fmt::format("{}.{:03}s", duration.count() / 1000, duration.count() % 1000);
+}
+
+std::string history_line(const HistorySettings& history) {
+  std::string line =
+      history.database ? fmt::format("recording history in {} every {}", history.database->string(),
+                                     seconds_text(history.record_interval))
+                       : std::string("keeping no history database");
+  if (history.csv_directory) {
+    line += fmt::format("; CSV files in {} every {}", history.csv_directory->string(),
+                        seconds_text(history.csv_interval));
+  }
+  return line;
+}
+
+// Everything that runs while the daemon serves, in the order it is built and torn down.
+struct Running {
+  Running(Context& context, const DaemonSettings& settings, const HistorySettings& history,
+          store::Store* store, task::Listener& listener, DaemonLog& log)
+      : recorder(make_recorder(settings, history, store, log)),
+        sampler(context.session.gpus(), context.session.host(),
+                sampler_settings(context, settings)),
+        monitor(sampler),
+        config(service_settings(context, settings)),
+        service(monitor, config, recorder.get()),
+        server(service, listener, config.limits) {}
+
+  static std::unique_ptr<recorder::Recorder> make_recorder(const DaemonSettings& settings,
+                                                           const HistorySettings& history,
+                                                           store::Store* store, DaemonLog& log) {
+    if (!history.records_anything()) return nullptr;
+    return std::make_unique<recorder::Recorder>(
+        store, recorder_config(settings, history),
+        [&log](const std::string& line) { log.line("history: " + line); });
+  }
+
+  SamplerConfig sampler_settings(const Context& context, const DaemonSettings& settings) {
+    SamplerConfig made = sampler_config(settings, context.session);
+    if (recorder) made.on_snapshot = [this](const Snapshot& s) { recorder->observe(s); };
+    return made;
+  }
+
+  task::ServiceConfig service_settings(const Context& context, const DaemonSettings& settings) {
+    task::ServiceConfig made = service_config(settings, context.session);
+    if (recorder) made.history = [this] { return recorder->status(); };
+    return made;
+  }
+
+  std::unique_ptr<recorder::Recorder> recorder;  // first: the sampler and the service feed it
+  Sampler sampler;
+  task::SamplerMonitor monitor;
+  task::ServiceConfig config;
+  task::Service service;
+  task::Server server;
+};
+
+int serve(Context& context, const DaemonSettings& settings, const HistorySettings& history,
+          store::Store* store, task::Listener& listener, const StopSignals& signals) {
+  DaemonLog log(context.err);
+  Running running(context, settings, history, store, listener, log);
+  running.sampler.start();
+  if (running.recorder) running.recorder->start(running.sampler);
+  log.line(fmt::format("serving tasks on {} (mode {:04o}); sampling every {}ms, keeping {}s; {}",
+                       listener.path().string(), settings.socket_mode, settings.interval.count(),
+                       std::chrono::duration_cast<std::chrono::seconds>(settings.horizon).count(),
+                       history_line(history)));
+  notify_systemd("READY=1\nSTATUS=sampling");
+  const auto served = running.server.run(signals.fd());
+  notify_systemd("STOPPING=1");
+  running.sampler.stop();
+  if (running.recorder) running.recorder->finish(running.sampler);
   if (!served) return report(context.err, served.error());
-  context.err << "gpumeter daemon: stopped\n";
+  log.line("stopped");
   return 0;
+}
+
+// Opens (and migrates) the history database before anything else starts, so that a database
+// it may not write (one from a newer gpumeter) stops the daemon with the file untouched.
+std::expected<std::optional<store::Store>, Error> open_history(const HistorySettings& history,
+                                                               const Session& session) {
+  std::optional<store::Store> store;
+  if (!history.database) return store;
+  auto opened = store::Store::open(*history.database, {.host = session.collect_options().hostname});
+  if (!opened) return std::unexpected(std::move(opened.error()));
+  store.emplace(std::move(*opened));
+  return store;
 }
 
 int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options) {
@@ -116,6 +218,19 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
   }
   const auto settings = resolve_daemon_options(options, task::socket_environment());
   if (!settings) return report(context.err, settings.error());
+  const auto history = resolve_history_options(options.history, store::location_environment(),
+                                               settings->interval, settings->horizon);
+  if (!history) return report(context.err, history.error());
+  auto opened = open_history(*history, context.session);
+  if (!opened) return report(context.err, opened.error());
+  std::optional<store::Store>& database = *opened;
+  store::Store* store = database ? &*database : nullptr;
+  if (store != nullptr && store->journal_mode() != "wal") {
+    context.err << fmt::format(
+        "gpumeter daemon: warning: {} is in {} journal mode, not WAL (the "
+        "file system lacks shared memory): reports wait for writes\n",
+        store->path().string(), store->journal_mode());
+  }
   if (auto ready = prepare_directory(settings->socket); !ready) {
     return report(context.err, ready.error());
   }
@@ -125,7 +240,7 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
   }
   auto listener = task::Listener::open(settings->socket, settings->socket_mode);
   if (!listener) return report(context.err, listener.error());
-  return serve(context, *settings, *listener, signals);
+  return serve(context, *settings, *history, store, *listener, signals);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <fstream>
@@ -155,9 +156,11 @@ void add_daemon_options(CLI::App& daemon, DaemonOptions& options) {
                   "Read options from FILE (TOML or INI; keys are the long option names)")
       ->option_text("FILE")
       ->configurable(false);
+  add_history_options(daemon, options.history);
 }
 
-std::expected<void, Error> apply_config_file(CLI::App& daemon, const std::filesystem::path& file) {
+std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,
+                                             std::span<const std::string_view> ignored) {
   std::vector<CLI::ConfigItem> items;
   try {
     items = CLI::ConfigTOML().from_file(file.string());
@@ -166,7 +169,8 @@ std::expected<void, Error> apply_config_file(CLI::App& daemon, const std::filesy
   }
   for (const CLI::ConfigItem& item : items) {
     if (item.name == "++" || item.name == "--") continue;  // section markers
-    if (auto applied = apply_item(daemon, file, item); !applied) return applied;
+    if (std::ranges::find(ignored, item.name) != ignored.end()) continue;
+    if (auto applied = apply_item(command, file, item); !applied) return applied;
   }
   return {};
 }

@@ -5,14 +5,17 @@
 #include <sys/types.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <expected>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
+#include "cli/history_options.h"
 #include "core/error.h"
 #include "task/socket_path.h"
 
@@ -25,6 +28,7 @@ struct DaemonOptions {
   std::string socket_mode = "0600";
   std::size_t retain_tasks = 10'000;
   std::string config;  // a TOML or INI file; empty: none
+  HistoryOptions history;
 };
 
 // What the options resolve to.
@@ -37,14 +41,20 @@ struct DaemonSettings {
   std::size_t retain_tasks = 10'000;
 };
 
-// Registers the options on the `daemon` subcommand.
+// Registers the options on the `daemon` subcommand (the history options too).
 void add_daemon_options(CLI::App& daemon, DaemonOptions& options);
+
+// The keys of the daemon's options that only the daemon uses: `gpumeter record --once` reads
+// the same config file and passes these as `ignored`.
+inline constexpr std::array<std::string_view, 5> kSamplerOnlyKeys{"interval", "horizon", "socket",
+                                                                  "socket-mode", "retain-tasks"};
 
 // Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
 // the option of that name, unless the command line set it; a [daemon] section is the same
-// as no section. Errors: invalid_input "FILE:LINE: ..." for an unreadable file, an unknown
-// key or a value its option refuses.
-std::expected<void, Error> apply_config_file(CLI::App& daemon, const std::filesystem::path& file);
+// as no section; keys in `ignored` are skipped. Errors: invalid_input "FILE:LINE: ..." for an
+// unreadable file, an unknown key or a value its option refuses.
+std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,
+                                             std::span<const std::string_view> ignored = {});
 
 // "100ms", "1s", "10m", "1h", "1d"; a bare number is seconds. Absent for anything else.
 std::optional<std::chrono::milliseconds> parse_interval(std::string_view text);

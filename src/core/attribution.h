@@ -102,6 +102,24 @@ struct Usage {
   HostUsage host;
 };
 
+// What one process used on one GPU, as usage() gives it for a set of that process alone.
+struct ProcessGpuShare {
+  ProcessKey key;
+  Maybe<double> sm_busy_seconds;           // EngineUse::busy_seconds of the SM
+  Maybe<std::uint64_t> peak_memory_bytes;  // GpuMemoryUse::peak_bytes
+  Maybe<double> energy_joules;             // EnergyUse::processes_joules
+};
+
+// The figures of every process the series of GPU `device` know (busy or holding memory), each
+// as usage() would give it for that process alone (up to floating-point rounding), computed in
+// one pass over the device's samples: usage() once per process would pass over every process's
+// samples each time. For recorders that want every process's figures. By key; empty when the
+// series hold nothing of that device.
+// Errors: invalid_input when the window is empty (end_us <= begin_us).
+std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Series& series,
+                                                                     std::uint32_t device,
+                                                                     Window window);
+
 // What `processes` used, together, during `window`. Figures that cannot be computed are absent
 // with a reason: no_data when no sample covers them, not_supported when the device does not
 // offer the value (e.g. no energy counter), error when the energy counter went backwards

@@ -39,6 +39,15 @@ Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t);
 EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
                        Window window, bool split_known);
 
+// Each process's share of the device's energy over the window, by the same rule as
+// split_energy: `owners[i]` is the index (0..process_count-1) of the process segments[i]
+// belongs to. The reasons are those of split_energy's processes_joules.
+Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& samples,
+                                              std::span<const Segment> segments,
+                                              std::span<const std::size_t> owners,
+                                              std::size_t process_count, Window window,
+                                              bool split_known);
+
 GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window);
 
 HostUsage host_usage(const Series& series, KeySet keys, Window window);

@@ -96,7 +96,93 @@ Maybe<Split> sweep(const RingBuffer<DeviceRecord>& samples, std::span<const Rate
   return split;
 }
 
+struct OwnedStep {
+  TimeUs time_us;
+  std::size_t owner;
+  int delta;  // change of the owner's SM percent
+};
+
+std::vector<OwnedStep> owned_steps(std::span<const Segment> segments,
+                                   std::span<const std::size_t> owners) {
+  std::vector<OwnedStep> steps;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const int sm = (*segments[i].record)[Engine::sm];
+    if (sm == 0) continue;
+    steps.push_back({segments[i].begin_us, owners[i], sm});
+    steps.push_back({segments[i].end_us, owners[i], -sm});
+  }
+  std::ranges::sort(steps, {}, &OwnedStep::time_us);
+  return steps;
+}
+
+// The sweep of `sweep`, for every process at once. A stretch's energy goes to each busy
+// process in proportion to its rate, joules × rate / total: so the running sum of
+// joules / total over the busy stretches, multiplied by a process's rate while it holds, gives
+// its share without visiting every process in every stretch.
+class ShareSweep {
+ public:
+  explicit ShareSweep(std::size_t processes)
+      : shares_(processes, 0.0), marks_(processes, 0.0), rates_(processes, 0) {}
+
+  void change(const OwnedStep& step) {
+    settle(step.owner);
+    rates_[step.owner] += step.delta;
+    total_ += step.delta;
+  }
+  void spend(double joules) {
+    if (total_ > 0) per_rate_ += joules / total_;
+  }
+  std::vector<double> shares() {
+    for (std::size_t owner = 0; owner < shares_.size(); ++owner) settle(owner);
+    return shares_;
+  }
+
+ private:
+  void settle(std::size_t owner) {
+    shares_[owner] += rates_[owner] * (per_rate_ - marks_[owner]);
+    marks_[owner] = per_rate_;
+  }
+
+  std::vector<double> shares_;
+  std::vector<double> marks_;
+  std::vector<int> rates_;
+  int total_ = 0;
+  double per_rate_ = 0.0;  // Σ joules / total rate over the busy stretches so far
+};
+
 }  // namespace
+
+Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& samples,
+                                              std::span<const Segment> segments,
+                                              std::span<const std::size_t> owners,
+                                              std::size_t process_count, Window window,
+                                              bool split_known) {
+  const Maybe<double> begin_j = energy_at(samples, window.begin_us);
+  const Maybe<double> end_j = energy_at(samples, window.end_us);
+  if (!begin_j) return std::unexpected(begin_j.error());
+  if (!end_j) return std::unexpected(end_j.error());
+  if (counter_went_back(samples, window)) return std::unexpected(Unavailable::error);
+  if (!split_known) return std::unexpected(Unavailable::no_data);
+  const std::vector<OwnedStep> steps = owned_steps(segments, owners);
+  ShareSweep sweep(process_count);
+  std::size_t k = 0;
+  const auto apply_at = [&](TimeUs t) {
+    for (; k < steps.size() && steps[k].time_us == t; ++k) sweep.change(steps[k]);
+  };
+  TimeUs at = window.begin_us;
+  double at_j = *begin_j;
+  apply_at(at);
+  while (at < window.end_us) {
+    const TimeUs next = k < steps.size() ? steps[k].time_us : window.end_us;
+    const Maybe<double> next_j = energy_at(samples, next);
+    if (!next_j) return std::unexpected(next_j.error());
+    sweep.spend(*next_j - at_j);
+    apply_at(next);
+    at = next;
+    at_j = *next_j;
+  }
+  return sweep.shares();
+}
 
 Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t) {
   const std::size_t after = samples.upper_bound(t);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -162,7 +163,60 @@ GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
   return memory;
 }
 
+// Every process the device's series know, sorted.
+std::vector<ProcessKey> keys_on(const DeviceSeries& device) {
+  std::vector<ProcessKey> keys;
+  for (const auto& [key, series] : device.utilization()) keys.push_back(key);
+  for (const auto& [key, series] : device.memory()) keys.push_back(key);
+  std::ranges::sort(keys);
+  const auto [first, last] = std::ranges::unique(keys);
+  keys.erase(first, last);
+  return keys;
+}
+
 }  // namespace
+
+std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Series& series,
+                                                                     std::uint32_t index,
+                                                                     Window window) {
+  if (window.end_us <= window.begin_us) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input, "the window's end must come after its beginning"});
+  }
+  std::vector<ProcessGpuShare> shares;
+  const DeviceSeries* device = series.device(index);
+  if (device == nullptr) return shares;
+  const TimeUs period_us = device->sample_period_us();
+  const double coverage = confidence_of(*device, window, period_us).coverage;
+  const std::vector<ProcessKey> keys = keys_on(*device);
+  std::vector<Segment> segments;
+  std::vector<std::size_t> owners;
+  std::vector<std::int64_t> percent_us(keys.size(), 0);
+  for (const auto& [key, utilization] : device->utilization()) {
+    const auto owner = static_cast<std::size_t>(std::ranges::lower_bound(keys, key) - keys.begin());
+    const std::size_t first = segments.size();
+    append_coarse(utilization, window, device->bucket_us(), true, segments);
+    append_fine(utilization, window, period_us, true, segments);
+    for (std::size_t i = first; i < segments.size(); ++i) {
+      percent_us[owner] +=
+          (*segments[i].record)[Engine::sm] * (segments[i].end_us - segments[i].begin_us);
+    }
+    owners.resize(segments.size(), owner);
+  }
+  const auto energy =
+      energy_per_process(device->samples(), segments, owners, keys.size(), window, coverage > 0.0);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::array key_set{keys[i]};
+    ProcessGpuShare share{.key = keys[i],
+                          .peak_memory_bytes = memory_of(*device, key_set, window).peak_bytes};
+    share.sm_busy_seconds =
+        coverage > 0.0 ? Maybe<double>(static_cast<double>(percent_us[i]) / 100.0 / kUsPerSecond)
+                       : std::unexpected(Unavailable::no_data);
+    share.energy_joules = energy ? Maybe<double>((*energy)[i]) : std::unexpected(energy.error());
+    shares.push_back(share);
+  }
+  return shares;
+}
 
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
                                  TimeUs period_us) {

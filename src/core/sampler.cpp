@@ -166,6 +166,8 @@ struct Sampler::State {
   };
 
   std::expected<void, Error> run_round(TimeUs now);
+  // A round under round_mutex; `taken` receives the snapshot it published, if any.
+  std::expected<void, Error> run_round_locked(TimeUs now, std::shared_ptr<const Snapshot>& taken);
   void resolve_listed(Round& round, const Snapshot& collected);
   ProcessKey key_of(Round& round, Pid pid);
   void sample_device(Round& round, const Device& device);
@@ -208,6 +210,15 @@ struct Sampler::State {
 };
 
 std::expected<void, Error> Sampler::State::run_round(TimeUs now) {
+  std::shared_ptr<const Snapshot> fresh;
+  auto done = run_round_locked(now, fresh);
+  // Without the sampler's locks, so that the observer may ask the sampler anything.
+  if (fresh && config.on_snapshot) config.on_snapshot(*fresh);
+  return done;
+}
+
+std::expected<void, Error> Sampler::State::run_round_locked(
+    TimeUs now, std::shared_ptr<const Snapshot>& taken) {
   const auto started = SteadyClock::now();
   std::lock_guard lock(round_mutex);
   Round round{.now = now};
@@ -228,6 +239,7 @@ std::expected<void, Error> Sampler::State::run_round(TimeUs now) {
   start_times.forget_before(now - kStartTimeMemoryUs);
   working.last_round_duration =
       std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - started);
+  taken = fresh;
   publish(std::move(fresh));
   if (!collected) return std::unexpected(std::move(collected.error()));
   return {};

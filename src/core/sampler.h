@@ -37,6 +37,12 @@ struct SamplerConfig {
   // samples really arrive at.
   SeriesConfig series;
   CollectOptions collect;  // hostname and source label of snapshots
+  // Called with each snapshot a round publishes, in the round's thread, after the round has
+  // stored its samples and outside the sampler's locks (it may call any member function but
+  // sample_once). Each round's snapshot reaches it, even when no consumer reads snapshot() in
+  // time: the history recorder keeps every round's device readings this way. Keep it short:
+  // the next round waits for it.
+  std::function<void(const Snapshot&)> on_snapshot;
 };
 
 // How calls to one kind of source have fared, for self-metrics. A failure is an answer that

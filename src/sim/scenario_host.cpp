@@ -1,5 +1,6 @@
 #include "sim/scenario_host.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -38,6 +39,8 @@ class ScenarioHostSource final : public ProcessSource {
       : scenario_(std::move(scenario)), fallback_(std::move(fallback)), epoch_us_(epoch_us) {
     for (const ProcessSpec& p : scenario_.processes) {
       if (p.host) hosts_.emplace(p.pid, &*p.host);
+      const auto [end, inserted] = ends_s_.try_emplace(p.pid, p.end_s);
+      if (!inserted) end->second = std::max(end->second, p.end_s);
     }
   }
 
@@ -47,6 +50,7 @@ class ScenarioHostSource final : public ProcessSource {
       if (fallback_) return fallback_->describe(pid);
       return std::unexpected(Unavailable::process_gone);
     }
+    if (ended(pid)) return std::unexpected(Unavailable::process_gone);
     if (it->second->hidden) return std::unexpected(Unavailable::no_permission);
     return describe_from(*it->second, pid, epoch_us_);
   }
@@ -60,15 +64,25 @@ class ScenarioHostSource final : public ProcessSource {
       if (fallback_) return fallback_->usage(pid);
       return std::unexpected(Unavailable::process_gone);
     }
+    if (ended(pid)) return std::unexpected(Unavailable::process_gone);
     if (it->second->hidden) return std::unexpected(Unavailable::no_permission);
     return std::unexpected(Unavailable::not_supported);
   }
 
  private:
+  // A process the scenario ends has exited: once the last of its entries (one per GPU) has
+  // ended, the host no longer knows it, as procfs would not.
+  bool ended(Pid pid) const {
+    const auto end = ends_s_.find(pid);
+    if (end == ends_s_.end() || std::isinf(end->second)) return false;
+    return static_cast<double>(now_us() - epoch_us_) / 1e6 >= end->second;
+  }
+
   Scenario scenario_;
   std::unique_ptr<ProcessSource> fallback_;
   std::int64_t epoch_us_;
   std::map<Pid, const HostSpec*> hosts_;  // points into scenario_
+  std::map<Pid, double> ends_s_;          // the latest end_s of each pid's entries
 };
 
 }  // namespace

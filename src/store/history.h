@@ -103,4 +103,9 @@ struct TaskQuery {
 // Tasks by end time. Errors: invalid_input when a row's GPU figures are not valid JSON.
 std::expected<std::vector<StoredTask>, Error> tasks(Store& store, const TaskQuery& query);
 
+// How far the recorder of the store's host has recorded process intervals
+// (Batch::recorded_until_us); absent before its first record, or when this host never wrote.
+// Errors: io from SQLite.
+std::expected<std::optional<TimeUs>, Error> recorded_until(Store& store);
+
 }  // namespace gpumeter::store

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/history.h"
+#include "store/meta.h"
 #include "store/sqlite.h"
 
 namespace gpumeter::store {
@@ -140,6 +141,11 @@ std::expected<std::vector<StoredTask>, Error> tasks(Store& store, const TaskQuer
     if (!task) return std::unexpected(std::move(task.error()));
     rows.push_back(std::move(*task));
   }
+}
+
+std::expected<std::optional<TimeUs>, Error> recorded_until(Store& store) {
+  if (store.host_id() == 0) return std::nullopt;
+  return meta::read(store.connection(), meta::recorded_until_key(store.host_id()));
 }
 
 }  // namespace gpumeter::store

@@ -14,6 +14,10 @@ std::expected<void, Error> run(sqlite::Connection& connection, const std::string
 
 }  // namespace
 
+std::string recorded_until_key(std::int64_t host_id) {
+  return "recorded_until_us." + std::to_string(host_id);
+}
+
 std::expected<std::optional<std::int64_t>, Error> read(sqlite::Connection& connection,
                                                        std::string_view key) {
   auto statement = connection.cached("SELECT value FROM meta WHERE key = ?1");

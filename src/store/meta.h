@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <expected>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/error.h"
@@ -23,6 +24,8 @@ inline constexpr std::string_view kDeviceMinutesPrunedBefore = "device_minutes_p
 inline constexpr std::string_view kDeviceHoursPrunedBefore = "device_hours_pruned_before_us";
 inline constexpr std::string_view kProcessMinutesPrunedBefore = "process_minutes_pruned_before_us";
 inline constexpr std::string_view kProcessHoursPrunedBefore = "process_hours_pruned_before_us";
+// How far the recorder of one host has recorded process intervals: "recorded_until_us.<host id>".
+std::string recorded_until_key(std::int64_t host_id);
 
 std::expected<std::optional<std::int64_t>, Error> read(sqlite::Connection& connection,
                                                        std::string_view key);

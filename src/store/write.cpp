@@ -186,6 +186,13 @@ std::expected<WriteReport, Error> write_all(Store& store, const Batch& batch) {
   if (auto written = write_tasks(connection, store.host_id(), batch.tasks); !written)
     return std::unexpected(std::move(written.error()));
   report.tasks = batch.tasks.size();
+  if (batch.recorded_until_us) {
+    if (auto raised = meta::raise(connection, meta::recorded_until_key(store.host_id()),
+                                  *batch.recorded_until_us);
+        !raised) {
+      return std::unexpected(std::move(raised.error()));
+    }
+  }
   return report;
 }
 

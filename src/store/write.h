@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <expected>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
@@ -18,11 +19,15 @@ struct Batch {
   std::vector<DeviceSampleRecord> device_samples;
   std::vector<ProcessInterval> process_intervals;
   std::vector<TaskRecord> tasks;
+  // How far the recorder has recorded process intervals on this host (the end of its last
+  // interval), stored with the batch so that the two can never disagree; see recorded_until()
+  // in store/history.h. A lower value than the one stored leaves it.
+  std::optional<TimeUs> recorded_until_us;
 
   std::size_t rows() const noexcept {
     return devices.size() + device_samples.size() + process_intervals.size() + tasks.size();
   }
-  bool empty() const noexcept { return rows() == 0; }
+  bool empty() const noexcept { return rows() == 0 && !recorded_until_us; }
 };
 
 struct WriteReport {
@@ -41,7 +46,8 @@ struct WriteReport {
 //  - per interval, the ledger row of its process on its GPU (created, or continued: figures
 //    added, peak maxed, last seen moved forward, final once final) and its per-minute and
 //    per-hour detail;
-//  - task results (the same task stored again replaces itself).
+//  - task results (the same task stored again replaces itself);
+//  - the recorder's progress, raised to recorded_until_us.
 // Errors: invalid_input when a record fails validate() (nothing is written); io when SQLite
 // fails, e.g. SQLITE_FULL on a full disk or past the size cap (rolled back, nothing written).
 std::expected<WriteReport, Error> write(Store& store, const Batch& batch);

@@ -76,6 +76,11 @@ std::expected<void, Error> Writer::add(TaskRecord record) {
   return {};
 }
 
+void Writer::set_recorded_until(TimeUs until_us) {
+  const std::lock_guard lock(mutex_);
+  queue_.recorded_until_us = std::max(queue_.recorded_until_us.value_or(until_us), until_us);
+}
+
 std::expected<WriteReport, Error> Writer::flush() {
   Batch batch;
   {
@@ -115,6 +120,7 @@ Batch Writer::take() {
   batch.device_samples = drain(queue_.device_samples);
   batch.process_intervals = drain(queue_.process_intervals);
   batch.tasks = drain(queue_.tasks);
+  batch.recorded_until_us = std::exchange(queue_.recorded_until_us, std::nullopt);
   return batch;
 }
 
@@ -125,6 +131,10 @@ void Writer::put_back(Batch&& batch) {
   prepend(queue_.device_samples, batch.device_samples);
   prepend(queue_.process_intervals, batch.process_intervals);
   prepend(queue_.tasks, batch.tasks);
+  if (batch.recorded_until_us) {
+    queue_.recorded_until_us = std::max(queue_.recorded_until_us.value_or(*batch.recorded_until_us),
+                                        *batch.recorded_until_us);
+  }
   enforce_bound();
 }
 

@@ -55,6 +55,9 @@ class Writer {
   std::expected<void, Error> add(DeviceSampleRecord record);
   std::expected<void, Error> add(ProcessInterval record);
   std::expected<void, Error> add(TaskRecord record);
+  // Notes how far process intervals have been recorded: written with the next flush that
+  // succeeds (Batch::recorded_until_us), together with the records queued before it.
+  void set_recorded_until(TimeUs until_us);
 
   // Writes everything queued in one transaction; nothing to write is a success that touches
   // nothing. Errors: those of write(); the records stay queued.
@@ -68,6 +71,7 @@ class Writer {
     std::deque<DeviceSampleRecord> device_samples;
     std::deque<ProcessInterval> process_intervals;
     std::deque<TaskRecord> tasks;
+    std::optional<TimeUs> recorded_until_us;
     std::size_t rows() const noexcept {
       return devices.size() + device_samples.size() + process_intervals.size() + tasks.size();
     }

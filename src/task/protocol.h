@@ -76,6 +76,20 @@ std::expected<Request, ReplyError> parse_request(std::string_view line, const Li
 // Whether the line holds only whitespace (such lines are ignored, not answered).
 bool is_blank(std::string_view line) noexcept;
 
+// The daemon's history recorder (docs/daemon.md), for the status reply.
+struct HistoryStatus {
+  std::optional<std::string> database;  // absent when the daemon writes no database
+  bool failing = false;                 // the last write to the database failed
+  std::optional<std::string> last_error;
+  std::uint64_t queued_rows = 0;            // records waiting for the next write
+  std::uint64_t written_rows = 0;           // since the daemon started
+  std::uint64_t dropped_rows = 0;           // lost to the queue's bound while writes failed
+  std::optional<TimeUs> recorded_until_us;  // process intervals recorded up to here
+  std::optional<TimeUs> last_write_time_us;
+  std::optional<std::string> csv_directory;  // absent when no CSV files are written
+  std::optional<std::string> csv_error;      // the last CSV append's error; cleared by a success
+};
+
 // The daemon's description of itself, for the status reply.
 struct StatusInfo {
   std::string version;
@@ -93,6 +107,7 @@ struct StatusInfo {
   Limits limits;
   Pid peer_pid = 0;
   Uid peer_uid = 0;
+  std::optional<HistoryStatus> history;  // absent when the daemon keeps no history
 };
 
 // Reply lines, each ending in '\n'.

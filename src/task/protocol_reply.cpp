@@ -36,6 +36,28 @@ json limits_json(const Limits& limits) {
               {"pending_requests_per_connection", limits.pending_requests_per_connection}};
 }
 
+template <class T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json history_json(const std::optional<HistoryStatus>& history) {
+  if (!history) return nullptr;
+  json csv = nullptr;
+  if (history->csv_directory) {
+    csv = json{{"directory", *history->csv_directory}, {"last_error", or_null(history->csv_error)}};
+  }
+  return json{{"database", or_null(history->database)},
+              {"state", history->failing ? "failing" : "ok"},
+              {"last_error", or_null(history->last_error)},
+              {"queued_rows", history->queued_rows},
+              {"written_rows", history->written_rows},
+              {"dropped_rows", history->dropped_rows},
+              {"recorded_until_us", or_null(history->recorded_until_us)},
+              {"last_write_time_us", or_null(history->last_write_time_us)},
+              {"csv", csv}};
+}
+
 json tasks_json(std::span<const Task> tasks) {
   json array = json::array();
   for (const Task& task : tasks) array.push_back(task_json(task));
@@ -106,6 +128,7 @@ std::string status_reply(const RequestId& id, const StatusInfo& status) {
                         {"abandoned", status.abandoned}};
   reply["limits"] = limits_json(status.limits);
   reply["peer"] = json{{"pid", status.peer_pid}, {"uid", status.peer_uid}};
+  reply["history"] = history_json(status.history);
   return line(reply);
 }
 

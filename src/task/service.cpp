@@ -22,8 +22,8 @@ Outcome ready(const RequestId& id, std::string reply) {
 
 }  // namespace
 
-Service::Service(Monitor& monitor, ServiceConfig config)
-    : monitor_(monitor), config_(std::move(config)), registry_(config_.limits) {}
+Service::Service(Monitor& monitor, ServiceConfig config, ResultSink* results)
+    : monitor_(monitor), config_(std::move(config)), results_(results), registry_(config_.limits) {}
 
 Caller Service::identify(Pid pid, Uid uid) {
   return Caller{pid, uid, monitor_.key_for(pid)};
@@ -126,6 +126,7 @@ Outcome Service::status(const RequestId& id, const Caller& caller) const {
   info.limits = config_.limits;
   info.peer_pid = caller.pid;
   info.peer_uid = caller.uid;
+  if (config_.history) info.history = config_.history();
   return ready(id, status_reply(id, info));
 }
 
@@ -145,7 +146,9 @@ std::optional<Task> Service::settle(const Task& ending) {
       window.length_us() > 0 ? monitor_.figures(ending.owner, window)
                              : std::unexpected(std::string("the task lasted no time"));
   auto settled = registry_.settle(ending.id, std::move(figures));
-  if (settled && registry_.active(settled->owner) == 0) monitor_.unwatch(settled->owner);
+  if (!settled) return settled;
+  if (registry_.active(settled->owner) == 0) monitor_.unwatch(settled->owner);
+  if (results_ != nullptr) results_->settled(*settled);
   return settled;
 }
 

@@ -3,6 +3,7 @@
 // synchronised: the server calls it from its one thread.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "task/monitor.h"
 #include "task/protocol.h"
 #include "task/registry.h"
+#include "task/result_sink.h"
 
 namespace gpumeter::task {
 
@@ -18,6 +20,8 @@ struct ServiceConfig {
   Limits limits;
   StatusInfo daemon;               // version, pid, uid, start, interval, horizon, source
   TimeUs interval_us = 1'000'000;  // the sampler's interval
+  // The history recorder's state for the status reply; unset when the daemon keeps none.
+  std::function<HistoryStatus()> history;
 };
 
 // The result of one request: a reply now, or a reply once a task's figures are final.
@@ -30,8 +34,9 @@ struct Outcome {
 
 class Service {
  public:
-  // The monitor must outlive the service.
-  Service(Monitor& monitor, ServiceConfig config);
+  // The monitor, and `results` when given, must outlive the service. Every task that settles
+  // is handed to `results` too.
+  Service(Monitor& monitor, ServiceConfig config, ResultSink* results = nullptr);
 
   // The caller behind a connection, identified once when it is accepted.
   Caller identify(Pid pid, Uid uid);
@@ -68,6 +73,7 @@ class Service {
 
   Monitor& monitor_;
   ServiceConfig config_;
+  ResultSink* results_;
   Registry registry_;
   std::optional<TimeUs> checked_round_us_;
 };

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/source.h"
@@ -20,6 +21,7 @@ class ScriptedGpus final : public GpuSource {
     // Answered by the next drain; samples at or before last_seen are withheld, as drivers do.
     Maybe<std::vector<PidGpuSample>> buffered = std::vector<PidGpuSample>{};
     double energy_joules = 0;
+    std::optional<std::string> uuid;  // absent: the device has none
     std::vector<std::optional<TimeUs>> last_seen_passed;
   };
 
@@ -68,6 +70,7 @@ class ScriptedGpus final : public GpuSource {
                            ? Maybe<std::vector<GpuProcess>>(std::unexpected(Unavailable::gpu_lost))
                            : gpu.processes;
     device.state[DeviceMetric::energy] = gpu.energy_joules;
+    if (gpu.uuid) device.identity.uuid = *gpu.uuid;
     return device;
   }
 

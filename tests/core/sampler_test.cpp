@@ -115,6 +115,24 @@ TEST_F(SamplerTest, PublishesOneSnapshotPerRound) {
   EXPECT_EQ(gpus_.reads, 2);
 }
 
+TEST_F(SamplerTest, TheObserverSeesEveryPublishedSnapshotAfterTheRound) {
+  std::vector<TimeUs> seen;
+  std::vector<bool> stored;
+  config_.on_snapshot = [&](const Snapshot& snapshot) {
+    seen.push_back(snapshot.time_us);
+    // The round's samples are stored and its locks released: asking the sampler works.
+    stored.push_back(memory_read_at(0, {10, kStart10}) == snapshot.time_us &&
+                     sampler().key_for(10).has_value());
+  };
+  round(kT0);
+  round(kT0 + kSecond);
+  EXPECT_EQ(seen, (std::vector<TimeUs>{kT0, kT0 + kSecond}));
+  EXPECT_EQ(stored, (std::vector<bool>{true, true}));
+  gpus_.fail = true;  // a round that publishes nothing calls nothing
+  EXPECT_FALSE(sampler().sample_once(kT0 + 2 * kSecond).has_value());
+  EXPECT_EQ(seen.size(), 2U);
+}
+
 TEST_F(SamplerTest, LastSeenIsTheNewestStoredSampleNeverNow) {
   gpus_.gpus[0].buffered = std::vector{busy(10, kT0 - 500'000, 80), busy(20, kT0 - 333'333, 40)};
   round(kT0);

@@ -78,6 +78,29 @@ TEST_F(ScenarioHostTest, WithoutAFallbackUnknownPidsAreGone) {
   EXPECT_EQ((*source)->describe(300), std::unexpected(Unavailable::process_gone));
 }
 
+TEST_F(ScenarioHostTest, AProcessIsGoneOnceItsLastEntryHasEnded) {
+  // pid 400 runs on GPU 0 until t = 10 s and on GPU 1 until t = 20 s.
+  const TempScenario file(R"({
+    "devices": [{"name": "G", "memory_total_bytes": 1}, {"name": "G", "memory_total_bytes": 1}],
+    "processes": [
+      {"device": 0, "pid": 400, "end_s": 10, "host": {"user": "bob", "command": ["run"]}},
+      {"device": 1, "pid": 400, "end_s": 20, "host": {"user": "bob", "command": ["run"]}}
+    ]
+  })");
+  auto source = open_scenario_host(file.path(), std::make_unique<FallbackSource>());
+  ASSERT_TRUE(source.has_value()) << source.error().message;
+  for (const auto& [now, alive] :
+       {std::pair{"1700000015000000", true}, std::pair{"1700000019999999", true},
+        std::pair{"1700000020000000", false}}) {
+    setenv("GPUMETER_SIM_NOW_US", now, 1);
+    EXPECT_EQ((*source)->describe(400).has_value(), alive) << now;
+    EXPECT_EQ((*source)->usage(400),
+              std::unexpected(alive ? Unavailable::not_supported : Unavailable::process_gone))
+        << now;
+  }
+  unsetenv("GPUMETER_SIM_NOW_US");
+}
+
 TEST_F(ScenarioHostTest, BadScenarioIsInvalidInputWithFileAndLine) {
   const TempScenario file("{\n  \"devices\": [\n    {\"name\": 5}\n  ]\n}\n");
   auto source = open_scenario_host(file.path(), nullptr);

@@ -97,6 +97,43 @@ TEST(Writer, AFullDatabaseKeepsTheRecordsQueuedUntilThereIsRoomAgain) {
   EXPECT_TRUE(problems->empty());
 }
 
+// The recorder's progress as stored; nullopt when absent or unreadable (a failure is reported).
+std::optional<TimeUs> progress(Store& store) {
+  auto until = recorded_until(store);
+  EXPECT_TRUE(until.has_value()) << until.error().message;
+  return until.value_or(std::nullopt);
+}
+
+TEST(Writer, TheRecordersProgressIsWrittenWithItsBatchOnly) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "progress.db");
+  Writer writer(store);
+  ASSERT_TRUE(writer.add(sample("GPU-a", kT0, 1)));
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(progress(store), std::optional<TimeUs>{});
+  fill_up(store);
+  for (int i = 1; i <= 2000; ++i) ASSERT_TRUE(writer.add(sample("GPU-a", kT0 + i * kSecond, 7)));
+  ASSERT_TRUE(writer.add(interval(process(1, "ada", "GPU-a"), kT0, kT0 + kMinute, 50)));
+  writer.set_recorded_until(kT0 + kMinute);
+  ASSERT_FALSE(writer.flush());
+  // The batch did not reach the disk, and neither did the progress that goes with it.
+  EXPECT_EQ(progress(store), std::optional<TimeUs>{});
+  writer.set_recorded_until(kT0 + 30 * kSecond);  // an older mark never lowers it
+  ASSERT_TRUE(store.set_max_size(std::nullopt));
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(progress(store), kT0 + kMinute);
+  // Progress alone is worth a flush.
+  writer.set_recorded_until(kT0 + 2 * kMinute);
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(writer.state().flushes, 3U);
+  EXPECT_EQ(progress(store), kT0 + 2 * kMinute);
+  // It survives a reopening, and belongs to its host.
+  Store again = testing::open_store(dir / "progress.db");
+  EXPECT_EQ(progress(again), kT0 + 2 * kMinute);
+  Store other = testing::open_store(dir / "progress.db", {.host = "node2"});
+  EXPECT_EQ(progress(other), std::optional<TimeUs>{});
+}
+
 TEST(Writer, PastItsBoundTheQueueDropsTheOldestDeviceSamplesFirst) {
   TempDir dir;
   Store store = testing::open_store(dir / "bound.db");

@@ -234,5 +234,65 @@ TEST_F(ServiceTest, StatusDescribesThePeer) {
   EXPECT_EQ(status["daemon"]["uid"], kDaemonUid);
 }
 
+TEST_F(ServiceTest, StatusSaysNothingOfAHistoryTheDaemonDoesNotKeep) {
+  EXPECT_TRUE(ask(R"({"op":"status"})", worker_, kT0)["history"].is_null());
+}
+
+TEST_F(ServiceTest, StatusShowsTheHistoryRecordersState) {
+  ServiceConfig with_history = config();
+  with_history.history = [] {
+    return HistoryStatus{.database = "/var/lib/gpumeter/gpumeter.db",
+                         .failing = true,
+                         .last_error = "database or disk is full",
+                         .queued_rows = 12,
+                         .written_rows = 3400,
+                         .recorded_until_us = kT0,
+                         .csv_directory = "/var/log/gpumeter"};
+  };
+  Service service(monitor_, with_history);
+  const Outcome outcome = service.handle(R"({"op":"status"})", worker_, kT0);
+  const json history = json::parse(outcome.reply)["history"];
+  EXPECT_EQ(history["database"], "/var/lib/gpumeter/gpumeter.db");
+  EXPECT_EQ(history["state"], "failing");
+  EXPECT_EQ(history["last_error"], "database or disk is full");
+  EXPECT_EQ(history["queued_rows"], 12);
+  EXPECT_EQ(history["written_rows"], 3400);
+  EXPECT_EQ(history["dropped_rows"], 0);
+  EXPECT_EQ(history["recorded_until_us"], kT0);
+  EXPECT_TRUE(history["last_write_time_us"].is_null());
+  EXPECT_EQ(history["csv"]["directory"], "/var/log/gpumeter");
+  EXPECT_TRUE(history["csv"]["last_error"].is_null());
+}
+
+// Keeps what it is handed, as the daemon's history recorder queues it.
+class CollectingSink final : public ResultSink {
+ public:
+  void settled(const Task& task) override { tasks.push_back(task); }
+  std::vector<Task> tasks;
+};
+
+TEST_F(ServiceTest, EverySettledTaskReachesTheResultSinkOnce) {
+  CollectingSink sink;
+  Service service(monitor_, config(), &sink);
+  const Caller worker = service.identify(kWorkerPid, kAlice);
+  for (const TimeUs begin : {kT0, kT0 + kSecond}) {
+    const Outcome outcome = service.handle(R"({"op":"begin","name":"decode"})", worker, begin);
+    ASSERT_NE(outcome.reply.find("\"ok\":true"), std::string::npos) << outcome.reply;
+  }
+  service.handle(R"({"op":"end","task":1})", worker, kT0 + 2 * kSecond);
+  service.handle(R"({"op":"end","task":2})", worker, kT0 + 3 * kSecond);
+  monitor_.set_round(kT0 + 3 * kSecond);
+  ASSERT_EQ(service.advance(kT0 + 3 * kSecond).size(), 1U);  // task 1: its end is covered
+  ASSERT_EQ(sink.tasks.size(), 1U);
+  EXPECT_EQ(sink.tasks[0].id, 1U);
+  EXPECT_EQ(sink.tasks[0].state, TaskState::ended);
+  EXPECT_TRUE(sink.tasks[0].figures.has_value());
+  EXPECT_EQ(service.settle_all().size(), 1U);  // task 2, at shutdown
+  ASSERT_EQ(sink.tasks.size(), 2U);
+  EXPECT_EQ(sink.tasks[1].id, 2U);
+  EXPECT_TRUE(service.settle_all().empty());
+  EXPECT_EQ(sink.tasks.size(), 2U);
+}
+
 }  // namespace
 }  // namespace gpumeter::task

@@ -1,0 +1,59 @@
+#!/bin/sh
+# The systemd units as `cmake --install` writes them: installed into a temporary prefix, they
+# name the installed binary and config, and `systemd-analyze verify` finds nothing to say about
+# them. Two broken copies show that verify really checks here.
+# Usage: systemd_units_test.sh CMAKE BUILD_DIR
+set -eu
+cmake=$1
+build=$2
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+if ! command -v systemd-analyze >/dev/null 2>&1; then
+  fail "systemd-analyze is missing: install Debian's systemd package (scripts/install-deps.sh)"
+fi
+
+"$cmake" --install "$build" --prefix "$prefix" --component Unspecified >/dev/null
+"$cmake" --install "$build" --prefix "$prefix" --component systemd >/dev/null
+units="$prefix/lib/systemd/system"
+for unit in gpumeter.service gpumeter-record.service gpumeter-record.timer; do
+  [ -f "$units/$unit" ] || fail "$unit was not installed in $units"
+done
+[ -f "$prefix/etc/gpumeter/gpumeter.toml" ] || fail "the config was not installed"
+grep -qx "ExecStart=$prefix/bin/gpumeter daemon --config $prefix/etc/gpumeter/gpumeter.toml" \
+  "$units/gpumeter.service" || fail "gpumeter.service does not run the installed binary"
+grep -qx "ExecStart=$prefix/bin/gpumeter record --once --config $prefix/etc/gpumeter/gpumeter.toml" \
+  "$units/gpumeter-record.service" || fail "gpumeter-record.service does not run the installed binary"
+
+if [ "$(cat /proc/1/comm 2>/dev/null)" != systemd ]; then
+  echo "note: systemd is not PID 1 here; verify checks the units offline (keys, values, the" \
+    "binaries they run, their dependencies), but nothing is started: readiness (sd_notify)" \
+    "is tested by tests/integration/history_test.py, the sandbox only on a systemd machine"
+fi
+
+# Verify prints warnings (an unknown key, a bad value) but exits 0 for them: any output fails.
+output=$(cd "$units" && systemd-analyze verify gpumeter.service gpumeter-record.service \
+  gpumeter-record.timer 2>&1) || fail "systemd-analyze verify failed: $output"
+[ -z "$output" ] || fail "systemd-analyze verify: $output"
+echo "systemd-analyze verify: gpumeter.service, gpumeter-record.service, gpumeter-record.timer clean"
+
+broken="$prefix/broken"
+mkdir "$broken"
+sed 's/^Type=notify/Typ=notify/' "$units/gpumeter.service" >"$broken/gpumeter.service"
+output=$(cd "$broken" && systemd-analyze verify gpumeter.service 2>&1) || true
+case $output in *"Unknown key"*) ;; *) fail "verify did not notice a misspelled key: $output" ;; esac
+sed "s|$prefix/bin/gpumeter|$prefix/bin/missing|" "$units/gpumeter-record.service" \
+  >"$broken/gpumeter-record.service"
+if (cd "$broken" && systemd-analyze verify gpumeter-record.service >/dev/null 2>&1); then
+  fail "verify did not notice a missing binary"
+fi
+
+# The sandbox's exposure as systemd rates it (lower is better; 10 is no sandbox at all).
+for unit in gpumeter.service gpumeter-record.service; do
+  (cd "$units" && systemd-analyze security --offline=true "./$unit" 2>&1 | tail -n 1)
+done
