@@ -106,7 +106,7 @@ std::vector<OwnedStep> owned_steps(std::span<const Segment> segments,
                                    std::span<const std::size_t> owners) {
   std::vector<OwnedStep> steps;
   for (std::size_t i = 0; i < segments.size(); ++i) {
-    const int sm = (*segments[i].record)[Engine::sm];
+    const int sm = segments[i].record[Engine::sm];
     if (sm == 0) continue;
     steps.push_back({segments[i].begin_us, owners[i], sm});
     steps.push_back({segments[i].end_us, owners[i], -sm});

@@ -199,7 +199,7 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
     append_fine(utilization, window, period_us, true, segments);
     for (std::size_t i = first; i < segments.size(); ++i) {
       percent_us[owner] +=
-          (*segments[i].record)[Engine::sm] * (segments[i].end_us - segments[i].begin_us);
+          segments[i].record[Engine::sm] * (segments[i].end_us - segments[i].begin_us);
     }
     owners.resize(segments.size(), owner);
   }
