@@ -264,7 +264,8 @@ TEST_F(RecorderTest, AFullDatabaseIsLoggedOnceAndCaughtUpWith) {
     EXPECT_EQ(status.queued_rows, 0U);
     EXPECT_EQ(status.dropped_rows, 0U);
   }
-  const store::LedgerRow* trainer = row_of(ledger(dir_ / "h.db"), kTrainer);
+  const auto rows = ledger(dir_ / "h.db");
+  const store::LedgerRow* trainer = row_of(rows, kTrainer);
   ASSERT_NE(trainer, nullptr);
   EXPECT_DOUBLE_EQ(trainer->gpu_seconds, static_cast<double>(trainer->last_seen_us - at(0)) / 1e6)
       << "nothing lost";
