@@ -2,8 +2,7 @@
 # Installs what is needed, builds with warnings as errors, runs the static checks and every
 # test; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs the
 # tests under them, and runs the threaded parts (the sampler, the task server, the history
-# recorder) under
-# ThreadSanitizer.
+# recorder) under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
