@@ -4,32 +4,15 @@
 #include <string_view>
 
 #include "cli/humanize.h"
+#include "task/usage_json.h"
 
 namespace gpumeter::cli {
 namespace {
 
-struct EngineKey {
-  Engine engine;
-  std::string_view prefix;
-};
+using task::put_figure;
 
-constexpr std::array kEngineKeys{
-    EngineKey{Engine::sm, "sm"},
-    EngineKey{Engine::memory, "memory_controller"},
-    EngineKey{Engine::encoder, "encoder"},
-    EngineKey{Engine::decoder, "decoder"},
-};
-
-// A figure, or null with its reason under the object's "unavailable".
-template <class T>
-void put(Json& object, const std::string& key, const Maybe<T>& value) {
-  if (value) {
-    object[key] = *value;
-  } else {
-    object[key] = nullptr;
-    object["unavailable"][key] = to_string(value.error());
-  }
-}
+// `run` reports the engines its summary shows; JPEG and OFA are left to the task protocol.
+constexpr std::array kRunEngines{Engine::sm, Engine::memory, Engine::encoder, Engine::decoder};
 
 template <class T>
 Json or_null(const std::optional<T>& value) {
@@ -57,35 +40,16 @@ Json cgroup_json(const std::optional<RunCgroupInfo>& cgroup) {
   Json out{{"version", cgroup->version == host::CgroupVersion::v2 ? 2 : 1},
            {"path", cgroup->path.string()},
            {"unavailable", Json::object()}};
-  put(out, "memory_peak_bytes", cgroup->memory_peak_bytes);
+  put_figure(out, "memory_peak_bytes", cgroup->memory_peak_bytes);
   return out;
-}
-
-void put_engines(Json& gpu, const GpuUsage& usage) {
-  for (const EngineKey& row : kEngineKeys) {
-    const EngineUse& use = usage[row.engine];
-    put(gpu, std::string(row.prefix) + "_percent", use.average_percent);
-    put(gpu, std::string(row.prefix) + "_peak_percent", use.peak_percent);
-    put(gpu, std::string(row.prefix) + "_busy_seconds", use.busy_seconds);
-  }
-}
-
-void put_memory_and_energy(Json& gpu, const GpuUsage& usage) {
-  put(gpu, "memory_peak_bytes", usage.memory.peak_bytes);
-  put(gpu, "memory_at_start_bytes", usage.memory.at_start_bytes);
-  put(gpu, "memory_at_end_bytes", usage.memory.at_end_bytes);
-  put(gpu, "energy_joules", usage.energy.processes_joules);
-  put(gpu, "energy_device_joules", usage.energy.device_joules);
-  put(gpu, "energy_other_processes_joules", usage.energy.other_processes_joules);
-  put(gpu, "energy_idle_joules", usage.energy.idle_joules);
 }
 
 Json gpu_json(const RunGpu& gpu) {
   Json out{{"index", gpu.usage.device}, {"unavailable", Json::object()}};
-  put(out, "name", gpu.name);
-  put(out, "uuid", gpu.uuid);
-  put_engines(out, gpu.usage);
-  put_memory_and_energy(out, gpu.usage);
+  put_figure(out, "name", gpu.name);
+  put_figure(out, "uuid", gpu.uuid);
+  task::put_engine_figures(out, gpu.usage, kRunEngines);
+  task::put_memory_and_energy(out, gpu.usage);
   out["sample_period_us"] = gpu.usage.confidence.sample_period_us;
   out["coverage"] = gpu.usage.confidence.coverage;
   out["shorter_than_sample_period"] = gpu.usage.confidence.shorter_than_sample_period;

@@ -3,55 +3,16 @@
 #include <array>
 #include <string_view>
 
+#include "task/usage_json.h"
+
 namespace gpumeter::task {
 namespace {
 
 using nlohmann::json;
 
-struct EngineKey {
-  Engine engine;
-  std::string_view prefix;
-};
-
-constexpr std::array kEngineKeys{
-    EngineKey{Engine::sm, "sm"},           EngineKey{Engine::memory, "memory_controller"},
-    EngineKey{Engine::encoder, "encoder"}, EngineKey{Engine::decoder, "decoder"},
-    EngineKey{Engine::jpeg, "jpeg"},       EngineKey{Engine::ofa, "ofa"},
-};
-
-// Writes a figure, or null and its reason in the object's "unavailable" map.
-template <class T>
-void put(json& object, std::string_view key, const Maybe<T>& value) {
-  if (value) {
-    object[key] = *value;
-  } else {
-    object[key] = nullptr;
-    object["unavailable"][key] = to_string(value.error());
-  }
-}
-
 template <class T>
 json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
-}
-
-void put_engines(json& gpu, const GpuUsage& usage) {
-  for (const EngineKey& row : kEngineKeys) {
-    const EngineUse& use = usage[row.engine];
-    put(gpu, std::string(row.prefix) + "_percent", use.average_percent);
-    put(gpu, std::string(row.prefix) + "_busy_seconds", use.busy_seconds);
-    put(gpu, std::string(row.prefix) + "_peak_percent", use.peak_percent);
-  }
-}
-
-void put_memory_and_energy(json& gpu, const GpuUsage& usage) {
-  put(gpu, "memory_at_start_bytes", usage.memory.at_start_bytes);
-  put(gpu, "memory_at_end_bytes", usage.memory.at_end_bytes);
-  put(gpu, "memory_peak_bytes", usage.memory.peak_bytes);
-  put(gpu, "energy_joules", usage.energy.processes_joules);
-  put(gpu, "energy_device_joules", usage.energy.device_joules);
-  put(gpu, "energy_other_processes_joules", usage.energy.other_processes_joules);
-  put(gpu, "energy_idle_joules", usage.energy.idle_joules);
 }
 
 json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>& uuids) {
@@ -59,7 +20,7 @@ json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>&
   json gpu{{"index", usage.device},
            {"uuid", uuid == uuids.end() ? json(nullptr) : json(uuid->second)},
            {"unavailable", json::object()}};
-  put_engines(gpu, usage);
+  put_engine_figures(gpu, usage, kAllEngines);
   put_memory_and_energy(gpu, usage);
   gpu["sample_period_us"] = usage.confidence.sample_period_us;
   gpu["coverage"] = usage.confidence.coverage;
@@ -72,9 +33,9 @@ json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>&
 
 json host_json(const HostUsage& usage) {
   json host{{"unavailable", json::object()}};
-  put(host, "cpu_user_seconds", usage.cpu_user_seconds);
-  put(host, "cpu_system_seconds", usage.cpu_system_seconds);
-  put(host, "peak_rss_bytes", usage.peak_rss_bytes);
+  put_figure(host, "cpu_user_seconds", usage.cpu_user_seconds);
+  put_figure(host, "cpu_system_seconds", usage.cpu_system_seconds);
+  put_figure(host, "peak_rss_bytes", usage.peak_rss_bytes);
   host["complete"] = usage.complete;
   return host;
 }
