@@ -6,52 +6,13 @@
 #include <utility>
 
 #include "net/master_fetch.h"
+#include "net/master_http_client.h"
 #include "net/master_status_check.h"
 
 namespace gpumeter::net {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string seconds_text(std::chrono::milliseconds duration) {
-  return fmt::format("{:g}s", std::chrono::duration<double>(duration).count());
-}
-
-std::unique_ptr<httplib::ClientImpl> make_client(const AgentUrl& url,
-                                                 const HttpFetchOptions& options) {
-  std::unique_ptr<httplib::ClientImpl> client;
-  if (url.https) {
-    auto tls = std::make_unique<httplib::SSLClient>(url.host, url.port);
-    if (options.ca_file) tls->set_ca_cert_path(options.ca_file->string());
-    tls->enable_server_certificate_verification(true);
-    client = std::move(tls);
-  } else {
-    client = std::make_unique<httplib::ClientImpl>(url.host, url.port);
-  }
-  client->set_connection_timeout(options.timeout);
-  client->set_read_timeout(options.timeout);
-  client->set_write_timeout(options.timeout);
-  client->set_keep_alive(false);
-  client->set_follow_location(false);
-  if (options.token) client->set_bearer_token_auth(*options.token);
-  return client;
-}
-
-// Why no answer came, in words that point at what to check.
-std::string transport_error(httplib::Error error, std::chrono::milliseconds timeout) {
-  switch (error) {
-    case httplib::Error::Connection: return "cannot connect (refused, or no route to the host)";
-    case httplib::Error::ConnectionTimeout:
-      return fmt::format("no connection within {}", seconds_text(timeout));
-    case httplib::Error::Read: return fmt::format("no answer within {}", seconds_text(timeout));
-    case httplib::Error::Write: return "the connection broke while sending the request";
-    case httplib::Error::SSLConnection: return "TLS handshake failed (is it an https agent?)";
-    case httplib::Error::SSLLoadingCerts: return "cannot load the CA certificates (ca-file)";
-    case httplib::Error::SSLServerVerification:
-      return "the agent's certificate is not trusted or does not name its host";
-    default: return fmt::format("request failed: {}", httplib::to_string(error));
-  }
-}
 
 // A JSON error body's message ({"error": "..."}), if it has one.
 std::string error_detail(const std::string& body) {
@@ -94,7 +55,9 @@ class HttpFetcher final : public StatusFetcher {
   HttpFetcher(const AgentUrl& url, HttpFetchOptions options)
       : path_(url.path("/api/v1/status")),
         options_(std::move(options)),
-        client_(make_client(url, options_)) {}
+        client_(make_client(url, {.timeout = options_.timeout,
+                                  .token = options_.token,
+                                  .ca_file = options_.ca_file})) {}
 
   PollOutcome fetch() override {
     std::string body;
@@ -121,7 +84,7 @@ class HttpFetcher final : public StatusFetcher {
                                              seconds_text(options_.timeout)));
     }
     if (!result) return PollOutcome::failed(NodeState::unreachable,
-                                            transport_error(result.error(), options_.timeout));
+                                            describe_failure(result.error(), options_.timeout));
     if (result->status != 200) return classify_status(result->status, body, options_.token.has_value());
     return parse_status(body);
   }

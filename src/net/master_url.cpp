@@ -55,7 +55,7 @@ std::string AgentUrl::path(std::string_view endpoint) const {
   return base_path + std::string(endpoint);
 }
 
-std::expected<AgentUrl, Error> parse_agent_url(std::string_view text) {
+std::expected<AgentUrl, Error> parse_agent_url(std::string_view text, int default_port) {
   AgentUrl url;
   std::string_view rest = text;
   if (rest.starts_with("http://")) {
@@ -77,7 +77,7 @@ std::expected<AgentUrl, Error> parse_agent_url(std::string_view text) {
   const auto host_port = split_authority(authority);
   if (!host_port || host_port->host.empty()) return bad_url(text, "a host name or address");
   url.host = host_port->host;
-  url.port = kDefaultAgentPort;
+  url.port = default_port;
   if (!host_port->port.empty()) {
     const auto port = parse_port(host_port->port);
     if (!port) return bad_url(text, "a port from 1 to 65535");

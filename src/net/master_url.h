@@ -29,6 +29,8 @@ inline constexpr int kDefaultAgentPort = 9416;
 // "http://gpu01:9416", "https://gpu02.example.org/gpumeter/", "http://[fd00::2]:9416".
 // Errors: invalid_input naming what was expected (scheme http or https, a host, a port from 1
 // to 65535, no query or fragment, no user name).
-std::expected<AgentUrl, Error> parse_agent_url(std::string_view text);
+// `default_port` stands in when the URL names none (a Prometheus server's is 9090).
+std::expected<AgentUrl, Error> parse_agent_url(std::string_view text,
+                                               int default_port = kDefaultAgentPort);
 
 }  // namespace gpumeter::net

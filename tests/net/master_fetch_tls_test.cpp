@@ -57,7 +57,7 @@ TEST_F(HttpsAgent, HostNameInTheCertificateCounts) {
 TEST_F(HttpsAgent, ASelfSignedCertificateIsNotTrustedWithoutCaFile) {
   const PollOutcome outcome = fetch("127.0.0.1", std::nullopt);
   EXPECT_EQ(outcome.state, NodeState::unreachable);
-  EXPECT_EQ(outcome.error, "the agent's certificate is not trusted or does not name its host");
+  EXPECT_EQ(outcome.error, "the server's certificate is not trusted or does not name its host");
 }
 
 TEST_F(HttpsAgent, PlainHttpToATlsPortGetsNoStatus) {
