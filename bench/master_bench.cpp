@@ -45,11 +45,11 @@ std::unique_ptr<Fleet> start_fleet(const std::string& body, int slow, int down) 
   for (int agent = 0; agent < answering; ++agent) {
     auto server = std::make_unique<FakeServer>(2);
     Fleet* shared = fleet.get();
-    server->routes().Get("/api/v1/status", [=](const httplib::Request&,
-                                               httplib::Response& response) {
-      if (agent < slow) shared->gate.wait(5s);
-      response.set_content(body, "application/json");
-    });
+    server->routes().Get("/api/v1/status",
+                         [=](const httplib::Request&, httplib::Response& response) {
+                           if (agent < slow) shared->gate.wait(5s);
+                           response.set_content(body, "application/json");
+                         });
     server->start();
     fleet->urls.push_back(server->url());
     fleet->servers.push_back(std::move(server));
@@ -104,8 +104,14 @@ void BM_Refresh200AgentsTenSlowTenDown(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Refresh200Agents)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_Refresh200AgentsHeavyDocuments)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3);
-BENCHMARK(BM_Refresh200AgentsTenSlowTenDown)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3);
+BENCHMARK(BM_Refresh200AgentsHeavyDocuments)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
+BENCHMARK(BM_Refresh200AgentsTenSlowTenDown)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(3);
 
 }  // namespace
 

@@ -27,8 +27,8 @@ std::string_view trim(std::string_view text) {
 }
 
 bool is_key_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '-' || c == '_';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
 }
 
 bool is_key(std::string_view text) {
@@ -79,7 +79,8 @@ std::expected<ConfigTable, Error> parse_header(const Line& line, std::string_vie
   const std::string_view close = array ? "]]" : "]";
   const std::string_view open = text.substr(array ? 2 : 1);
   const auto end = open.find(close);
-  const std::string_view after = end == std::string_view::npos ? "" : trim(open.substr(end + close.size()));
+  const std::string_view after =
+      end == std::string_view::npos ? "" : trim(open.substr(end + close.size()));
   if (end == std::string_view::npos || !is_key(trim(open.substr(0, end))) ||
       (!after.empty() && !after.starts_with('#'))) {
     return line.error("expected a table header such as [name] or [[name]]");

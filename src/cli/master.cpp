@@ -11,8 +11,8 @@
 
 #include "cli/commands.h"
 #include "cli/list_json.h"
-#include "cli/master_self.h"
 #include "cli/master_options.h"
+#include "cli/master_self.h"
 #include "cli/secret_file.h"
 #include "net/master_fleet_json.h"
 #include "net/master_poller.h"
@@ -53,8 +53,8 @@ std::expected<net::PolledNode, Error> http_node(const MasterAgentConfig& agent, 
     if (!token) return std::unexpected(std::move(token.error()));
     options.token = std::move(*token);
     if (!agent.endpoint->https && !is_loopback(agent.endpoint->host)) {
-      log.line(fmt::format("warning: the token for {} travels in clear text (use https)",
-                           agent.url));
+      log.line(
+          fmt::format("warning: the token for {} travels in clear text (use https)", agent.url));
     }
   }
   return net::PolledNode{{agent.name, agent.url},
@@ -62,12 +62,12 @@ std::expected<net::PolledNode, Error> http_node(const MasterAgentConfig& agent, 
 }
 
 std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterSettings& settings,
-                                                                SelfReading& self,
-                                                                MasterLog& log) {
+                                                                SelfReading& self, MasterLog& log) {
   std::vector<net::PolledNode> nodes;
   for (const MasterAgentConfig& agent : settings.config.agents) {
     if (!agent.endpoint) {
-      nodes.push_back({{agent.name, "self"}, net::make_self_fetcher([&self] { return self.read(); })});
+      nodes.push_back(
+          {{agent.name, "self"}, net::make_self_fetcher([&self] { return self.read(); })});
       continue;
     }
     auto node = http_node(agent, log);
@@ -100,20 +100,21 @@ std::expected<std::unique_ptr<Fleet>, Error> open_fleet(const MasterSettings& se
   const MasterConfig& config = settings.config;
   if (settings.prometheus) {
     if (!config.agents.empty()) {
-      log.line(fmt::format("reading the fleet from Prometheus: the {} [[agent]] tables are "
-                           "not polled",
-                           config.agents.size()));
+      log.line(
+          fmt::format("reading the fleet from Prometheus: the {} [[agent]] tables are "
+                      "not polled",
+                      config.agents.size()));
     }
     fleet->prometheus = std::make_unique<net::PrometheusPoller>(
-        *settings.prometheus,
-        net::PrometheusSettings{.fleet = fleet_settings(config), .client = {.timeout = config.timeout}});
+        *settings.prometheus, net::PrometheusSettings{.fleet = fleet_settings(config),
+                                                      .client = {.timeout = config.timeout}});
     return fleet;
   }
   fleet->self = std::make_unique<SelfReading>(global);
   auto nodes = polled_nodes(settings, *fleet->self, log);
   if (!nodes) return std::unexpected(std::move(nodes.error()));
-  const auto backoff_rounds = static_cast<std::uint32_t>(
-      std::max<std::int64_t>(1, config.max_backoff / config.interval));
+  const auto backoff_rounds =
+      static_cast<std::uint32_t>(std::max<std::int64_t>(1, config.max_backoff / config.interval));
   fleet->poller = std::make_unique<net::Poller>(
       std::move(*nodes), net::PollerSettings{.fleet = fleet_settings(config),
                                              .max_backoff_rounds = backoff_rounds,

@@ -90,7 +90,8 @@ const std::array<TopKey, 11>& top_keys() {
       {"insecure", [](auto& c, auto&, auto v) { return set_bool(c.options.insecure, v); }},
       {"tls-cert",
        [](auto& c, auto& w, auto v) { return c.options.tls_cert = w.path(v), Problem{}; }},
-      {"tls-key", [](auto& c, auto& w, auto v) { return c.options.tls_key = w.path(v), Problem{}; }},
+      {"tls-key",
+       [](auto& c, auto& w, auto v) { return c.options.tls_key = w.path(v), Problem{}; }},
       {"prometheus", [](auto& c, auto&, auto v) { return set_text(c.options.prometheus, v); }},
   }};
   return keys;
@@ -135,9 +136,8 @@ std::string key_list(const Keys& keys) {
 
 // Gives each entry of a table to its key's rule.
 template <class Keys, class Target>
-std::expected<void, Error> apply_entries(const ConfigTable& table, const Keys& keys,
-                                         Target& target, const Where& where,
-                                         std::string_view table_name) {
+std::expected<void, Error> apply_entries(const ConfigTable& table, const Keys& keys, Target& target,
+                                         const Where& where, std::string_view table_name) {
   for (const ConfigEntry& entry : table.entries) {
     const auto rule = std::ranges::find(keys, entry.key, [](const auto& k) { return k.key; });
     if (rule == keys.end()) {
@@ -162,7 +162,8 @@ std::expected<MasterAgentConfig, Error> read_agent(const ConfigTable& table, con
   if (agent.url.empty()) {
     return where.error(table.line, "[[agent]] without url (expected url = \"self\" or a URL)");
   }
-  if (agent.name.empty()) agent.name = agent.endpoint ? agent.endpoint->host : std::string(self_name);
+  if (agent.name.empty())
+    agent.name = agent.endpoint ? agent.endpoint->host : std::string(self_name);
   return agent;
 }
 
@@ -202,8 +203,9 @@ std::expected<void, Error> settle_timing(MasterConfig& config, const Where& wher
   for (MasterAgentConfig& agent : config.agents) {
     if (agent.timeout == milliseconds(0)) agent.timeout = config.timeout;
     if (agent.timeout > config.interval) {
-      return where.error(agent.line, "the agent's timeout is longer than the interval (expected "
-                                     "at most the interval)");
+      return where.error(agent.line,
+                         "the agent's timeout is longer than the interval (expected "
+                         "at most the interval)");
     }
   }
   return {};
@@ -247,8 +249,8 @@ std::expected<MasterConfig, Error> read_master_config(const std::filesystem::pat
                                                       std::string_view self_name) {
   std::ifstream in(file);
   if (!in) {
-    return std::unexpected(Error{ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(),
-                                                            std::strerror(errno))});
+    return std::unexpected(Error{
+        ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno))});
   }
   std::stringstream text;
   text << in.rdbuf();

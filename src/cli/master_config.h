@@ -46,11 +46,11 @@ struct MasterFileOptions {
 };
 
 struct MasterConfig {
-  std::chrono::milliseconds interval{5000};      // between poll rounds
-  std::uint32_t stale_after = 3;                 // intervals with the same reading: stale
-  std::chrono::milliseconds timeout{2000};       // agents' default
+  std::chrono::milliseconds interval{5000};        // between poll rounds
+  std::uint32_t stale_after = 3;                   // intervals with the same reading: stale
+  std::chrono::milliseconds timeout{2000};         // agents' default
   std::chrono::milliseconds max_backoff{300'000};  // the longest wait for a failing agent
-  std::size_t threads = 256;                     // polls at once, at most
+  std::size_t threads = 256;                       // polls at once, at most
   std::vector<MasterAgentConfig> agents;
   MasterFileOptions options;
 };

@@ -65,9 +65,10 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
   settings.token_file = path_option(master, "--token-file", options.token_file, file.token_file);
   settings.tls_cert = path_option(master, "--tls-cert", options.tls_cert, file.tls_cert);
   settings.tls_key = path_option(master, "--tls-key", options.tls_key, file.tls_key);
-  settings.insecure = given(master, "--insecure") ? options.insecure : file.insecure.value_or(false);
-  settings.prometheus_text = given(master, "--prometheus") ? options.prometheus
-                                                           : file.prometheus.value_or("");
+  settings.insecure =
+      given(master, "--insecure") ? options.insecure : file.insecure.value_or(false);
+  settings.prometheus_text =
+      given(master, "--prometheus") ? options.prometheus : file.prometheus.value_or("");
   if (!settings.prometheus_text.empty()) {
     auto url = net::parse_agent_url(settings.prometheus_text, net::kDefaultPrometheusPort);
     if (!url) {

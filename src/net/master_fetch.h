@@ -27,9 +27,9 @@ class StatusFetcher {
 };
 
 struct HttpFetchOptions {
-  std::optional<std::string> token;               // sent as "Authorization: Bearer <token>"
-  std::optional<std::filesystem::path> ca_file;   // https: trust these certificates only
-  std::chrono::milliseconds timeout{2000};        // to connect, and for the whole answer
+  std::optional<std::string> token;              // sent as "Authorization: Bearer <token>"
+  std::optional<std::filesystem::path> ca_file;  // https: trust these certificates only
+  std::chrono::milliseconds timeout{2000};       // to connect, and for the whole answer
   std::size_t max_answer_bytes = 16 * 1024 * 1024;
 };
 

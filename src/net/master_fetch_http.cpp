@@ -44,8 +44,7 @@ PollOutcome parse_status(const std::string& body) {
                                fmt::format("not JSON (at byte {})", error.byte));
   }
   if (auto checked = check_status_document(document); !checked) {
-    return PollOutcome::failed(NodeState::garbage,
-                               "not a status document: " + checked.error());
+    return PollOutcome::failed(NodeState::garbage, "not a status document: " + checked.error());
   }
   return PollOutcome::good(std::move(document));
 }
@@ -55,9 +54,9 @@ class HttpFetcher final : public StatusFetcher {
   HttpFetcher(const AgentUrl& url, HttpFetchOptions options)
       : path_(url.path("/api/v1/status")),
         options_(std::move(options)),
-        client_(make_client(url, {.timeout = options_.timeout,
-                                  .token = options_.token,
-                                  .ca_file = options_.ca_file})) {}
+        client_(make_client(
+            url,
+            {.timeout = options_.timeout, .token = options_.token, .ca_file = options_.ca_file})) {}
 
   PollOutcome fetch() override {
     std::string body;
@@ -75,17 +74,19 @@ class HttpFetcher final : public StatusFetcher {
                                    {"User-Agent", "gpumeter-master"}};
     const httplib::Result result = client_->Get(path_, headers, receive);
     if (too_large) {
-      return PollOutcome::failed(NodeState::garbage, fmt::format("an answer over {} bytes",
-                                                                 options_.max_answer_bytes));
+      return PollOutcome::failed(NodeState::garbage,
+                                 fmt::format("an answer over {} bytes", options_.max_answer_bytes));
     }
     if (too_slow) {
-      return PollOutcome::failed(NodeState::unreachable,
-                                 fmt::format("no whole answer within {}",
-                                             seconds_text(options_.timeout)));
+      return PollOutcome::failed(
+          NodeState::unreachable,
+          fmt::format("no whole answer within {}", seconds_text(options_.timeout)));
     }
-    if (!result) return PollOutcome::failed(NodeState::unreachable,
-                                            describe_failure(result.error(), options_.timeout));
-    if (result->status != 200) return classify_status(result->status, body, options_.token.has_value());
+    if (!result)
+      return PollOutcome::failed(NodeState::unreachable,
+                                 describe_failure(result.error(), options_.timeout));
+    if (result->status != 200)
+      return classify_status(result->status, body, options_.token.has_value());
     return parse_status(body);
   }
 

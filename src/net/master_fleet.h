@@ -32,9 +32,9 @@ struct PollCounters {
 struct NodeView {
   NodeIdentity identity;
   NodeState state = NodeState::unreachable;
-  std::string error;                    // empty when ok
-  std::optional<double> age_seconds;    // of the last good reading; none before the first
-  std::shared_ptr<const Json> status;   // the last good status document, if any
+  std::string error;                   // empty when ok
+  std::optional<double> age_seconds;   // of the last good reading; none before the first
+  std::shared_ptr<const Json> status;  // the last good status document, if any
   PollCounters counters;
 };
 

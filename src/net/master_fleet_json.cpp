@@ -16,8 +16,8 @@ Json node_json(const NodeView& node) {
   json["url"] = node.identity.url;
   json["state"] = to_string(node.state);
   // Milliseconds are all a person or a page needs; more digits only make noise.
-  json["age_seconds"] = node.age_seconds ? Json(std::round(*node.age_seconds * 1000) / 1000)
-                                         : Json(nullptr);
+  json["age_seconds"] =
+      node.age_seconds ? Json(std::round(*node.age_seconds * 1000) / 1000) : Json(nullptr);
   json["error"] = nullable_text(node.error);
   json["status"] = node.status ? *node.status : Json(nullptr);
   json["poll"] = {{"attempts", node.counters.attempts},

@@ -11,7 +11,8 @@ Poller::Poller(std::vector<PolledNode> nodes, PollerSettings settings)
     : nodes_(std::move(nodes)),
       backoff_(nodes_.size(), Backoff(settings.max_backoff_rounds)),
       fleet_(settings.fleet),
-      pool_(std::clamp<std::size_t>(nodes_.size(), 1, std::max<std::size_t>(settings.max_threads, 1))) {
+      pool_(std::clamp<std::size_t>(nodes_.size(), 1,
+                                    std::max<std::size_t>(settings.max_threads, 1))) {
   for (PolledNode& node : nodes_) fleet_.add(node.identity);
 }
 
@@ -37,8 +38,8 @@ void Poller::poll(std::size_t node) {
     outcome = nodes_[node].fetcher->fetch();
   } catch (const std::exception& error) {
     // Fetchers report failures as outcomes; this is a bug or exhaustion, kept to this node.
-    outcome = PollOutcome::failed(NodeState::unreachable,
-                                  std::string("internal error: ") + error.what());
+    outcome =
+        PollOutcome::failed(NodeState::unreachable, std::string("internal error: ") + error.what());
   }
   // Each node's backoff is touched by its own poll only, and polls of one node never overlap.
   if (outcome.state == NodeState::ok) {

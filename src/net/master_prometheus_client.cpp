@@ -54,7 +54,8 @@ std::expected<PromSample, std::string> parse_sample(const Json& item) {
 
 std::expected<std::vector<PromSample>, std::string> parse_query_answer(const std::string& body) {
   const Json answer = Json::parse(body, nullptr, false);
-  if (answer.is_discarded() || !answer.is_object()) return std::unexpected("the answer is not JSON");
+  if (answer.is_discarded() || !answer.is_object())
+    return std::unexpected("the answer is not JSON");
   const std::string* status = string_member(answer, "status");
   if (status == nullptr || *status != "success") {
     const std::string* error = string_member(answer, "error");

@@ -76,10 +76,11 @@ void PrometheusPoller::refresh() {
     const std::size_t index = node(host, address);
     const auto scraped = targets.up.find(address);
     if (scraped != targets.up.end() && scraped->second == 0) {
-      fleet_.record(index,
-                    PollOutcome::failed(NodeState::unreachable,
-                                        fmt::format("Prometheus cannot scrape {} (up is 0)", address)),
-                    now);
+      fleet_.record(
+          index,
+          PollOutcome::failed(NodeState::unreachable,
+                              fmt::format("Prometheus cannot scrape {} (up is 0)", address)),
+          now);
     } else if (auto document = documents.find(host); document == documents.end()) {
       fleet_.record(index,
                     PollOutcome::failed(NodeState::unreachable, "no current samples in Prometheus"),
@@ -92,11 +93,11 @@ void PrometheusPoller::refresh() {
   }
   for (const NodeView& known : fleet_.nodes(now)) {
     if (!hosts.contains(known.identity.name)) {
-      fleet_.record(*fleet_.find(known.identity.name),
-                    PollOutcome::failed(NodeState::unreachable,
-                                        fmt::format("no samples in Prometheus for {}",
-                                                    settings_.lookback)),
-                    now);
+      fleet_.record(
+          *fleet_.find(known.identity.name),
+          PollOutcome::failed(NodeState::unreachable,
+                              fmt::format("no samples in Prometheus for {}", settings_.lookback)),
+          now);
     }
   }
 }

@@ -115,8 +115,8 @@ Json gpu_json(unsigned index, const GpuReading& gpu) {
   json["index"] = index;
   json["uuid"] = nullable(gpu.uuid, "uuid", unavailable);
   json["name"] = nullable(gpu.name, "name", unavailable);
-  for (const char* key : {"serial", "pci_bus_id", "minor_number", "architecture",
-                          "compute_capability"}) {
+  for (const char* key :
+       {"serial", "pci_bus_id", "minor_number", "architecture", "compute_capability"}) {
     json[key] = nullable(std::nullopt, key, unavailable);
   }
   json["status"] = status_of(gpu);
@@ -180,9 +180,8 @@ std::map<std::string, Json> status_documents(const PrometheusReadings& readings)
   }
   std::map<std::string, Json> documents;
   for (const auto& [host, reading] : hosts) {
-    const bool described = std::ranges::any_of(reading.gpus, [](const auto& g) {
-      return g.second.has_info;
-    });
+    const bool described =
+        std::ranges::any_of(reading.gpus, [](const auto& g) { return g.second.has_info; });
     if (described) documents.emplace(host, host_json(host, reading));
   }
   return documents;

@@ -28,13 +28,24 @@ Check expect_member(const Json& object, std::string_view prefix, std::string_vie
   return {};
 }
 
-bool is_string_or_null(const Json& value) { return value.is_string() || value.is_null(); }
-bool is_number_or_null(const Json& value) { return value.is_number() || value.is_null(); }
-bool is_array_or_null(const Json& value) { return value.is_array() || value.is_null(); }
-bool is_string(const Json& value) { return value.is_string(); }
-bool is_integer(const Json& value) { return value.is_number_integer(); }
+bool is_string_or_null(const Json& value) {
+  return value.is_string() || value.is_null();
+}
+bool is_number_or_null(const Json& value) {
+  return value.is_number() || value.is_null();
+}
+bool is_array_or_null(const Json& value) {
+  return value.is_array() || value.is_null();
+}
+bool is_string(const Json& value) {
+  return value.is_string();
+}
+bool is_integer(const Json& value) {
+  return value.is_number_integer();
+}
 bool is_index(const Json& value) {
-  return value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0);
+  return value.is_number_unsigned() ||
+         (value.is_number_integer() && value.get<std::int64_t>() >= 0);
 }
 
 Check check_gpu(const Json& gpu, std::size_t position) {

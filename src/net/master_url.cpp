@@ -9,8 +9,8 @@ namespace gpumeter::net {
 namespace {
 
 std::unexpected<Error> bad_url(std::string_view text, std::string_view expected) {
-  return std::unexpected(Error{ErrorCode::invalid_input,
-                               fmt::format("\"{}\": expected {}", text, expected)});
+  return std::unexpected(
+      Error{ErrorCode::invalid_input, fmt::format("\"{}\": expected {}", text, expected)});
 }
 
 struct HostPort {
@@ -47,8 +47,8 @@ std::optional<int> parse_port(std::string_view text) {
 
 std::string AgentUrl::origin() const {
   const bool v6 = host.find(':') != std::string::npos;
-  return fmt::format("{}://{}{}{}:{}", https ? "https" : "http", v6 ? "[" : "", host,
-                     v6 ? "]" : "", port);
+  return fmt::format("{}://{}{}{}:{}", https ? "https" : "http", v6 ? "[" : "", host, v6 ? "]" : "",
+                     port);
 }
 
 std::string AgentUrl::path(std::string_view endpoint) const {

@@ -171,8 +171,8 @@ class SecretFile : public ::testing::Test {
     std::ofstream(path) << text;
     return path;
   }
-  std::filesystem::path path = std::filesystem::temp_directory_path() /
-                               ("gpumeter-token-" + std::to_string(::getpid()));
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("gpumeter-token-" + std::to_string(::getpid()));
 };
 
 TEST_F(SecretFile, FirstLineTrimmed) {

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <httplib.h>
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>

@@ -30,18 +30,19 @@ inline std::string vector_answer(const std::vector<FakeSample>& samples, double 
 class FakePrometheus {
  public:
   FakePrometheus() {
-    server_.routes().Get("/api/v1/query", [this](const httplib::Request& request,
-                                                 httplib::Response& response) {
-      const std::lock_guard lock(mutex_);
-      const auto answer = answers_.find(request.get_param_value("query"));
-      if (answer == answers_.end()) {
-        response.status = 400;
-        response.set_content(R"({"status":"error","errorType":"bad_data","error":"unexpected query"})",
-                             "application/json");
-        return;
-      }
-      response.set_content(answer->second, "application/json");
-    });
+    server_.routes().Get(
+        "/api/v1/query", [this](const httplib::Request& request, httplib::Response& response) {
+          const std::lock_guard lock(mutex_);
+          const auto answer = answers_.find(request.get_param_value("query"));
+          if (answer == answers_.end()) {
+            response.status = 400;
+            response.set_content(
+                R"({"status":"error","errorType":"bad_data","error":"unexpected query"})",
+                "application/json");
+            return;
+          }
+          response.set_content(answer->second, "application/json");
+        });
     server_.start();
   }
 

@@ -33,8 +33,9 @@ PolledNode http_node(const std::string& name, const std::string& url,
                      std::optional<std::string> token = std::nullopt) {
   auto parsed = parse_agent_url(url);
   if (!parsed) throw std::runtime_error(parsed.error().message);
-  return {{name, url},
-          make_http_fetcher(*parsed, HttpFetchOptions{.token = std::move(token), .timeout = kTimeout})};
+  return {
+      {name, url},
+      make_http_fetcher(*parsed, HttpFetchOptions{.token = std::move(token), .timeout = kTimeout})};
 }
 
 class Master : public ::testing::Test {
@@ -46,7 +47,8 @@ class Master : public ::testing::Test {
     std::vector<PolledNode> nodes;
     nodes.push_back(http_node("good1", good1.url()));
     nodes.push_back(http_node("good2", good2.url(), "s3cret"));
-    nodes.push_back(http_node("down", "http://127.0.0.1:" + std::to_string(testing::closed_port())));
+    nodes.push_back(
+        http_node("down", "http://127.0.0.1:" + std::to_string(testing::closed_port())));
     nodes.push_back(http_node("slow", slow.url()));
     nodes.push_back(http_node("html", html.url()));
     nodes.push_back(http_node("not-status", not_status.url()));
@@ -181,15 +183,15 @@ TEST_F(Master, FleetDocumentSaysSoForEachNode) {
     EXPECT_EQ(node["error"].is_null(), node["state"] == "ok") << node["name"];
   }
   EXPECT_EQ(states, (std::map<std::string, std::string>{{"good1", "ok"},
-                                                       {"good2", "ok"},
-                                                       {"down", "unreachable"},
-                                                       {"slow", "unreachable"},
-                                                       {"html", "garbage"},
-                                                       {"not-status", "garbage"},
-                                                       {"wrong-token", "unauthorized"},
-                                                       {"no-token", "unauthorized"},
-                                                       {"missing", "garbage"},
-                                                       {"master", "ok"}}));
+                                                        {"good2", "ok"},
+                                                        {"down", "unreachable"},
+                                                        {"slow", "unreachable"},
+                                                        {"html", "garbage"},
+                                                        {"not-status", "garbage"},
+                                                        {"wrong-token", "unauthorized"},
+                                                        {"no-token", "unauthorized"},
+                                                        {"missing", "garbage"},
+                                                        {"master", "ok"}}));
 }
 
 TEST(MasterPool, UsesOneThreadPerNodeUpToTheCap) {

@@ -46,37 +46,38 @@ class PrometheusMode : public ::testing::Test {
   void SetUp() override {
     auto info = series("gpumeter_gpu_info", "gpu01", "0", "1");
     info.labels["driver_version"] = "550.54.15";
-    prometheus.answer(kGpuSeriesQuery,
-                      vector_answer({info,
-                                     series("gpumeter_gpu_info", "gpu01", "1", "1"),
-                                     series("gpumeter_gpu_sm_utilization_ratio", "gpu01", "0", "0.42"),
-                                     series("gpumeter_gpu_memory_used_bytes", "gpu01", "0", "2147483648"),
-                                     series("gpumeter_gpu_memory_total_bytes", "gpu01", "0", "85899345920"),
-                                     series("gpumeter_gpu_power_watts", "gpu01", "0", "312.5"),
-                                     series("gpumeter_gpu_temperature_celsius", "gpu01", "0", "61"),
-                                     series("gpumeter_gpu_sm_clock_hertz", "gpu01", "0", "1530000000"),
-                                     series("gpumeter_gpu_fan_ratio", "gpu01", "0", "NaN"),
-                                     series("gpumeter_gpu_processes", "gpu01", "0", "2"),
-                                     series("gpumeter_gpu_up", "gpu01", "0", "1"),
-                                     series("gpumeter_gpu_processes", "gpu01", "1", "0"),
-                                     series("gpumeter_gpu_up", "gpu01", "1", "1"),
-                                     series("gpumeter_gpu_info", "gpu02", "0", "1"),
-                                     series("gpumeter_gpu_up", "gpu02", "0", "0")},
-                                    kEvaluated));
-    prometheus.answer(kGpuTimesQuery,
-                      vector_answer({{gpu_labels("gpu01", "0"), "1714564810.5"},
-                                     {gpu_labels("gpu01", "1"), "1714564810.5"},
-                                     {gpu_labels("gpu02", "0"), "1714564812"}},
-                                    kEvaluated));
+    prometheus.answer(
+        kGpuSeriesQuery,
+        vector_answer({info, series("gpumeter_gpu_info", "gpu01", "1", "1"),
+                       series("gpumeter_gpu_sm_utilization_ratio", "gpu01", "0", "0.42"),
+                       series("gpumeter_gpu_memory_used_bytes", "gpu01", "0", "2147483648"),
+                       series("gpumeter_gpu_memory_total_bytes", "gpu01", "0", "85899345920"),
+                       series("gpumeter_gpu_power_watts", "gpu01", "0", "312.5"),
+                       series("gpumeter_gpu_temperature_celsius", "gpu01", "0", "61"),
+                       series("gpumeter_gpu_sm_clock_hertz", "gpu01", "0", "1530000000"),
+                       series("gpumeter_gpu_fan_ratio", "gpu01", "0", "NaN"),
+                       series("gpumeter_gpu_processes", "gpu01", "0", "2"),
+                       series("gpumeter_gpu_up", "gpu01", "0", "1"),
+                       series("gpumeter_gpu_processes", "gpu01", "1", "0"),
+                       series("gpumeter_gpu_up", "gpu01", "1", "1"),
+                       series("gpumeter_gpu_info", "gpu02", "0", "1"),
+                       series("gpumeter_gpu_up", "gpu02", "0", "0")},
+                      kEvaluated));
+    prometheus.answer(kGpuTimesQuery, vector_answer({{gpu_labels("gpu01", "0"), "1714564810.5"},
+                                                     {gpu_labels("gpu01", "1"), "1714564810.5"},
+                                                     {gpu_labels("gpu02", "0"), "1714564812"}},
+                                                    kEvaluated));
     auto alice = gpu_labels("gpu01", "0");
     alice["user"] = "alice";
     auto bob = gpu_labels("gpu01", "0");
     bob["user"] = "bob";
-    prometheus.answer(kUserMemoryQuery, vector_answer({{bob, "1024"}, {alice, "2048"}}, kEvaluated));
-    prometheus.answer(kSeenQuery, vector_answer({{{{"host", "gpu01"}, {"instance", "gpu01:9416"}}, "1"},
-                                                 {{{"host", "gpu02"}, {"instance", "gpu02:9416"}}, "1"},
-                                                 {{{"host", "gpu03"}, {"instance", "gpu03:9416"}}, "1"}},
-                                                kEvaluated));
+    prometheus.answer(kUserMemoryQuery,
+                      vector_answer({{bob, "1024"}, {alice, "2048"}}, kEvaluated));
+    prometheus.answer(kSeenQuery,
+                      vector_answer({{{{"host", "gpu01"}, {"instance", "gpu01:9416"}}, "1"},
+                                     {{{"host", "gpu02"}, {"instance", "gpu02:9416"}}, "1"},
+                                     {{{"host", "gpu03"}, {"instance", "gpu03:9416"}}, "1"}},
+                                    kEvaluated));
     set_up({{"gpu01:9416", "1"}, {"gpu02:9416", "1"}, {"gpu03:9416", "0"}, {"node:9100", "1"}});
   }
 
@@ -189,10 +190,11 @@ TEST_F(PrometheusMode, AHostThatGoesDownKeepsItsLastDocument) {
 
 TEST_F(PrometheusMode, AHostNoLongerSeenSaysSo) {
   refreshed();
-  prometheus.answer(kSeenQuery, vector_answer({{{{"host", "gpu01"}, {"instance", "gpu01:9416"}}, "1"}},
-                                              kEvaluated));
-  prometheus.answer(kGpuSeriesQuery, vector_answer({series("gpumeter_gpu_info", "gpu01", "0", "1")},
-                                                   kEvaluated));
+  prometheus.answer(
+      kSeenQuery,
+      vector_answer({{{{"host", "gpu01"}, {"instance", "gpu01:9416"}}, "1"}}, kEvaluated));
+  prometheus.answer(kGpuSeriesQuery,
+                    vector_answer({series("gpumeter_gpu_info", "gpu01", "0", "1")}, kEvaluated));
   const auto nodes = refreshed();
   EXPECT_EQ(nodes.at("gpu01").state, NodeState::ok);
   EXPECT_EQ(nodes.at("gpu02").state, NodeState::unreachable);
@@ -202,9 +204,11 @@ TEST_F(PrometheusMode, AHostNoLongerSeenSaysSo) {
 
 TEST_F(PrometheusMode, AFailedQueryIsTheFleetsErrorAndNodesKeepTheirDocuments) {
   refreshed();
-  prometheus.answer(kGpuTimesQuery, R"({"status":"error","errorType":"timeout","error":"query timed out"})");
+  prometheus.answer(kGpuTimesQuery,
+                    R"({"status":"error","errorType":"timeout","error":"query timed out"})");
   const auto nodes = refreshed();
-  const std::string expected = "Prometheus at " + prometheus.url() + ": query failed: query timed out";
+  const std::string expected =
+      "Prometheus at " + prometheus.url() + ": query failed: query timed out";
   EXPECT_EQ(poller.fleet().fleet_error(), expected);
   EXPECT_EQ(nodes.at("gpu01").state, NodeState::unreachable);
   EXPECT_EQ(nodes.at("gpu01").error, expected);
@@ -235,10 +239,11 @@ TEST(PrometheusAnswer, ParsesVectorsAndRefusesOtherShapes) {
   EXPECT_EQ(parse_query_answer(R"({"status":"success","data":{"resultType":"matrix","result":[]}})")
                 .error(),
             "expected a vector result");
-  EXPECT_EQ(parse_query_answer(
-                R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,2]}]}})")
-                .error(),
-            "expected sample values written as strings");
+  EXPECT_EQ(
+      parse_query_answer(
+          R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,2]}]}})")
+          .error(),
+      "expected sample values written as strings");
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 namespace gpumeter::net {
 namespace {
 
-Json good_document() { return Json::parse(testing::status_body("node1", 1'000)); }
+Json good_document() {
+  return Json::parse(testing::status_body("node1", 1'000));
+}
 
 std::string problem_in(const Json& document) {
   const auto checked = check_status_document(document);

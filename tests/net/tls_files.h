@@ -43,8 +43,8 @@ inline TlsFiles make_self_signed_certificate() {
   TlsFiles files{pattern, std::filesystem::path(pattern) / "cert.pem",
                  std::filesystem::path(pattern) / "key.pem"};
   run_quietly({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
-               "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-               "-keyout", files.key.string(), "-out", files.certificate.string()});
+               "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout",
+               files.key.string(), "-out", files.certificate.string()});
   return files;
 }
 
