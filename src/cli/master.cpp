@@ -46,19 +46,20 @@ bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.starts_with("127.");
 }
 
-std::expected<net::PolledNode, Error> http_node(const MasterAgentConfig& agent, MasterLog& log) {
+std::expected<net::PolledNode, Error> http_node(const MasterAgentConfig& agent,
+                                                const net::AgentUrl& endpoint, MasterLog& log) {
   net::HttpFetchOptions options{.ca_file = agent.ca_file, .timeout = agent.timeout};
   if (agent.token_file) {
     auto token = read_secret_file(*agent.token_file);
     if (!token) return std::unexpected(std::move(token.error()));
     options.token = std::move(*token);
-    if (!agent.endpoint->https && !is_loopback(agent.endpoint->host)) {
+    if (!endpoint.https && !is_loopback(endpoint.host)) {
       log.line(
           fmt::format("warning: the token for {} travels in clear text (use https)", agent.url));
     }
   }
   return net::PolledNode{{agent.name, agent.url},
-                         net::make_http_fetcher(*agent.endpoint, std::move(options))};
+                         net::make_http_fetcher(endpoint, std::move(options))};
 }
 
 std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterSettings& settings,
@@ -70,7 +71,7 @@ std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterSett
           {{agent.name, "self"}, net::make_self_fetcher([&self] { return self.read(); })});
       continue;
     }
-    auto node = http_node(agent, log);
+    auto node = http_node(agent, *agent.endpoint, log);
     if (!node) return std::unexpected(std::move(node.error()));
     nodes.push_back(std::move(*node));
   }

@@ -18,7 +18,7 @@ std::expected<std::string, Error> read_secret_file(const std::filesystem::path& 
   }
   const auto first = line.find_first_not_of(" \t\r");
   const auto last = line.find_last_not_of(" \t\r");
-  const std::string token = first == std::string::npos ? "" : line.substr(first, last - first + 1);
+  std::string token = first == std::string::npos ? "" : line.substr(first, last - first + 1);
   const bool printable = std::ranges::all_of(token, [](char c) { return c > ' ' && c != '\x7f'; });
   if (token.empty() || !printable) {
     return std::unexpected(

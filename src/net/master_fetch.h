@@ -30,7 +30,7 @@ struct HttpFetchOptions {
   std::optional<std::string> token;              // sent as "Authorization: Bearer <token>"
   std::optional<std::filesystem::path> ca_file;  // https: trust these certificates only
   std::chrono::milliseconds timeout{2000};       // to connect, and for the whole answer
-  std::size_t max_answer_bytes = 16 * 1024 * 1024;
+  std::size_t max_answer_bytes = std::size_t{16} * 1024 * 1024;
 };
 
 // GET <url>/api/v1/status. https verifies the agent's certificate and host name (against

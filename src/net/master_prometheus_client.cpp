@@ -77,7 +77,7 @@ std::expected<std::vector<PromSample>, std::string> parse_query_answer(const std
   return samples;
 }
 
-PrometheusClient::PrometheusClient(const AgentUrl& url, ClientOptions options)
+PrometheusClient::PrometheusClient(const AgentUrl& url, const ClientOptions& options)
     : path_(url.path("/api/v1/query")),
       timeout_(options.timeout),
       client_(make_client(url, options)) {}

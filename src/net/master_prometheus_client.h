@@ -25,7 +25,7 @@ inline constexpr int kDefaultPrometheusPort = 9090;
 
 class PrometheusClient {
  public:
-  PrometheusClient(const AgentUrl& url, ClientOptions options);
+  PrometheusClient(const AgentUrl& url, const ClientOptions& options);
   ~PrometheusClient();
   PrometheusClient(const PrometheusClient&) = delete;
   PrometheusClient& operator=(const PrometheusClient&) = delete;

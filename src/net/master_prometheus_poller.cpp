@@ -91,10 +91,11 @@ void PrometheusPoller::refresh() {
       fleet_.record(index, PollOutcome::good(std::move(document->second)), now);
     }
   }
-  for (const NodeView& known : fleet_.nodes(now)) {
-    if (!hosts.contains(known.identity.name)) {
+  const std::vector<NodeView> known = fleet_.nodes(now);  // in the order of their indexes
+  for (std::size_t index = 0; index < known.size(); ++index) {
+    if (!hosts.contains(known[index].identity.name)) {
       fleet_.record(
-          *fleet_.find(known.identity.name),
+          index,
           PollOutcome::failed(NodeState::unreachable,
                               fmt::format("no samples in Prometheus for {}", settings_.lookback)),
           now);

@@ -63,28 +63,34 @@ std::optional<std::string> label(const PromSample& sample, const std::string& na
   return found->second;
 }
 
-// The GPU a sample is about, creating its entry; null when host or gpu labels are missing.
-GpuReading* gpu_of(std::map<std::string, HostReading>& hosts, const PromSample& sample) {
+struct Place {
+  HostReading* host = nullptr;
+  GpuReading* gpu = nullptr;
+};
+
+// The host and GPU a sample is about, creating their entries; nulls when the host or gpu
+// label is missing, or the gpu label is not an index.
+Place place_of(std::map<std::string, HostReading>& hosts, const PromSample& sample) {
   const auto host = label(sample, "host");
   const auto gpu = label(sample, "gpu");
   unsigned index = 0;
-  if (!host || !gpu) return nullptr;
+  if (!host || !gpu) return {};
   const auto [end, error] = std::from_chars(gpu->data(), gpu->data() + gpu->size(), index);
-  if (error != std::errc{} || end != gpu->data() + gpu->size()) return nullptr;
-  return &hosts[*host].gpus[index];
+  if (error != std::errc{} || end != gpu->data() + gpu->size()) return {};
+  HostReading& reading = hosts[*host];
+  return {&reading, &reading.gpus[index]};
 }
 
 void take_series(std::map<std::string, HostReading>& hosts, const PromSample& sample) {
-  GpuReading* gpu = gpu_of(hosts, sample);
+  const auto [host, gpu] = place_of(hosts, sample);
   const auto name = label(sample, "__name__");
   if (gpu == nullptr || !name || std::isnan(sample.value)) return;
   if (*name == "gpumeter_gpu_info") {
     gpu->has_info = true;
     gpu->uuid = label(sample, "uuid");
     gpu->name = label(sample, "name");
-    HostReading& host = hosts[*label(sample, "host")];
-    host.evaluated_seconds = sample.time_seconds;
-    if (auto driver = label(sample, "driver_version")) host.driver_version = std::move(driver);
+    host->evaluated_seconds = sample.time_seconds;
+    if (auto driver = label(sample, "driver_version")) host->driver_version = std::move(driver);
   } else if (*name == "gpumeter_gpu_processes") {
     gpu->processes = sample.value;
   } else if (*name == "gpumeter_gpu_up") {
@@ -175,8 +181,8 @@ std::map<std::string, Json> status_documents(const PrometheusReadings& readings)
   }
   for (const PromSample& sample : readings.user_memory) {
     const auto user = label(sample, "user");
-    GpuReading* gpu = user ? gpu_of(hosts, sample) : nullptr;
-    if (gpu != nullptr) gpu->users.insert(*user);
+    if (!user) continue;
+    if (GpuReading* gpu = place_of(hosts, sample).gpu; gpu != nullptr) gpu->users.insert(*user);
   }
   std::map<std::string, Json> documents;
   for (const auto& [host, reading] : hosts) {
