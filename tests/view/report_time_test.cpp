@@ -1,13 +1,13 @@
-#include "cli/report_time.h"
+#include "view/report_time.h"
 
 #include <gtest/gtest.h>
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
-using testing::TimeZone;
+using cli::testing::TimeZone;
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kHour = 3600 * kSecond;
@@ -75,7 +75,7 @@ TEST(PeriodStart, FollowsTheLocalZone) {
 }
 
 TEST(NextPeriodStart, DaysAcrossDaylightSavingChanges) {
-  const TimeZone europe(testing::kCentralEurope);
+  const TimeZone europe(cli::testing::kCentralEurope);
   // Summer time ends on Sunday 2026-10-25: that local day lasts 25 hours.
   const TimeUs oct25 = parse_report_time("2026-10-25", kNow).value();
   EXPECT_EQ(next_period_start(CalendarPeriod::day, oct25) - oct25, 25 * kHour);
@@ -94,4 +94,4 @@ TEST(LocalMinute, FormatsInTheLocalZone) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

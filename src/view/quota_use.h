@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/quota.h"
 #include "core/error.h"
 #include "store/usage.h"
+#include "view/quota.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 struct QuotaUse {
   std::string user;
@@ -48,4 +48,4 @@ std::expected<std::vector<QuotaUse>, Error> quota_use(store::Store& store, const
 const QuotaUse* worst_use(const std::vector<QuotaUse>& uses, const std::string& user, TimeUs from,
                           TimeUs to);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,4 +1,4 @@
-#include "cli/report_time.h"
+#include "view/report_time.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -6,9 +6,9 @@
 #include <chrono>
 #include <ctime>
 
-#include "cli/duration.h"
+#include "view/duration.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 constexpr TimeUs kMicrosPerSecond = 1'000'000;
@@ -137,4 +137,4 @@ std::string local_minute(TimeUs time_us) {
   return fmt::format("{:%Y-%m-%d %H:%M}", local_tm(time_us));
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

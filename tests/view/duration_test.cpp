@@ -1,8 +1,8 @@
-#include "cli/duration.h"
+#include "view/duration.h"
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 using std::chrono::seconds;
@@ -27,4 +27,4 @@ TEST(ParseDuration, RejectsEverythingElse) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

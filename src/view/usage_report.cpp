@@ -1,8 +1,8 @@
-#include "cli/usage_report.h"
+#include "view/usage_report.h"
 
 #include <algorithm>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 std::expected<store::UsageRow, Error> total(store::Store& store, store::UsageQuery query) {
@@ -70,4 +70,4 @@ std::expected<UsageReport, Error> build_usage_report(store::Store& store,
   return report;
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

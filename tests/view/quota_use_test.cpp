@@ -6,7 +6,7 @@
 //  cal  daily 1h     Nov 17 09:00-11:00 (2 h), Nov 18 09:00-09:30 (0.5 h)
 //  dan  unlimited    Nov 16 00:00-24:00 (24 h)
 // The window is [Nov 15, Nov 20), UTC; Nov 16 is a Monday.
-#include "cli/quota_use.h"
+#include "view/quota_use.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include "store/temp_dir.h"
 #include "store/write.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 constexpr TimeUs kMinute = 60'000'000;
@@ -65,7 +65,7 @@ class QuotaUseTest : public ::testing::Test {
     return found ? *found : std::vector<QuotaUse>{};
   }
 
-  const testing::TimeZone utc_{"UTC0"};
+  const cli::testing::TimeZone utc_{"UTC0"};
   store::testing::TempDir dir_;
   std::optional<store::Store> db_;
 };
@@ -124,4 +124,4 @@ TEST_F(QuotaUseTest, WorstUseOfTheRowsPeriod) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,13 +1,13 @@
-#include "cli/list_json.h"
+#include "view/list_json.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "cli/gpu_status.h"
-#include "cli/humanize.h"
+#include "view/gpu_status.h"
+#include "view/iso_time.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 // Sets obj[key] to the converted value, or to null with the reason recorded in `unavailable`.
@@ -165,8 +165,4 @@ Json list_json(const Snapshot& snapshot) {
   return out;
 }
 
-std::string dump_json(const Json& document, bool one_line) {
-  return document.dump(one_line ? -1 : 2, ' ', false, Json::error_handler_t::replace);
-}
-
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

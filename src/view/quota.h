@@ -16,10 +16,10 @@
 #include <string>
 #include <string_view>
 
-#include "cli/report_time.h"
 #include "core/error.h"
+#include "view/report_time.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 struct Quota {
   double gpu_hours = 0;                           // the most GPU-hours allowed per period
@@ -56,4 +56,4 @@ std::string to_string(const Quota& quota);
 // "day", "week", "month", "hour".
 std::string_view period_name(CalendarPeriod period);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,10 +1,10 @@
-#include "cli/duration.h"
+#include "view/duration.h"
 
 #include <charconv>
 #include <cstdint>
 #include <limits>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 std::optional<std::int64_t> seconds_per_unit(std::string_view suffix) {
@@ -28,4 +28,4 @@ std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
   return std::chrono::seconds(count * *unit);
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

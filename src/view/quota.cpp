@@ -1,4 +1,4 @@
-#include "cli/quota.h"
+#include "view/quota.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <sstream>
 #include <vector>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 constexpr std::string_view kExpectedLine =
@@ -174,4 +174,4 @@ std::string_view period_name(CalendarPeriod period) {
   return "month";
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,4 +1,4 @@
-#include "cli/quota.h"
+#include "view/quota.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "store/temp_dir.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 constexpr const char* kExample = R"(# GPU-hours per user
@@ -113,4 +113,4 @@ TEST(QuotaFile, Describes) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

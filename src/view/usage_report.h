@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/quota.h"
-#include "cli/quota_use.h"
 #include "core/error.h"
 #include "store/usage.h"
+#include "view/quota.h"
+#include "view/quota_use.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 struct QuotaSummary {
   std::string file;
@@ -34,7 +34,7 @@ struct UsageReport {
 };
 
 // Runs the report's queries: the grouped rows, the total, and with `quotas` the quota use of
-// every user (cli/quota_use.h). Errors: those of store::usage.
+// every user (view/quota_use.h). Errors: those of store::usage.
 std::expected<UsageReport, Error> build_usage_report(store::Store& store,
                                                      const store::UsageQuery& query,
                                                      const QuotaFile* quotas);
@@ -42,4 +42,4 @@ std::expected<UsageReport, Error> build_usage_report(store::Store& store,
 // The calendar period of a grouping, if it has one.
 std::optional<CalendarPeriod> report_period(const std::vector<store::GroupBy>& group_by);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -11,7 +11,7 @@
 
 #include "core/model.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 using HostProcesses = std::map<Pid, Maybe<HostProcess>>;
 
@@ -51,4 +51,4 @@ Maybe<std::string> full_command(const Maybe<HostProcess>& host);
 // host::short_command of the command line, else comm, else the reason neither is known.
 Maybe<std::string> brief_command(const Maybe<HostProcess>& host);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,4 +1,4 @@
-#include "cli/quota_use.h"
+#include "view/quota_use.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 bool has_period(const QuotaFile& quotas, CalendarPeriod period) {
@@ -96,4 +96,4 @@ const QuotaUse* worst_use(const std::vector<QuotaUse>& uses, const std::string& 
   return worst;
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

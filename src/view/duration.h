@@ -5,10 +5,10 @@
 #include <optional>
 #include <string_view>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 // A whole number with an optional unit suffix (s, m, h, d; none means seconds). Absent for
 // anything else: empty text, signs, fractions, unknown units, overflow.
 std::optional<std::chrono::seconds> parse_duration(std::string_view text);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

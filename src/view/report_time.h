@@ -10,7 +10,7 @@
 
 #include "core/model.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 // A point in time as typed on the command line, in local time:
 //  - a date "2026-10-01" (its midnight), a month "2026-10" (its first day's midnight);
@@ -32,4 +32,4 @@ TimeUs next_period_start(CalendarPeriod period, TimeUs start_us);
 // "2026-11-01 00:00": local time to the minute, for headers and messages.
 std::string local_minute(TimeUs time_us);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

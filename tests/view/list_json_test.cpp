@@ -1,13 +1,13 @@
-#include "cli/list_json.h"
+#include "view/list_json.h"
 
 #include <gtest/gtest.h>
 
-#include "sample_snapshot.h"
+#include "cli/sample_snapshot.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
-using testing::sample_snapshot;
+using cli::testing::sample_snapshot;
 
 class ListJson : public ::testing::Test {
  protected:
@@ -19,7 +19,7 @@ TEST_F(ListJson, TopLevelIsVersionedAndNamesHostTimeDriverSource) {
   EXPECT_EQ(doc["schema_version"], 1);
   EXPECT_EQ(doc["host"], "node1");
   EXPECT_EQ(doc["time"], "2024-05-01T12:00:00Z");
-  EXPECT_EQ(doc["time_us"], testing::kNow);
+  EXPECT_EQ(doc["time_us"], cli::testing::kNow);
   EXPECT_EQ(doc["source"], "fake");
   EXPECT_EQ(doc["driver"]["driver_version"], "535.104.05");
   EXPECT_EQ(doc["driver"]["cuda_driver_version"], "12.2");
@@ -79,7 +79,7 @@ TEST_F(ListJson, ProcessesCarryHostAndDriverViews) {
   EXPECT_EQ(process["cmdline"],
             Json::array({"python3", "-u", "/home/alice/train.py", "--lr", "3"}));
   EXPECT_EQ(process["short_command"], "train.py");
-  EXPECT_EQ(process["start_time_us"], testing::kNow - 3 * testing::kHour - 720'000'000);
+  EXPECT_EQ(process["start_time_us"], cli::testing::kNow - 3 * cli::testing::kHour - 720'000'000);
   EXPECT_EQ(process["start_time"], "2024-05-01T08:48:00Z");
   EXPECT_EQ(process["used_memory_bytes"], 936378368);
   EXPECT_EQ(process["contexts"], (Json{{"compute", true}, {"graphics", false}, {"mps", false}}));
@@ -132,4 +132,4 @@ TEST(DumpJson, IndentedUnlessOneLine) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,13 +1,13 @@
-#include "cli/gpu_status.h"
+#include "view/gpu_status.h"
 
 #include <gtest/gtest.h>
 
-#include "sample_snapshot.h"
+#include "cli/sample_snapshot.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
-using testing::sample_snapshot;
+using cli::testing::sample_snapshot;
 
 class GpuStatusTest : public ::testing::Test {
  protected:
@@ -46,7 +46,7 @@ TEST_F(GpuStatusTest, UsersAreDistinctInProcessOrder) {
 
 TEST_F(GpuStatusTest, OldestStartIsTheEarliestKnown) {
   EXPECT_EQ(oldest_start(gpu(1), snapshot.processes),
-            testing::kNow - 3 * testing::kHour - 720'000'000);
+            cli::testing::kNow - 3 * cli::testing::kHour - 720'000'000);
   EXPECT_FALSE(oldest_start(gpu(0), snapshot.processes).has_value());
   EXPECT_FALSE(oldest_start(gpu(2), snapshot.processes).has_value());
 }
@@ -76,4 +76,4 @@ TEST(StatusWords, MarkersAndKeys) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -1,4 +1,4 @@
-#include "cli/gpu_status.h"
+#include "view/gpu_status.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,7 +8,7 @@
 
 #include "host/command_name.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 // The processes of a device, or none when the list could not be read.
@@ -106,4 +106,4 @@ Maybe<std::string> brief_command(const Maybe<HostProcess>& host) {
                     [](const std::vector<std::string>& argv) { return host::short_command(argv); });
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

@@ -8,10 +8,10 @@
 #include <set>
 #include <sstream>
 
-#include "cli/list_json.h"
-#include "sample_snapshot.h"
+#include "cli/sample_snapshot.h"
+#include "view/list_json.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 std::string read_source_file(const std::string& relative) {
@@ -49,7 +49,7 @@ class Schema : public ::testing::Test {
   }
 
   Json schema;
-  Json printed = list_json(testing::sample_snapshot());
+  Json printed = list_json(cli::testing::sample_snapshot());
 };
 
 TEST_F(Schema, TopLevelDriverGpuAndProcessKeysMatchTheRenderer) {
@@ -72,7 +72,7 @@ TEST_F(Schema, IntegralMetricsAreIntegersInTheSchema) {
 TEST(JsonDocs, EveryPrintedKeyIsDocumented) {
   const std::string docs = read_source_file("docs/json.md");
   ASSERT_FALSE(docs.empty()) << "docs/json.md not found";
-  const Json printed = list_json(testing::sample_snapshot());
+  const Json printed = list_json(cli::testing::sample_snapshot());
   std::set<std::string> keys = keys_of(printed);
   for (const Json* object :
        {&printed["driver"], &printed["gpus"][1], &printed["gpus"][1]["processes"][0]}) {
@@ -85,4 +85,4 @@ TEST(JsonDocs, EveryPrintedKeyIsDocumented) {
 }
 
 }  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view
