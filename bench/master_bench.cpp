@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/list_json.h"
 #include "cli/session.h"
 #include "net/fake_agent.h"
 #include "net/master_poller.h"
+#include "view/json.h"
+#include "view/list_json.h"
 
 namespace {
 
@@ -28,7 +29,7 @@ std::string simulated_status(const std::string& scenario) {
   if (!session) return {};
   auto snapshot = session->snapshot();
   if (!snapshot) return {};
-  return gpumeter::cli::dump_json(gpumeter::cli::list_json(*snapshot), true);
+  return gpumeter::view::dump_json(gpumeter::view::list_json(*snapshot), true);
 }
 
 struct Fleet {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/list_json.h"
 #include "cli/master_options.h"
 #include "cli/master_self.h"
+#include "view/json.h"
 #include "cli/secret_file.h"
 #include "net/master_fleet_json.h"
 #include "net/master_poller.h"
@@ -132,7 +132,7 @@ int run_master(const CLI::App& master, const MasterOptions& options, const Globa
   if (!fleet) return report(err, fleet.error());
   FleetSource source = (*fleet)->source();
   source.refresh();
-  out << dump_json(net::fleet_json(*source.fleet, source.name), false) << '\n';
+  out << view::dump_json(net::fleet_json(*source.fleet, source.name), false) << '\n';
   return 0;
 }
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "cli/list_json.h"
+#include "view/list_json.h"
 
 namespace gpumeter::cli {
 
@@ -14,7 +14,7 @@ std::expected<net::Json, Error> SelfReading::read() {
   }
   auto snapshot = session_->snapshot();
   if (!snapshot) return std::unexpected(std::move(snapshot.error()));
-  return list_json(*snapshot);
+  return view::list_json(*snapshot);
 }
 
 }  // namespace gpumeter::cli

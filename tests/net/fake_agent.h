@@ -15,9 +15,10 @@
 #include <string>
 #include <thread>
 
-#include "cli/list_json.h"
 #include "cli/sample_snapshot.h"
 #include "net/master_node.h"
+#include "view/json.h"
+#include "view/list_json.h"
 
 namespace gpumeter::net::testing {
 
@@ -27,7 +28,7 @@ inline std::string status_body(const std::string& host, std::int64_t time_us) {
   Snapshot snapshot = cli::testing::sample_snapshot();
   snapshot.hostname = host;
   snapshot.time_us = time_us;
-  return cli::dump_json(cli::list_json(snapshot), true);
+  return view::dump_json(view::list_json(snapshot), true);
 }
 
 // One httplib server on 127.0.0.1, any free port, serving until destroyed.
