@@ -12,15 +12,16 @@ namespace gpumeter::net {
 
 class Ticker {
  public:
-  // Starts at once with the first round. `round` must not throw.
-  Ticker(std::chrono::milliseconds interval, std::function<void()> round);
+  // Starts the first round at once, or after one interval when `start_now` is false (the
+  // caller ran one already). `round` must not throw.
+  Ticker(std::chrono::milliseconds interval, std::function<void()> round, bool start_now = true);
   // Stops: waits for the round in progress, if any.
   ~Ticker();
   Ticker(const Ticker&) = delete;
   Ticker& operator=(const Ticker&) = delete;
 
  private:
-  void loop(const std::stop_token& stop);
+  void loop(const std::stop_token& stop, bool start_now);
 
   std::chrono::milliseconds interval_;
   std::function<void()> round_;

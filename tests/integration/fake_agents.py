@@ -19,7 +19,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if status == 401:
             self.send_header("WWW-Authenticate", "Bearer")
         self.end_headers()
-        self.wfile.write(data)
+        try:
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the master gave up waiting (the slow agent): what the test wants
 
     def log_message(self, *args):
         pass

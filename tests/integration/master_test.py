@@ -1,14 +1,21 @@
-"""`gpumeter master --once` end to end: the real binary polls fake agents over real HTTP (one
-good, one with a token, one refusing the token, one answering garbage, one too slow, one
-down) and this machine through the simulated library, and prints the fleet document."""
+"""`gpumeter master` end to end: the real binary polls fake agents over real HTTP (one good,
+one with a token, one refusing the token, one answering garbage, one too slow, one down) and
+this machine through the simulated library; `--once` prints the fleet document, and served,
+GET /api/v1/fleet gives it behind the master's own token."""
 
 import json
+import re
+import signal
+import subprocess
 import tempfile
+import time
 import unittest
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from fake_agents import FakeAgent, closed_port, garbage, serves, slow
-from gpumeter_testlib import SCHEMAS, list_json, scenario, run
+from gpumeter_testlib import GPUMETER, SCHEMAS, clean_env, list_json, scenario, run
 
 
 def validate_fleet_schema(document):
@@ -159,6 +166,115 @@ token-file = "missing.token"
         self.assertEqual(result.stderr,
                          f"{self.folder / 'missing.token'}: cannot read: No such file or "
                          "directory\n")
+
+
+def http_get(url, token=None):
+    """(status, body) of a GET."""
+    request = urllib.request.Request(url)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+class MasterServing(unittest.TestCase):
+    """The master as a service: its own token, /api/v1/fleet, /healthz, rounds, SIGTERM."""
+
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        folder = Path(self.directory.name)
+        (folder / "master.token").write_text("fleet-secret\n")
+        self.agent = FakeAgent(serves(json.dumps(list_json("dgx-8gpu"))))
+        self.down_port = closed_port()
+        self.config = folder / "master.toml"
+        self.config.write_text(f"""
+interval = "200ms"
+timeout = "200ms"
+token-file = "master.token"
+[[agent]]
+url = "self"
+name = "master"
+[[agent]]
+url = "{self.agent.url}"
+name = "good"
+[[agent]]
+url = "http://127.0.0.1:{self.down_port}"
+name = "down"
+""")
+        self.process = subprocess.Popen(
+            [GPUMETER, "--simulate", str(scenario("workstation")), "master", "--config",
+             str(self.config), "--listen", "127.0.0.1:0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+        self.base = self.wait_for_address()
+
+    def tearDown(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+        self.agent.close()
+        self.directory.cleanup()
+
+    def wait_for_address(self):
+        for line in self.process.stderr:
+            found = re.search(r"on (http://127\.0\.0\.1:\d+)/api/v1/fleet", line)
+            if found:
+                return found.group(1)
+        self.fail(f"the master did not start: {self.process.communicate()}")
+
+    def fleet(self):
+        status, body = http_get(self.base + "/api/v1/fleet", token="fleet-secret")
+        self.assertEqual(status, 200, body)
+        return json.loads(body)
+
+    def test_serves_the_fleet_behind_its_token(self):
+        document = self.fleet()
+        validate_fleet_schema(document)
+        states = {node["name"]: node["state"] for node in document["nodes"]}
+        self.assertEqual(states, {"master": "ok", "good": "ok", "down": "unreachable"})
+        status, body = http_get(self.base + "/api/v1/fleet")
+        self.assertEqual(status, 401)
+        self.assertNotIn("good", body)
+        status, _ = http_get(self.base + "/api/v1/fleet", token="wrong")
+        self.assertEqual(status, 401)
+
+    def test_health_is_open(self):
+        status, body = http_get(self.base + "/healthz")
+        self.assertEqual(status, 200)
+        self.assertEqual(json.loads(body)["status"], "ok")
+
+    def test_rounds_go_on_and_the_down_agent_backs_off(self):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            nodes = {node["name"]: node for node in self.fleet()["nodes"]}
+            if nodes["down"]["poll"]["skipped"] >= 2 and nodes["good"]["poll"]["attempts"] >= 4:
+                break
+            time.sleep(0.1)
+        down, good = nodes["down"]["poll"], nodes["good"]["poll"]
+        self.assertGreaterEqual(down["skipped"], 2)
+        self.assertLess(down["attempts"], good["attempts"])
+        self.assertEqual(down["failures"], down["attempts"])
+        self.assertEqual(good["failures"], 0)
+        self.assertEqual(good["skipped"], 0)
+        self.assertGreater(self.agent.requests, 1)
+
+    def test_sigterm_stops_it_cleanly(self):
+        self.process.send_signal(signal.SIGTERM)
+        _, err = self.process.communicate(timeout=30)
+        self.assertEqual(self.process.returncode, 0)
+        self.assertIn("gpumeter master: stopping (SIGTERM)", err)
+
+
+class MasterRefusesToServe(unittest.TestCase):
+    def test_a_public_address_needs_a_token(self):
+        with tempfile.TemporaryDirectory() as directory:
+            config = Path(directory) / "master.toml"
+            config.write_text('[[agent]]\nurl = "http://127.0.0.1:9"\n')
+            result = run("master", "--config", config, "--listen", "0.0.0.0:0")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("token", result.stderr)
 
 
 if __name__ == "__main__":
