@@ -52,7 +52,7 @@ void PrometheusPoller::refresh() {
   PrometheusReadings readings;
   for (auto [query, out] : {std::pair{kGpuSeriesQuery, &readings.gpu_series},
                             std::pair{kGpuTimesQuery, &readings.gpu_times},
-                            std::pair{kUserMemoryQuery, &readings.user_memory}}) {
+                            std::pair{kUsersQuery, &readings.users}}) {
     if (!up) break;
     auto answer = client_.query(query);
     if (!answer) {

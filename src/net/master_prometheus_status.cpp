@@ -179,7 +179,7 @@ std::map<std::string, Json> status_documents(const PrometheusReadings& readings)
       hosts[*host].time_seconds = std::max(hosts[*host].time_seconds, sample.value);
     }
   }
-  for (const PromSample& sample : readings.user_memory) {
+  for (const PromSample& sample : readings.users) {
     const auto user = label(sample, "user");
     if (!user) continue;
     if (GpuReading* gpu = place_of(hosts, sample).gpu; gpu != nullptr) gpu->users.insert(*user);

@@ -17,13 +17,15 @@ namespace gpumeter::net {
 struct PrometheusReadings {
   std::vector<PromSample> gpu_series;   // {__name__=~"gpumeter_gpu_.+"}
   std::vector<PromSample> gpu_times;    // timestamp(gpumeter_gpu_info)
-  std::vector<PromSample> user_memory;  // gpumeter_user_gpu_memory_used_bytes
+  std::vector<PromSample> users;        // gpumeter_user_processes
 };
 
 // The PromQL of each reading, in the order of PrometheusReadings' members.
 inline constexpr const char* kGpuSeriesQuery = R"({__name__=~"gpumeter_gpu_.+"})";
 inline constexpr const char* kGpuTimesQuery = "timestamp(gpumeter_gpu_info)";
-inline constexpr const char* kUserMemoryQuery = "gpumeter_user_gpu_memory_used_bytes";
+// Every user with a process on a GPU has this series (the memory one is absent when some
+// process's memory is unknown).
+inline constexpr const char* kUsersQuery = "gpumeter_user_processes";
 
 // One document per host that has at least one gpumeter_gpu_info series, keyed by host. Series
 // without a host or gpu label, or with a gpu label that is not a number, are left out.
