@@ -190,3 +190,22 @@ TEST_F(SecretFile, EmptyOrSpacedTokensAreRefused) {
 
 }  // namespace
 }  // namespace gpumeter::cli
+
+namespace gpumeter::cli {
+namespace {
+
+TEST(MasterConfigExample, TheShippedExampleReads) {
+  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
+  const auto config =
+      read_master_config(std::string(root ? root : ".") + "/examples/master.toml", "this-host");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->agents.size(), 3U);
+  EXPECT_EQ(config->agents[0].name, "this-host");
+  EXPECT_EQ(config->agents[1].name, "gpu01.example.org");
+  EXPECT_EQ(config->agents[2].name, "gpu02");
+  EXPECT_TRUE(config->agents[2].endpoint->https);
+  EXPECT_FALSE(config->options.listen);
+}
+
+}  // namespace
+}  // namespace gpumeter::cli
