@@ -63,6 +63,18 @@ TEST_F(Routes, TheSnapshotOnceARoundRan) {
   EXPECT_DOUBLE_EQ(health["last_round_age_seconds"].get<double>(), 0.1);
 }
 
+TEST_F(Routes, EachRoundIsRenderedAnew) {
+  ASSERT_TRUE(sampler_.sample_once(kNow - 2'000'000).has_value());
+  EXPECT_EQ(get("/api/v1/status").second["time_us"], kNow - 2'000'000);
+  EXPECT_EQ(get("/api/v1/status").second["time_us"], kNow - 2'000'000);
+  gpus_.gpus[0].processes = std::vector<GpuProcess>{};
+  ASSERT_TRUE(sampler_.sample_once(kNow - 1'000'000).has_value());
+  const auto [status, document] = get("/api/v1/status");
+  EXPECT_EQ(document["time_us"], kNow - 1'000'000);
+  EXPECT_EQ(document["gpus"][0]["processes"], nlohmann::json::array());
+  EXPECT_EQ(get("/gpu_status").second["gpus"][0]["availability"], "free");
+}
+
 TEST_F(Routes, UsageWithoutADatabaseIsNotFound) {
   const auto [status, document] = get("/api/v1/usage");
   EXPECT_EQ(status, 404);
