@@ -157,6 +157,7 @@ void add_daemon_options(CLI::App& daemon, DaemonOptions& options) {
       ->option_text("FILE")
       ->configurable(false);
   add_history_options(daemon, options.history);
+  add_http_options(daemon, options.http);
 }
 
 std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,

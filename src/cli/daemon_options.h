@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "cli/history_options.h"
+#include "cli/http_options.h"
 #include "core/error.h"
 #include "task/socket_path.h"
 
@@ -29,6 +30,7 @@ struct DaemonOptions {
   std::size_t retain_tasks = 10'000;
   std::string config;  // a TOML or INI file; empty: none
   HistoryOptions history;
+  HttpOptions http;
 };
 
 // What the options resolve to.
@@ -41,13 +43,15 @@ struct DaemonSettings {
   std::size_t retain_tasks = 10'000;
 };
 
-// Registers the options on the `daemon` subcommand (the history options too).
+// Registers the options on the `daemon` subcommand (the history and HTTP options too).
 void add_daemon_options(CLI::App& daemon, DaemonOptions& options);
 
 // The keys of the daemon's options that only the daemon uses: `gpumeter record --once` reads
 // the same config file and passes these as `ignored`.
-inline constexpr std::array<std::string_view, 5> kSamplerOnlyKeys{"interval", "horizon", "socket",
-                                                                  "socket-mode", "retain-tasks"};
+inline constexpr std::array<std::string_view, 12> kDaemonOnlyKeys{
+    "interval", "horizon", "socket", "socket-mode", "retain-tasks",
+    // cli/http_options.h
+    "listen", "no-http", "token-file", "insecure", "tls-cert", "tls-key", "quota"};
 
 // Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
 // the option of that name, unless the command line set it; a [daemon] section is the same

@@ -6,17 +6,30 @@
 #include <utility>
 #include <vector>
 
-#include "cli/secret_file.h"
 #include "net/listen_address.h"
+#include "net/token_file.h"
 
 namespace gpumeter::cli {
 namespace {
 
-std::expected<net::PolledNode, Error> http_node(const MasterAgentConfig& agent,
+// The agent's token, or an error that says which agent of which file wants it.
+std::expected<std::string, Error> agent_token(const std::filesystem::path& config_file,
+                                              const MasterAgentConfig& agent,
+                                              const std::filesystem::path& token_file) {
+  auto token = net::read_token_file(token_file);
+  if (token) return token;
+  return std::unexpected(Error{token.error().code,
+                               fmt::format("{}:{}: the token of agent \"{}\": {}",
+                                           config_file.string(), agent.line, agent.name,
+                                           token.error().message)});
+}
+
+std::expected<net::PolledNode, Error> http_node(const MasterSettings& settings,
+                                                const MasterAgentConfig& agent,
                                                 const net::AgentUrl& endpoint, MasterLog& log) {
   net::HttpFetchOptions options{.ca_file = agent.ca_file, .timeout = agent.timeout};
   if (agent.token_file) {
-    auto token = read_secret_file(*agent.token_file);
+    auto token = agent_token(settings.config_file, agent, *agent.token_file);
     if (!token) return std::unexpected(std::move(token.error()));
     options.token = std::move(*token);
     if (!endpoint.https && !net::is_loopback(endpoint.host)) {
@@ -28,16 +41,16 @@ std::expected<net::PolledNode, Error> http_node(const MasterAgentConfig& agent,
                          net::make_http_fetcher(endpoint, std::move(options))};
 }
 
-std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterConfig& config,
+std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterSettings& settings,
                                                                 SelfReading& self, MasterLog& log) {
   std::vector<net::PolledNode> nodes;
-  for (const MasterAgentConfig& agent : config.agents) {
+  for (const MasterAgentConfig& agent : settings.config.agents) {
     if (!agent.endpoint) {
       nodes.push_back(
           {{agent.name, "self"}, net::make_self_fetcher([&self] { return self.read(); })});
       continue;
     }
-    auto node = http_node(agent, *agent.endpoint, log);
+    auto node = http_node(settings, agent, *agent.endpoint, log);
     if (!node) return std::unexpected(std::move(node.error()));
     nodes.push_back(std::move(*node));
   }
@@ -82,7 +95,7 @@ std::expected<std::unique_ptr<MasterFleet>, Error> MasterFleet::open(const Maste
     return fleet;
   }
   fleet->self_ = std::make_unique<SelfReading>(global);
-  auto nodes = polled_nodes(config, *fleet->self_, log);
+  auto nodes = polled_nodes(settings, *fleet->self_, log);
   if (!nodes) return std::unexpected(std::move(nodes.error()));
   fleet->poller_ = std::make_unique<net::Poller>(std::move(*nodes), poller_settings(config));
   return fleet;

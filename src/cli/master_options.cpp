@@ -55,7 +55,8 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
                                                             std::string_view self_name) {
   auto config = read_master_config(options.config, self_name);
   if (!config) return std::unexpected(std::move(config.error()));
-  MasterSettings settings{.config = std::move(*config), .once = options.once};
+  MasterSettings settings{
+      .config_file = options.config, .config = std::move(*config), .once = options.once};
   const MasterFileOptions& file = settings.config.options;
   if (given(master, "--listen")) {
     settings.listen = options.listen;

@@ -31,6 +31,7 @@ struct MasterOptions {
 };
 
 struct MasterSettings {
+  std::filesystem::path config_file;
   MasterConfig config;
   std::string listen{kMasterDefaultListen};
   std::optional<std::filesystem::path> token_file;

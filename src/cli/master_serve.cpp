@@ -8,13 +8,13 @@
 #include <utility>
 
 #include "cli/commands.h"
-#include "cli/secret_file.h"
 #include "cli/systemd_notify.h"
 #include "net/health_route.h"
 #include "net/http_server.h"
 #include "net/master_fleet_json.h"
 #include "net/master_routes.h"
 #include "net/master_ticker.h"
+#include "net/token_file.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -34,7 +34,7 @@ std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings
                          .tls_certificate = settings.tls_cert,
                          .tls_key = settings.tls_key};
   if (settings.token_file) {
-    auto token = read_secret_file(*settings.token_file);
+    auto token = net::read_token_file(*settings.token_file);
     if (!token) return std::unexpected(std::move(token.error()));
     config.token = std::move(*token);
   }

@@ -2,9 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 
-#include "cli/secret_file.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -162,30 +160,6 @@ TEST(MasterConfig, UnreadableFileSaysSo) {
   EXPECT_EQ(config.error().code, ErrorCode::io);
   EXPECT_EQ(config.error().message,
             "/nonexistent/master.toml: cannot read: No such file or directory");
-}
-
-class SecretFile : public ::testing::Test {
- protected:
-  void TearDown() override { std::filesystem::remove(path); }
-  std::filesystem::path write(const std::string& text) {
-    std::ofstream(path) << text;
-    return path;
-  }
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("gpumeter-token-" + std::to_string(::getpid()));
-};
-
-TEST_F(SecretFile, FirstLineTrimmed) {
-  EXPECT_EQ(read_secret_file(write("  s3cret-token \nsecond line\n")).value(), "s3cret-token");
-}
-
-TEST_F(SecretFile, EmptyOrSpacedTokensAreRefused) {
-  for (const char* text : {"", "\n", "two words\n"}) {
-    const auto token = read_secret_file(write(text));
-    ASSERT_FALSE(token) << text;
-    EXPECT_EQ(token.error().message,
-              path.string() + ": expected a token on the first line (printable, without spaces)");
-  }
 }
 
 }  // namespace

@@ -38,8 +38,9 @@ class MasterOnce(unittest.TestCase):
         cls.status = json.dumps(list_json("dgx-8gpu"))
         cls.directory = tempfile.TemporaryDirectory()
         cls.folder = Path(cls.directory.name)
-        (cls.folder / "gpu02.token").write_text("s3cret\n")
-        (cls.folder / "wrong.token").write_text("guess\n")
+        for name, token in (("gpu02.token", "s3cret\n"), ("wrong.token", "guess\n")):
+            (cls.folder / name).write_text(token)
+            (cls.folder / name).chmod(0o600)
         cls.agents = {
             "good": FakeAgent(serves(cls.status)),
             "with-token": FakeAgent(serves(cls.status, token="s3cret")),
@@ -158,14 +159,29 @@ name = "good"
     def test_unreadable_token_file_is_named(self):
         config = self.write_config(f"""
 [[agent]]
+name = "gpu01"
 url = "{self.agents['good'].url}"
 token-file = "missing.token"
 """)
         result = run("master", "--config", config, "--once")
         self.assertNotEqual(result.returncode, 0)
         self.assertEqual(result.stderr,
-                         f"{self.folder / 'missing.token'}: cannot read: No such file or "
-                         "directory\n")
+                         f'{config}:2: the token of agent "gpu01": --token-file '
+                         f"{self.folder / 'missing.token'}: No such file or directory\n")
+
+    def test_a_token_every_user_may_read_is_refused(self):
+        token = self.folder / "open.token"
+        token.write_text("s3cret\n")
+        token.chmod(0o644)
+        config = self.write_config(f"""
+[[agent]]
+name = "gpu01"
+url = "{self.agents['good'].url}"
+token-file = "open.token"
+""")
+        result = run("master", "--config", config, "--once")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("every user may read it", result.stderr)
 
 
 def http_get(url, token=None):
@@ -187,6 +203,7 @@ class MasterServing(unittest.TestCase):
         self.directory = tempfile.TemporaryDirectory()
         folder = Path(self.directory.name)
         (folder / "master.token").write_text("fleet-secret\n")
+        (folder / "master.token").chmod(0o600)
         self.agent = FakeAgent(serves(json.dumps(list_json("dgx-8gpu"))))
         self.down_port = closed_port()
         self.config = folder / "master.toml"
