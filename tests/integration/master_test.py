@@ -284,6 +284,115 @@ name = "down"
         self.assertIn("gpumeter master: stopping (SIGTERM)", err)
 
 
+class Daemon:
+    """A real `gpumeter daemon` on a simulated machine, serving HTTP on a free loopback port."""
+
+    def __init__(self, scenario_name, folder, *extra):
+        self.folder = folder
+        folder.mkdir()
+        self.process = subprocess.Popen(
+            [GPUMETER, "--simulate", str(scenario(scenario_name)), "daemon",
+             "--socket", str(folder / "daemon.sock"), "--state-dir", str(folder),
+             "--interval", "200ms", "--listen", "127.0.0.1:0", *extra],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=clean_env())
+        self.url = None
+        for line in self.process.stderr:
+            found = re.search(r"serving HTTP on (http://127\.0\.0\.1:\d+)", line)
+            if found:
+                self.url = found.group(1)
+                break
+        if self.url is None:
+            raise AssertionError(f"the daemon did not start: {self.process.communicate()}")
+        deadline = time.monotonic() + 30
+        while http_get(self.url + "/healthz")[0] != 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.communicate(timeout=30)
+
+
+class MasterWithRealAgents(unittest.TestCase):
+    """The master polling real daemons, one of them behind a token."""
+
+    def setUp(self):
+        self.directory = tempfile.TemporaryDirectory()
+        folder = Path(self.directory.name)
+        token = folder / "gpu02.token"
+        token.write_text("agent-secret\n")
+        token.chmod(0o600)
+        self.gpu01 = Daemon("dgx-8gpu", folder / "gpu01")
+        self.gpu02 = Daemon("workstation", folder / "gpu02", "--token-file", str(token))
+        self.config = folder / "master.toml"
+        self.config.write_text(f"""
+interval = "300ms"
+timeout = "300ms"
+[[agent]]
+name = "gpu01"
+url = "{self.gpu01.url}"
+[[agent]]
+name = "gpu02"
+url = "{self.gpu02.url}"
+token-file = "gpu02.token"
+[[agent]]
+name = "gpu02-without-token"
+url = "{self.gpu02.url}"
+""")
+
+    def tearDown(self):
+        self.gpu01.stop()
+        self.gpu02.stop()
+        self.directory.cleanup()
+
+    def test_polls_real_agents(self):
+        result = run("master", "--config", self.config, "--once", check=True)
+        document = json.loads(result.stdout)
+        validate_fleet_schema(document)
+        nodes = {node["name"]: node for node in document["nodes"]}
+        self.assertEqual(nodes["gpu01"]["state"], "ok", nodes["gpu01"]["error"])
+        self.assertEqual(nodes["gpu02"]["state"], "ok", nodes["gpu02"]["error"])
+        self.assertEqual(nodes["gpu02-without-token"]["state"], "unauthorized")
+        self.assertEqual(len(nodes["gpu01"]["status"]["gpus"]), 8)
+        self.assertEqual(nodes["gpu02"]["status"]["source"], "nvml (simulated: workstation.json)")
+
+    def test_a_daemon_that_stops_keeps_its_last_reading(self):
+        master = subprocess.Popen(
+            [GPUMETER, "master", "--config", str(self.config), "--listen", "127.0.0.1:0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=clean_env())
+        try:
+            base = None
+            for line in master.stderr:
+                found = re.search(r"on (http://127\.0\.0\.1:\d+)/api/v1/fleet", line)
+                if found:
+                    base = found.group(1)
+                    break
+            self.assertIsNotNone(base, "the master did not start")
+
+            def gpu01():
+                status, body = http_get(base + "/api/v1/fleet")
+                self.assertEqual(status, 200, body)
+                return next(n for n in json.loads(body)["nodes"] if n["name"] == "gpu01")
+
+            before = gpu01()
+            self.assertEqual(before["state"], "ok", before["error"])
+            self.gpu01.stop()
+            deadline = time.monotonic() + 30
+            after = gpu01()
+            while after["state"] == "ok" and time.monotonic() < deadline:
+                time.sleep(0.1)
+                after = gpu01()
+            self.assertEqual(after["state"], "unreachable")
+            self.assertEqual(after["error"], "cannot connect (refused, or no route to the host)")
+            self.assertEqual(after["status"]["host"], before["status"]["host"])
+            self.assertGreaterEqual(after["status"]["time_us"], before["status"]["time_us"])
+            self.assertGreater(after["age_seconds"], 0)
+        finally:
+            master.terminate()
+            master.communicate(timeout=30)
+        self.assertEqual(master.returncode, 0)
+
+
 class MasterRefusesToServe(unittest.TestCase):
     def test_a_public_address_needs_a_token(self):
         with tempfile.TemporaryDirectory() as directory:
