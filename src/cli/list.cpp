@@ -77,7 +77,7 @@ Subcommand add_list_command(CLI::App& app) {
   CLI::Option* json = list->add_flag("--json", options->json, "Print JSON (schemas/list.schema.json)");
   CLI::Option* prometheus =
       list->add_flag("--prometheus", options->prometheus,
-                     "Print Prometheus metrics once, after sampling for 1 s (docs/metrics.md)")
+                     "Print Prometheus metrics once, after sampling for 2 s (docs/metrics.md)")
           ->excludes(json);
   list->add_option("--metrics-processes", options->metrics_processes,
                    "With --prometheus: per-process series for the top N processes by GPU memory "

@@ -13,9 +13,11 @@
 
 namespace gpumeter::cli {
 
-// How long the one-shot exposition samples: per-process SM ratios need two readings of the
-// driver's per-process samples, this far apart.
-inline constexpr std::chrono::milliseconds kOneShotSampling{1000};
+// How long the one-shot exposition samples. Per-process SM ratios need two readings of the
+// driver's per-process samples, and count only periods the driver has surely reported: up to
+// one driver period (1 s until one is measured) before the second reading. Two seconds leave
+// at least one second to measure, even on a GPU whose processes are all idle.
+inline constexpr std::chrono::milliseconds kOneShotSampling{2000};
 
 // A CLI11 check of a `--metrics-processes` value (net::parse_process_limit).
 CLI::Validator process_limit_validator();

@@ -32,7 +32,10 @@ std::optional<Window> drained_part(const DeviceSeries& device, TimeUs begin_us, 
 ProcessActivity recent_activity(const Series& series, TimeUs end_us) {
   ProcessActivity activity;
   for (const auto& [index, device] : series.devices()) {
-    const auto window = drained_part(device, end_us - kActivityWindowUs, end_us);
+    // The driver stamps a period's samples at its end: the one in progress at end_us is not
+    // read yet, so the window stops one period earlier rather than count that period as idle.
+    const TimeUs complete_us = end_us - device.sample_period_us();
+    const auto window = drained_part(device, complete_us - kActivityWindowUs, complete_us);
     if (!window) continue;
     const auto shares = usage_per_process(series, index, *window);
     if (!shares) continue;

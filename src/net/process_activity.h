@@ -12,8 +12,9 @@ namespace gpumeter::net {
 // periods (1/6 s to 1 s), shorter than a usual scrape interval (15 s).
 inline constexpr TimeUs kActivityWindowUs = 10'000'000;
 
-// For each GPU, each process's SM busy time over the window [end_us - kActivityWindowUs,
-// end_us] as a fraction of it (busy seconds of processes known by the same pid are added).
+// For each GPU, each process's SM busy time over the window of kActivityWindowUs that ends one
+// driver sample period before end_us (the last period whose samples are surely read), as a
+// fraction of it; busy seconds of processes known by the same pid are added.
 // The window is first narrowed to the time the sampler was draining that GPU's per-process
 // samples; a GPU with no such time in it is absent (no figures, rather than 0).
 ProcessActivity recent_activity(const Series& series, TimeUs end_us);
