@@ -85,7 +85,8 @@ void append_top_processes(fmt::memory_buffer& out, const Snapshot& snapshot,
     if (used) memory.sample(labels[i], static_cast<double>(*used));
   }
   Family sm(out, "gpumeter_process_sm_utilization_ratio", gauge,
-            "Fraction of the last 10 s during which the process's kernels ran on the GPU (0-1)");
+            "Fraction of the recent past (up to 10 s) during which the process's kernels ran on the "
+            "GPU (0-1)");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const std::uint32_t gpu = snapshot.gpus.devices[ranked[i].device].identity.index;
     if (const auto ratio = sm_ratio(activity, gpu, ranked[i].process->pid)) {
@@ -136,7 +137,7 @@ void append_users(fmt::memory_buffer& out, const Snapshot& snapshot,
     if (row.use.memory_known) memory.sample(row.labels, static_cast<double>(row.use.memory_bytes));
   }
   Family sm(out, "gpumeter_user_sm_utilization_ratio", gauge,
-            "Sum over a user's processes on the GPU of their SM ratio over the last 10 s");
+            "Sum over a user's processes on the GPU of their recent SM ratios (1 is one GPU kept busy)");
   for (const Row& row : rows) {
     if (row.use.sm_ratio) sm.sample(row.labels, *row.use.sm_ratio);
   }
