@@ -74,7 +74,8 @@ int watch(Context& context, const ListOptions& options) {
 Subcommand add_list_command(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
   CLI::App* list = app.add_subcommand("list", "Show every GPU: load, memory, users, commands");
-  CLI::Option* json = list->add_flag("--json", options->json, "Print JSON (schemas/list.schema.json)");
+  CLI::Option* json =
+      list->add_flag("--json", options->json, "Print JSON (schemas/list.schema.json)");
   CLI::Option* prometheus =
       list->add_flag("--prometheus", options->prometheus,
                      "Print Prometheus metrics once, after sampling for 2 s (docs/metrics.md)")

@@ -24,9 +24,11 @@ CLI::Validator process_limit_validator() {
       "top:N|users|none");
 }
 
-std::expected<std::string, Error> prometheus_once(Session& session, const net::ProcessLimit& limit) {
-  Sampler sampler(session.gpus(), session.host(),
-                  SamplerConfig{.interval = kOneShotSampling, .collect = session.collect_options()});
+std::expected<std::string, Error> prometheus_once(Session& session,
+                                                  const net::ProcessLimit& limit) {
+  Sampler sampler(
+      session.gpus(), session.host(),
+      SamplerConfig{.interval = kOneShotSampling, .collect = session.collect_options()});
   if (auto first = sampler.sample_once(wall_clock_us()); !first) {
     return std::unexpected(std::move(first.error()));
   }

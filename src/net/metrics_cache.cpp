@@ -7,7 +7,7 @@
 namespace gpumeter::net {
 
 MetricsCache::MetricsCache(const Sampler& sampler, MetricsOptions options)
-    : sampler_(sampler), options_(std::move(options)) {}
+    : sampler_(sampler), options_(options) {}
 
 std::shared_ptr<const std::string> MetricsCache::current() {
   std::shared_ptr<const Snapshot> snapshot = sampler_.snapshot();

@@ -25,8 +25,7 @@ using enum Conversion;
 constexpr std::array kGpuReadings{
     GpuReading{utilization_gpu, "gpumeter_gpu_sm_utilization_ratio", gauge, percent_to_ratio,
                "Fraction of the driver's last sample period during which a kernel ran (0-1)"},
-    GpuReading{utilization_memory, "gpumeter_gpu_memory_utilization_ratio", gauge,
-               percent_to_ratio,
+    GpuReading{utilization_memory, "gpumeter_gpu_memory_utilization_ratio", gauge, percent_to_ratio,
                "Fraction of the driver's last sample period during which device memory was read "
                "or written: the memory controller's load (0-1)"},
     GpuReading{utilization_encoder, "gpumeter_gpu_encoder_utilization_ratio", gauge,
@@ -35,8 +34,7 @@ constexpr std::array kGpuReadings{
                percent_to_ratio, "Video decoder utilization (0-1)"},
     GpuReading{memory_used, "gpumeter_gpu_memory_used_bytes", gauge, none,
                "Device memory allocated by processes (excludes memory the driver reserves)"},
-    GpuReading{memory_total, "gpumeter_gpu_memory_total_bytes", gauge, none,
-               "Total device memory"},
+    GpuReading{memory_total, "gpumeter_gpu_memory_total_bytes", gauge, none, "Total device memory"},
     GpuReading{power_draw, "gpumeter_gpu_power_watts", gauge, none, "Power draw of the board"},
     GpuReading{power_limit, "gpumeter_gpu_power_limit_watts", gauge, none,
                "Enforced power limit, after all limiters"},

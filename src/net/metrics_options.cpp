@@ -10,10 +10,10 @@ namespace {
 constexpr std::size_t kMostTopProcesses = 10'000;
 
 std::expected<ProcessLimit, Error> refuse(std::string_view text) {
-  return std::unexpected(Error{
-      ErrorCode::invalid_input,
-      fmt::format("expected top:N (N from 1 to {}), users or none, not '{}'",
-                  kMostTopProcesses, text)});
+  return std::unexpected(
+      Error{ErrorCode::invalid_input,
+            fmt::format("expected top:N (N from 1 to {}), users or none, not '{}'",
+                        kMostTopProcesses, text)});
 }
 
 }  // namespace

@@ -84,9 +84,10 @@ void append_top_processes(fmt::memory_buffer& out, const Snapshot& snapshot,
     const auto& used = ranked[i].process->used_memory_bytes;
     if (used) memory.sample(labels[i], static_cast<double>(*used));
   }
-  Family sm(out, "gpumeter_process_sm_utilization_ratio", gauge,
-            "Fraction of the recent past (up to 10 s) during which the process's kernels ran on the "
-            "GPU (0-1)");
+  Family sm(
+      out, "gpumeter_process_sm_utilization_ratio", gauge,
+      "Fraction of the recent past (up to 10 s) during which the process's kernels ran on the "
+      "GPU (0-1)");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const std::uint32_t gpu = snapshot.gpus.devices[ranked[i].device].identity.index;
     if (const auto ratio = sm_ratio(activity, gpu, ranked[i].process->pid)) {
@@ -131,13 +132,15 @@ void append_users(fmt::memory_buffer& out, const Snapshot& snapshot,
   for (const auto& [key, use] : use_by_user(snapshot, activity)) {
     rows.push_back({gpus[key.first].with("user", key.second), use});
   }
-  Family memory(out, "gpumeter_user_gpu_memory_used_bytes", gauge,
-                "GPU memory a user's processes hold on the GPU (absent when any amount is unknown)");
+  Family memory(
+      out, "gpumeter_user_gpu_memory_used_bytes", gauge,
+      "GPU memory a user's processes hold on the GPU (absent when any amount is unknown)");
   for (const Row& row : rows) {
     if (row.use.memory_known) memory.sample(row.labels, static_cast<double>(row.use.memory_bytes));
   }
-  Family sm(out, "gpumeter_user_sm_utilization_ratio", gauge,
-            "Sum over a user's processes on the GPU of their recent SM ratios (1 is one GPU kept busy)");
+  Family sm(
+      out, "gpumeter_user_sm_utilization_ratio", gauge,
+      "Sum over a user's processes on the GPU of their recent SM ratios (1 is one GPU kept busy)");
   for (const Row& row : rows) {
     if (row.use.sm_ratio) sm.sample(row.labels, *row.use.sm_ratio);
   }

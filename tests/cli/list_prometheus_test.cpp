@@ -12,9 +12,9 @@ namespace {
 
 Result list_prometheus(const std::vector<std::string>& extra = {}) {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::vector<std::string> args{"--simulate",
-                                std::string(root ? root : ".") + "/examples/scenarios/dgx-8gpu.json",
-                                "list", "--prometheus"};
+  std::vector<std::string> args{
+      "--simulate", std::string(root ? root : ".") + "/examples/scenarios/dgx-8gpu.json", "list",
+      "--prometheus"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_cli(args);
 }

@@ -37,8 +37,8 @@ class Dashboard : public gpumeter::testing::SimulatedMachine {
     Sampler sampler(gpus(), host(), {});
     run(sampler, 0, 12);
     const auto snapshot = sampler.snapshot();
-    const std::string text = render_metrics(*snapshot, sampler.stats(), {},
-                                            recent_activity(sampler, snapshot->time_us));
+    const std::string text =
+        render_metrics(*snapshot, sampler.stats(), {}, recent_activity(sampler, snapshot->time_us));
     const auto parsed = testing::parse_exposition(text);
     EXPECT_TRUE(parsed.has_value()) << parsed.error();
     std::set<std::string> families;

@@ -57,10 +57,14 @@ inline std::expected<std::string, std::string> unescape(std::string_view text, b
     }
     if (++i == text.size()) return std::unexpected("a trailing backslash");
     const char c = text[i];
-    if (c == '\\') out += '\\';
-    else if (c == 'n') out += '\n';
-    else if (c == '"' && quote) out += '"';
-    else return std::unexpected(std::string("an unknown escape \\") + c);
+    if (c == '\\')
+      out += '\\';
+    else if (c == 'n')
+      out += '\n';
+    else if (c == '"' && quote)
+      out += '"';
+    else
+      return std::unexpected(std::string("an unknown escape \\") + c);
   }
   return out;
 }

@@ -125,9 +125,13 @@ TEST_F(Metrics, ProcessAndUserSeriesFromRecentSmUse) {
   const auto process = e.find("gpumeter_process_gpu_memory_used_bytes", {{"pid", "200"}});
   ASSERT_EQ(process.size(), 1U);
   EXPECT_EQ(process[0].value, 2 * kGiB);
-  EXPECT_EQ(process[0].labels,
-            (LabelMap{{"host", sampler().snapshot()->hostname}, {"gpu", "0"}, {"uuid", "GPU-aaaa"},
-                      {"name", "NVIDIA L4"}, {"pid", "200"}, {"user", "bob"}, {"command", "bench"}}));
+  EXPECT_EQ(process[0].labels, (LabelMap{{"host", sampler().snapshot()->hostname},
+                                         {"gpu", "0"},
+                                         {"uuid", "GPU-aaaa"},
+                                         {"name", "NVIDIA L4"},
+                                         {"pid", "200"},
+                                         {"user", "bob"},
+                                         {"command", "bench"}}));
 
   const LabelMap alice0{{"user", "alice"}, {"gpu", "0"}};
   const LabelMap alice1{{"user", "alice"}, {"gpu", "1"}};
@@ -142,8 +146,7 @@ TEST_F(Metrics, ProcessAndUserSeriesFromRecentSmUse) {
 
 TEST_F(Metrics, TopProcessesByMemoryWhileUsersCountEveryProcess) {
   open(kSteady);
-  const Exposition e =
-      scrape_after(3, {.processes = {.series = ProcessSeries::top, .top = 2}});
+  const Exposition e = scrape_after(3, {.processes = {.series = ProcessSeries::top, .top = 2}});
   const auto kept = e.find("gpumeter_process_gpu_memory_used_bytes");
   ASSERT_EQ(kept.size(), 2U);
   EXPECT_EQ(kept[0].labels.at("pid"), "100");  // 4 GiB

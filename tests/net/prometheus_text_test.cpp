@@ -43,7 +43,9 @@ TEST(LabelValue, KeepsEverythingElse) {
 }
 
 TEST(HelpText, EscapesBackslashAndNewlineButNotQuotes) {
-  EXPECT_EQ(help_text(R"(a "quoted" \ word)" "\nnext"), R"(a "quoted" \\ word\nnext)");
+  EXPECT_EQ(help_text(R"(a "quoted" \ word)"
+                      "\nnext"),
+            R"(a "quoted" \\ word\nnext)");
 }
 
 TEST(Value, WholeNumbersHaveNoFraction) {
@@ -90,7 +92,9 @@ TEST(Family, WritesHelpAndTypeBeforeTheFirstSampleOnly) {
 
 TEST(Family, WithoutSamplesWritesNothing) {
   fmt::memory_buffer out;
-  { Family unused(out, "x", MetricType::gauge, "X"); }
+  {
+    Family unused(out, "x", MetricType::gauge, "X");
+  }
   EXPECT_EQ(out.size(), 0U);
 }
 
