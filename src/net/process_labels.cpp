@@ -1,21 +1,15 @@
 #include "net/process_labels.h"
 
-#include "host/command_name.h"
+#include "view/gpu_status.h"
 
 namespace gpumeter::net {
 
 std::string owner_label(const Maybe<HostProcess>& host) {
-  if (!host) return "?";
-  if (host->user) return *host->user;
-  if (host->uid) return std::to_string(*host->uid);
-  return "?";
+  return view::owner_name(host).value_or("?");
 }
 
 std::string command_label(const Maybe<HostProcess>& host) {
-  if (!host) return "";
-  if (host->cmdline && !host->cmdline->empty()) return host::short_command(*host->cmdline);
-  if (host->comm) return *host->comm;
-  return "";
+  return view::brief_command(host).value_or("");
 }
 
 }  // namespace gpumeter::net
