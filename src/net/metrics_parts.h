@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <map>
 #include <vector>
 
 #include "core/model.h"
@@ -30,5 +32,8 @@ void append_build_info(fmt::memory_buffer& out);
 
 // gpumeter_sampler_*, gpumeter_source_*, gpumeter_series_bytes.
 void append_sampler_metrics(fmt::memory_buffer& out, const SamplerStats& stats);
+
+// gpumeter_http_requests_total: responses sent, by status code.
+void append_http_metrics(fmt::memory_buffer& out, const std::map<int, std::uint64_t>& by_status);
 
 }  // namespace gpumeter::net

@@ -71,4 +71,12 @@ void append_sampler_metrics(fmt::memory_buffer& out, const SamplerStats& stats) 
       .sample(static_cast<double>(stats.series_bytes));
 }
 
+void append_http_metrics(fmt::memory_buffer& out, const std::map<int, std::uint64_t>& by_status) {
+  Family requests(out, "gpumeter_http_requests_total", counter,
+                  "HTTP responses the server sent, by status code");
+  for (const auto& [status, count] : by_status) {
+    requests.sample(Labels{}.add("code", std::to_string(status)), static_cast<double>(count));
+  }
+}
+
 }  // namespace gpumeter::net

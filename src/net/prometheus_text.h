@@ -14,8 +14,7 @@ namespace gpumeter::net {
 enum class MetricType : std::uint8_t { gauge, counter };
 
 // The content type of the format, for an HTTP response.
-inline constexpr std::string_view kExpositionContentType =
-    "text/plain; version=0.0.4; charset=utf-8";
+inline constexpr const char* kExpositionContentType = "text/plain; version=0.0.4; charset=utf-8";
 
 // Appends `value` as a label value: backslash, double quote and line feed are escaped (\\, \",
 // \n); everything else, UTF-8 included, is kept as it is.
