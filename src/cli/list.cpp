@@ -8,6 +8,7 @@
 #include "cli/json.h"
 #include "cli/list_prometheus.h"
 #include "cli/list_table.h"
+#include "cli/metrics_option.h"
 #include "cli/terminal.h"
 #include "view/list_json.h"
 
@@ -17,7 +18,7 @@ namespace {
 struct ListOptions {
   bool json = false;
   bool prometheus = false;
-  std::string metrics_processes = "top:20";
+  std::string metrics_processes = kDefaultMetricsProcesses;
   double watch_seconds = 0.0;  // 0: print once
   std::size_t count = 0;       // refreshes before stopping; 0: until Ctrl-C
 };
@@ -81,12 +82,7 @@ Subcommand add_list_command(CLI::App& app) {
       list->add_flag("--prometheus", options->prometheus,
                      "Print Prometheus metrics once, after sampling for 2 s (docs/metrics.md)")
           ->excludes(json);
-  list->add_option("--metrics-processes", options->metrics_processes,
-                   "With --prometheus: per-process series for the top N processes by GPU memory "
-                   "(top:N), per-user only (users) or neither (none); default top:20")
-      ->option_text("top:N|users|none")
-      ->check(process_limit_validator())
-      ->needs(prometheus);
+  add_metrics_processes_option(*list, options->metrics_processes)->needs(prometheus);
   CLI::Option* watch_option = list->add_option("--watch", options->watch_seconds,
                                                "Refresh every SECONDS (0.01 to 86400) until Ctrl-C")
                                   ->option_text("SECONDS")

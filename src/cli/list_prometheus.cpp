@@ -15,15 +15,6 @@ TimeUs wall_clock_us() {
 
 }  // namespace
 
-CLI::Validator process_limit_validator() {
-  return CLI::Validator(
-      [](const std::string& text) {
-        const auto limit = net::parse_process_limit(text);
-        return limit ? std::string() : limit.error().message;
-      },
-      "top:N|users|none");
-}
-
 std::expected<std::string, Error> prometheus_once(Session& session,
                                                   const net::ProcessLimit& limit) {
   Sampler sampler(

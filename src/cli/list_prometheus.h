@@ -2,7 +2,6 @@
 // node_exporter's textfile collector run from a timer (docs/metrics.md).
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <expected>
 #include <string>
@@ -18,9 +17,6 @@ namespace gpumeter::cli {
 // one driver period (1 s until one is measured) before the second reading. Two seconds leave
 // at least one second to measure, even on a GPU whose processes are all idle.
 inline constexpr std::chrono::milliseconds kOneShotSampling{2000};
-
-// A CLI11 check of a `--metrics-processes` value (net::parse_process_limit).
-CLI::Validator process_limit_validator();
 
 // Two sampling rounds `kOneShotSampling` apart on the session's sources, and the exposition of
 // the second (GPU, process and user families and build info; no sampler counters, which would
