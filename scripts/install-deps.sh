@@ -12,6 +12,8 @@ packages=(
   python3 python3-jsonschema
   librsvg2-bin
   systemd  # systemd-analyze, which checks the units in packaging/systemd
+  prometheus  # promtool lints the /metrics exposition; the server scrapes daemons in tests
+  wrk  # the /metrics load benchmark (docs/benchmarks.md)
 )
 
 missing=()
