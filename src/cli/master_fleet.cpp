@@ -18,10 +18,9 @@ std::expected<std::string, Error> agent_token(const std::filesystem::path& confi
                                               const std::filesystem::path& token_file) {
   auto token = net::read_token_file(token_file);
   if (token) return token;
-  return std::unexpected(Error{token.error().code,
-                               fmt::format("{}:{}: the token of agent \"{}\": {}",
-                                           config_file.string(), agent.line, agent.name,
-                                           token.error().message)});
+  return std::unexpected(Error{
+      token.error().code, fmt::format("{}:{}: the token of agent \"{}\": {}", config_file.string(),
+                                      agent.line, agent.name, token.error().message)});
 }
 
 std::expected<net::PolledNode, Error> http_node(const MasterSettings& settings,

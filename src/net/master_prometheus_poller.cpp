@@ -50,9 +50,9 @@ void PrometheusPoller::refresh() {
   auto seen = client_.query(seen_query);
   auto up = seen ? client_.query("up") : seen;
   PrometheusReadings readings;
-  for (auto [query, out] : {std::pair{kGpuSeriesQuery, &readings.gpu_series},
-                            std::pair{kGpuTimesQuery, &readings.gpu_times},
-                            std::pair{kUsersQuery, &readings.users}}) {
+  for (auto [query, out] :
+       {std::pair{kGpuSeriesQuery, &readings.gpu_series},
+        std::pair{kGpuTimesQuery, &readings.gpu_times}, std::pair{kUsersQuery, &readings.users}}) {
     if (!up) break;
     auto answer = client_.query(query);
     if (!answer) {

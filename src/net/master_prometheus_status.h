@@ -15,9 +15,9 @@ namespace gpumeter::net {
 
 // The answers of the queries the master makes (docs/master.md, "Prometheus mode").
 struct PrometheusReadings {
-  std::vector<PromSample> gpu_series;   // {__name__=~"gpumeter_gpu_.+"}
-  std::vector<PromSample> gpu_times;    // timestamp(gpumeter_gpu_info)
-  std::vector<PromSample> users;        // gpumeter_user_processes
+  std::vector<PromSample> gpu_series;  // {__name__=~"gpumeter_gpu_.+"}
+  std::vector<PromSample> gpu_times;   // timestamp(gpumeter_gpu_info)
+  std::vector<PromSample> users;       // gpumeter_user_processes
 };
 
 // The PromQL of each reading, in the order of PrometheusReadings' members.

@@ -71,8 +71,7 @@ class PrometheusMode : public ::testing::Test {
     alice["user"] = "alice";
     auto bob = gpu_labels("gpu01", "0");
     bob["user"] = "bob";
-    prometheus.answer(kUsersQuery,
-                      vector_answer({{bob, "1"}, {alice, "2"}}, kEvaluated));
+    prometheus.answer(kUsersQuery, vector_answer({{bob, "1"}, {alice, "2"}}, kEvaluated));
     prometheus.answer(kSeenQuery,
                       vector_answer({{{{"host", "gpu01"}, {"instance", "gpu01:9416"}}, "1"},
                                      {{{"host", "gpu02"}, {"instance", "gpu02:9416"}}, "1"},
