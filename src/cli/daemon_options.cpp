@@ -158,6 +158,7 @@ void add_daemon_options(CLI::App& daemon, DaemonOptions& options) {
       ->configurable(false);
   add_metrics_processes_option(daemon, options.metrics_processes);
   add_history_options(daemon, options.history);
+  add_http_options(daemon, options.http);
 }
 
 std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "cli/history_options.h"
+#include "cli/http_options.h"
 #include "cli/metrics_option.h"
 #include "core/error.h"
 #include "net/metrics.h"
@@ -32,6 +33,7 @@ struct DaemonOptions {
   std::string config;  // a TOML or INI file; empty: none
   std::string metrics_processes = kDefaultMetricsProcesses;
   HistoryOptions history;
+  HttpOptions http;
 };
 
 // What the options resolve to.
@@ -45,13 +47,17 @@ struct DaemonSettings {
   net::ProcessLimit metrics_processes;  // the /metrics exposition's per-process series
 };
 
-// Registers the options on the `daemon` subcommand (the history options too).
+// Registers the options on the `daemon` subcommand (the history and HTTP options too).
 void add_daemon_options(CLI::App& daemon, DaemonOptions& options);
 
 // The keys of the daemon's options that only the daemon uses: `gpumeter record --once` reads
 // the same config file and passes these as `ignored`.
-inline constexpr std::array<std::string_view, 6> kSamplerOnlyKeys{
-    "interval", "horizon", "socket", "socket-mode", "retain-tasks", "metrics-processes"};
+inline constexpr std::array<std::string_view, 13> kDaemonOnlyKeys{
+    "interval", "horizon", "socket", "socket-mode", "retain-tasks",
+    // cli/http_options.h
+    "listen", "no-http", "token-file", "insecure", "tls-cert", "tls-key", "quota",
+    // cli/metrics_option.h
+    "metrics-processes"};
 
 // Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
 // the option of that name, unless the command line set it; a [daemon] section is the same

@@ -74,7 +74,7 @@ TEST_F(MetricsConfig, ABadValueNamesFileAndLine) {
 }
 
 TEST_F(MetricsConfig, RecordOnceIgnoresIt) {
-  EXPECT_NE(std::ranges::find(kSamplerOnlyKeys, "metrics-processes"), kSamplerOnlyKeys.end());
+  EXPECT_NE(std::ranges::find(kDaemonOnlyKeys, "metrics-processes"), kDaemonOnlyKeys.end());
 }
 
 }  // namespace
