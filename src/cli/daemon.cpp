@@ -198,15 +198,17 @@ struct Http {
 std::expected<std::unique_ptr<Http>, Error> open_http(const HttpOptions& options,
                                                       const HistorySettings& history,
                                                       const Session& session) {
-  auto settings = resolve_http_options(options);
-  if (!settings) return std::unexpected(std::move(settings.error()));
-  if (!*settings) return nullptr;
-  auto server = net::HttpServer::open((*settings)->config);
+  auto resolved = resolve_http_options(options);
+  if (!resolved) return std::unexpected(std::move(resolved.error()));
+  std::optional<HttpSettings>& wanted = *resolved;
+  if (!wanted) return nullptr;
+  HttpSettings& settings = *wanted;
+  auto server = net::HttpServer::open(settings.config);
   if (!server) return std::unexpected(std::move(server.error()));
   auto http = std::make_unique<Http>();
   http->server = std::move(*server);
-  http->warnings = net::security_warnings((*settings)->config);
-  http->quotas = std::move((*settings)->quotas);
+  http->warnings = net::security_warnings(settings.config);
+  http->quotas = std::move(settings.quotas);
   if (history.database) http->store.emplace(*history.database, session.collect_options().hostname);
   return http;
 }

@@ -53,11 +53,9 @@ void add_daemon_options(CLI::App& daemon, DaemonOptions& options);
 // The keys of the daemon's options that only the daemon uses: `gpumeter record --once` reads
 // the same config file and passes these as `ignored`.
 inline constexpr std::array<std::string_view, 13> kDaemonOnlyKeys{
-    "interval", "horizon", "socket", "socket-mode", "retain-tasks",
+    "interval", "horizon", "socket", "socket-mode", "retain-tasks", "metrics-processes",
     // cli/http_options.h
-    "listen", "no-http", "token-file", "insecure", "tls-cert", "tls-key", "quota",
-    // cli/metrics_option.h
-    "metrics-processes"};
+    "listen", "no-http", "token-file", "insecure", "tls-cert", "tls-key", "quota"};
 
 // Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
 // the option of that name, unless the command line set it; a [daemon] section is the same

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -149,6 +150,7 @@ struct HttpServer::State {
   std::unique_ptr<httplib::Server> server;
   ListenAddress bound;
   int listening_socket = -1;  // the last socket httplib made to bind
+  bool started = false;
   std::thread thread;
   std::atomic<bool> finished{false};
   mutable std::mutex counts_mutex;
@@ -229,6 +231,8 @@ HttpServer::HttpServer(std::unique_ptr<State> state) : state_(std::move(state)) 
 
 HttpServer::~HttpServer() {
   stop();
+  // A server that never ran still holds its bound socket: httplib closes it only in stop().
+  if (!state_->started && state_->listening_socket >= 0) ::close(state_->listening_socket);
 }
 
 void HttpServer::get(const std::string& pattern, Handler handler, Access access) {
@@ -262,7 +266,8 @@ std::string HttpServer::url() const {
 }
 
 void HttpServer::start() {
-  if (state_->thread.joinable()) return;
+  if (state_->started) return;
+  state_->started = true;
   state_->thread = std::thread([state = state_.get()] {
     state->server->listen_after_bind();
     state->finished = true;

@@ -19,8 +19,9 @@ class Reader {
   std::optional<int> digits(std::size_t count) {
     if (text_.size() < count) return std::nullopt;
     int value = 0;
-    const auto [end, error] = std::from_chars(text_.data(), text_.data() + count, value);
-    if (error != std::errc{} || end != text_.data() + count) return std::nullopt;
+    const std::string_view field = text_.substr(0, count);
+    const auto [end, error] = std::from_chars(field.begin(), field.end(), value);
+    if (error != std::errc{} || end != field.end()) return std::nullopt;
     text_.remove_prefix(count);
     return value;
   }
@@ -77,7 +78,8 @@ std::optional<TimeUs> iso8601_with_zone(std::string_view text) {
   if (!offset || !date.ok() || *hour > 23 || *minute > 59 || *second > 60) return std::nullopt;
   const auto midnight = std::chrono::sys_days(date).time_since_epoch();
   const std::int64_t seconds = std::chrono::duration_cast<std::chrono::seconds>(midnight).count() +
-                               *hour * 3600 + *minute * 60 + *second - *offset;
+                               std::int64_t{*hour} * 3600 + std::int64_t{*minute} * 60 + *second -
+                               *offset;
   return seconds * 1'000'000 + fraction;
 }
 

@@ -42,12 +42,19 @@ constexpr const char* kScenario = R"({
 
 class Agent : public ::testing::Test {
  protected:
+  // One daemon for the suite. A daemon that does not start fails every test (a failure in
+  // SetUpTestSuite itself would only mark them skipped).
   static void SetUpTestSuite() {
     dir_ = new host::testing::TempDir();
     scenario_ = dir_->write("scenario.json", kScenario);
     dir_->write("quota", "alice = 10h per day\n");
-    daemon_ = new Daemon(scenario_, dir_->path(), {"--quota", (dir_->path() / "quota").string()});
+    try {
+      daemon_ = new Daemon(scenario_, dir_->path(), {"--quota", (dir_->path() / "quota").string()});
+    } catch (const std::exception& error) {
+      start_error_ = error.what();
+    }
   }
+  void SetUp() override { ASSERT_NE(daemon_, nullptr) << start_error_; }
   static void TearDownTestSuite() {
     delete daemon_;
     delete dir_;
@@ -78,6 +85,7 @@ class Agent : public ::testing::Test {
   static inline host::testing::TempDir* dir_ = nullptr;
   static inline std::filesystem::path scenario_;
   static inline Daemon* daemon_ = nullptr;
+  static inline std::string start_error_;
 };
 
 std::set<std::string> keys_of(const json& object) {

@@ -215,6 +215,21 @@ TEST(HttpServer, ATakenPortIsAnError) {
   EXPECT_NE(second.error().message.find(std::to_string(first->port())), std::string::npos);
 }
 
+TEST(HttpServer, APortIsFreeAgainOnceItsServerIsGone) {
+  HttpConfig config = loopback_config();
+  {
+    auto never_started = HttpServer::open(config);
+    ASSERT_TRUE(never_started.has_value());
+    config.listen.port = (*never_started)->port();
+  }
+  {
+    auto again = HttpServer::open(config);
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    (*again)->start();
+  }
+  EXPECT_TRUE(HttpServer::open(config).has_value());
+}
+
 TEST(HttpServerRules, NonLoopbackNeedsATokenOrInsecure) {
   HttpConfig config = loopback_config();
   config.listen.host = "0.0.0.0";
