@@ -20,6 +20,7 @@
 #include "core/sampler.h"
 #include "net/agent_routes.h"
 #include "net/http_server.h"
+#include "net/metrics_route.h"
 #include "net/store_pool.h"
 #include "recorder/recorder.h"
 #include "store/store.h"
@@ -221,6 +222,8 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                           .quotas = http.quotas ? &*http.quotas : nullptr,
                                           .tasks = &running.recent,
                                           .now_us = net::wall_clock_now_us});
+  net::register_metrics_route(*http.server, running.sampler,
+                              {.processes = settings.metrics_processes});
 }
 
 std::string http_line(const Http* http) {

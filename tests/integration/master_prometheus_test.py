@@ -8,6 +8,7 @@ config gives each its own with a metric relabelling, as a fleet of one-machine-p
 have them anyway. Run alone with: ctest -R integration.master_prometheus."""
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -33,7 +34,6 @@ class MasterReadsPrometheus(unittest.TestCase):
         cls.agents = {}
         try:
             cls.start_agents()
-            cls.require_metrics()
             cls.start_prometheus()
             cls.config = cls.tmp / "master.toml"
             cls.config.write_text(f'interval = "1s"\nstale-after = 10\n'
@@ -54,16 +54,14 @@ class MasterReadsPrometheus(unittest.TestCase):
 
     @classmethod
     def start_agents(cls):
-        for name in AGENTS:
-            port = free_port()
-            argv = [GPUMETER, "--simulate", scenario(name), "daemon", "--listen",
-                    f"127.0.0.1:{port}", "--history", "false", "--socket",
-                    cls.tmp / f"{name}.sock"]
-            cls.agents[name] = {"port": port,
-                                "process": Process(name, list(map(str, argv)), cls.tmp,
-                                                   clean_env())}
-            cls.processes.append(cls.agents[name]["process"])
         deadline = time.monotonic() + TIMEOUT_S
+        for name in AGENTS:
+            argv = [GPUMETER, "--simulate", scenario(name), "daemon", "--listen", "127.0.0.1:0",
+                    "--history", "false", "--socket", cls.tmp / f"{name}.sock"]
+            process = Process(name, list(map(str, argv)), cls.tmp, clean_env())
+            cls.processes.append(process)
+            cls.agents[name] = {"process": process,
+                                "port": cls.served_port(process, deadline)}
         for name, agent in cls.agents.items():
             while True:
                 try:
@@ -76,16 +74,15 @@ class MasterReadsPrometheus(unittest.TestCase):
                 time.sleep(0.1)
 
     @classmethod
-    def require_metrics(cls):
-        """Skips (rather than fails) while the daemon does not serve GET /metrics: the routes
-        exist in src/net, and this test runs once `gpumeter daemon` registers them."""
-        import urllib.error
-        try:
-            http_get(f"http://127.0.0.1:{cls.agents[AGENTS[0]]['port']}/metrics")
-        except urllib.error.HTTPError as error:
-            if error.code == 404:
-                raise unittest.SkipTest("gpumeter daemon does not serve /metrics")
-            raise
+    def served_port(cls, process, deadline):
+        """The port in the daemon's "serving HTTP on http://127.0.0.1:PORT" line."""
+        while time.monotonic() < deadline and process.alive():
+            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)",
+                              process.log.read_text(errors="replace"))
+            if found:
+                return int(found.group(1))
+            time.sleep(0.05)
+        raise AssertionError(f"{process.name} did not say where it serves\n{cls.logs()}")
 
     @classmethod
     def start_prometheus(cls):
