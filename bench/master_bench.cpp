@@ -12,6 +12,7 @@
 
 #include "cli/session.h"
 #include "net/fake_agent.h"
+#include "net/master_fleet_json.h"
 #include "net/master_poller.h"
 #include "view/json.h"
 #include "view/list_json.h"
@@ -104,6 +105,39 @@ void BM_Refresh200AgentsTenSlowTenDown(benchmark::State& state) {
   refresh_fleet(state, GPUMETER_SCENARIO_DIR "/dgx-8gpu.json", 10, 10);
 }
 
+// GET /api/v1/fleet's body for 200 nodes: the fleet document rendered and written out, as
+// the route does for every request.
+void fleet_document(benchmark::State& state, const char* scenario) {
+  const std::string body = simulated_status(scenario);
+  if (body.empty()) {
+    state.SkipWithError("cannot read the simulated machine");
+    return;
+  }
+  gpumeter::net::FleetState fleet({});
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 0; i < kAgents; ++i) {
+    const std::size_t node = fleet.add({"agent" + std::to_string(i), "http://agent:9416"});
+    fleet.record(node, gpumeter::net::PollOutcome::good(gpumeter::net::Json::parse(body), body),
+                 now);
+  }
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string text = gpumeter::net::fleet_text(fleet, "agents");
+    bytes = text.size();
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.counters["fleet_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_FleetDocument200(benchmark::State& state) {
+  fleet_document(state, GPUMETER_SCENARIO_DIR "/dgx-8gpu.json");
+}
+void BM_FleetDocument200Heavy(benchmark::State& state) {
+  fleet_document(state, GPUMETER_BENCH_SCENARIO);
+}
+
+BENCHMARK(BM_FleetDocument200)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FleetDocument200Heavy)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Refresh200Agents)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Refresh200AgentsHeavyDocuments)
     ->Unit(benchmark::kMillisecond)

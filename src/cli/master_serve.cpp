@@ -43,7 +43,8 @@ std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings
 
 void add_routes(net::HttpServer& server, MasterFleet& fleet, const MasterConfig& config,
                 const std::atomic<TimeUs>& last_round) {
-  net::add_fleet_route(server, [&fleet] { return net::fleet_json(fleet.state(), fleet.source()); });
+  net::add_fleet_route(server,
+                       [&fleet] { return net::fleet_text(fleet.state(), fleet.source()); });
   net::add_health_route(server, {.last_round_us = [&last_round]() -> std::optional<TimeUs> {
                                    const TimeUs last = last_round.load();
                                    if (last == 0) return std::nullopt;

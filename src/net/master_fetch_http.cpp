@@ -35,7 +35,7 @@ PollOutcome classify_status(int status, const std::string& body, bool sent_token
   return PollOutcome::failed(NodeState::garbage, detail + " (is the URL an agent's?)");
 }
 
-PollOutcome parse_status(const std::string& body) {
+PollOutcome parse_status(std::string body) {
   Json document;
   try {
     document = Json::parse(body);
@@ -46,7 +46,7 @@ PollOutcome parse_status(const std::string& body) {
   if (auto checked = check_status_document(document); !checked) {
     return PollOutcome::failed(NodeState::garbage, "not a status document: " + checked.error());
   }
-  return PollOutcome::good(std::move(document));
+  return PollOutcome::good(document, std::move(body));
 }
 
 class HttpFetcher final : public StatusFetcher {
@@ -87,7 +87,7 @@ class HttpFetcher final : public StatusFetcher {
                                  describe_failure(result.error(), options_.timeout));
     if (result->status != 200)
       return classify_status(result->status, body, options_.token.has_value());
-    return parse_status(body);
+    return parse_status(std::move(body));
   }
 
  private:

@@ -18,7 +18,7 @@ class SelfFetcher final : public StatusFetcher {
     if (auto checked = check_status_document(*document); !checked) {
       return PollOutcome::failed(NodeState::garbage, checked.error());
     }
-    return PollOutcome::good(std::move(*document));
+    return PollOutcome::good(*document);
   }
 
  private:

@@ -4,8 +4,6 @@
 
 #include <utility>
 
-#include "net/master_status_check.h"
-
 namespace gpumeter::net {
 
 std::size_t FleetState::add(NodeIdentity identity) {
@@ -39,9 +37,9 @@ void FleetState::record(std::size_t node, PollOutcome outcome, Clock::time_point
     return;
   }
   record.counters.consecutive_failures = 0;
-  const std::int64_t reading = reading_time_us(*outcome.document);
-  if (!record.status || reading != record.reading_us) record.reading_seen = now;
-  record.reading_us = reading;
+  if (!record.status || outcome.document->time_us != record.status->time_us) {
+    record.reading_seen = now;
+  }
   record.status = std::move(outcome.document);
 }
 

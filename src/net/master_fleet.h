@@ -32,9 +32,9 @@ struct PollCounters {
 struct NodeView {
   NodeIdentity identity;
   NodeState state = NodeState::unreachable;
-  std::string error;                   // empty when ok
-  std::optional<double> age_seconds;   // of the last good reading; none before the first
-  std::shared_ptr<const Json> status;  // the last good status document, if any
+  std::string error;                             // empty when ok
+  std::optional<double> age_seconds;             // of the last good reading; none before the first
+  std::shared_ptr<const StatusDocument> status;  // the last good status document, if any
   PollCounters counters;
 };
 
@@ -74,8 +74,7 @@ class FleetState {
     NodeIdentity identity;
     NodeState last = NodeState::unreachable;
     std::string error = "not polled yet";
-    std::shared_ptr<const Json> status;
-    std::int64_t reading_us = 0;     // the status document's time_us
+    std::shared_ptr<const StatusDocument> status;
     Clock::time_point reading_seen;  // when the master first received that reading
     PollCounters counters;
   };

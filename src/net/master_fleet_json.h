@@ -3,6 +3,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "net/master_fleet.h"
@@ -12,11 +13,18 @@ namespace gpumeter::net {
 inline constexpr int kFleetSchemaVersion = 1;
 
 // `source`: "agents" (the master polls them) or "prometheus"; `fleet_error`: empty, or what
-// went wrong with the whole source.
+// went wrong with the whole source. As a tree: each status document is parsed again from its
+// text (for `--once`, which prints it indented, and for tests).
 Json fleet_json(std::span<const NodeView> nodes, std::string_view source,
                 std::string_view fleet_error);
 
-// fleet_json() of the fleet as of now.
+// The same document as text on one line, with each status document written out as the fleet
+// keeps it (no parsing, no tree): what GET /api/v1/fleet sends, at the cost of copying bytes.
+std::string fleet_text(std::span<const NodeView> nodes, std::string_view source,
+                       std::string_view fleet_error);
+
+// fleet_json() and fleet_text() of the fleet as of now.
 Json fleet_json(const FleetState& fleet, std::string_view source);
+std::string fleet_text(const FleetState& fleet, std::string_view source);
 
 }  // namespace gpumeter::net

@@ -15,8 +15,17 @@ std::string_view to_string(NodeState state) noexcept {
   return "unreachable";
 }
 
-PollOutcome PollOutcome::good(Json document) {
-  return PollOutcome{NodeState::ok, {}, std::make_shared<const Json>(std::move(document))};
+PollOutcome PollOutcome::good(const Json& document) {
+  // Replacement characters, not an exception, for a command line that is not UTF-8.
+  return good(document, document.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+PollOutcome PollOutcome::good(const Json& document, std::string text) {
+  const std::int64_t time_us = document.at("time_us").get<std::int64_t>();
+  return PollOutcome{NodeState::ok,
+                     {},
+                     std::make_shared<const StatusDocument>(
+                         StatusDocument{.text = std::move(text), .time_us = time_us})};
 }
 
 PollOutcome PollOutcome::failed(NodeState state, std::string error) {

@@ -24,14 +24,26 @@ enum class NodeState : std::uint8_t {
 // "ok", "unreachable", ... as the fleet document spells them.
 std::string_view to_string(NodeState state) noexcept;
 
+// A checked status document, kept as text: the fleet route writes it out as it is, and a parsed
+// tree of a large document would take several times the memory of its text.
+struct StatusDocument {
+  std::string text;          // one JSON object, on one line or not
+  std::int64_t time_us = 0;  // the reading's own time ("time_us")
+
+  Json parse() const { return Json::parse(text); }
+};
+
 // The result of one poll. `document` is set exactly when `state` is ok; `error` is one line
 // for a person when it is not.
 struct PollOutcome {
   NodeState state = NodeState::unreachable;
   std::string error;
-  std::shared_ptr<const Json> document;
+  std::shared_ptr<const StatusDocument> document;
 
-  static PollOutcome good(Json document);
+  // A document that check_status_document() accepted; `text`, when given, is the exact text it
+  // was parsed from (an agent's answer, kept byte for byte), else it is written out.
+  static PollOutcome good(const Json& document);
+  static PollOutcome good(const Json& document, std::string text);
   static PollOutcome failed(NodeState state, std::string error);
 };
 

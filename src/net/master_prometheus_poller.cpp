@@ -88,7 +88,7 @@ void PrometheusPoller::refresh() {
     } else if (auto checked = check_status_document(document->second); !checked) {
       fleet_.record(index, PollOutcome::failed(NodeState::garbage, checked.error()), now);
     } else {
-      fleet_.record(index, PollOutcome::good(std::move(document->second)), now);
+      fleet_.record(index, PollOutcome::good(document->second), now);
     }
   }
   const std::vector<NodeView> known = fleet_.nodes(now);  // in the order of their indexes

@@ -3,14 +3,16 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include "net/http_server.h"
 #include "net/master_node.h"
 
 namespace gpumeter::net {
 
-// Registers GET /api/v1/fleet: 200 with `fleet()` as application/json, never cached (the
-// document changes every round). `fleet` runs on the server's threads, several at once.
-void add_fleet_route(HttpServer& server, std::function<Json()> fleet);
+// Registers GET /api/v1/fleet: 200 with `fleet()` (the fleet document as text, fleet_text())
+// as application/json, never cached (the document changes every round). `fleet` runs on the
+// server's threads, several at once.
+void add_fleet_route(HttpServer& server, std::function<std::string()> fleet);
 
 }  // namespace gpumeter::net

@@ -92,8 +92,4 @@ Check check_status_document(const Json& document) {
   return {};
 }
 
-std::int64_t reading_time_us(const Json& document) {
-  return document.at("time_us").get<std::int64_t>();
-}
-
 }  // namespace gpumeter::net

@@ -18,8 +18,4 @@ namespace gpumeter::net {
 // expected a number or null".
 std::expected<void, std::string> check_status_document(const Json& document);
 
-// The reading's own time (µs since the epoch), which tells a new reading from an old one
-// served again. Precondition: check_status_document() accepted the document.
-std::int64_t reading_time_us(const Json& document);
-
 }  // namespace gpumeter::net

@@ -47,7 +47,7 @@ TEST_F(HttpsAgent, TrustedThroughCaFile) {
   const PollOutcome outcome = fetch("127.0.0.1", files.certificate);
   EXPECT_EQ(outcome.state, NodeState::ok) << outcome.error;
   ASSERT_NE(outcome.document, nullptr);
-  EXPECT_EQ((*outcome.document)["host"], "secure");
+  EXPECT_EQ(outcome.document->parse()["host"], "secure");
 }
 
 TEST_F(HttpsAgent, HostNameInTheCertificateCounts) {

@@ -50,7 +50,8 @@ TEST_F(Fleet, FailuresKeepTheLastGoodDocumentAndItsAge) {
   EXPECT_EQ(view.state, NodeState::unreachable);
   EXPECT_EQ(view.error, "no answer within 2s");
   ASSERT_NE(view.status, nullptr);
-  EXPECT_EQ((*view.status)["time_us"], 1'000);
+  EXPECT_EQ(view.status->time_us, 1'000);
+  EXPECT_EQ(view.status->parse()["time_us"], 1'000);
   EXPECT_DOUBLE_EQ(*view.age_seconds, 7.0);
   // A long outage stays "unreachable": the failure says more than "stale" would.
   EXPECT_EQ(at(t0 + 1h).state, NodeState::unreachable);
@@ -117,6 +118,19 @@ TEST_F(Fleet, DocumentHasEveryNodeWithItsStateAgeErrorStatusAndCounters) {
   EXPECT_TRUE(second["age_seconds"].is_null());
   EXPECT_TRUE(second["status"].is_null());
   EXPECT_EQ(second["error"], "not polled yet");
+}
+
+TEST_F(Fleet, TextIsTheSameDocumentWithEachStatusAsReceived) {
+  const std::string received = Json::parse(testing::status_body("node1", 1'000)).dump(2);
+  fleet.record(node, PollOutcome::good(Json::parse(received), received), t0);
+  fleet.add({"node2", "self"});
+  fleet.set_fleet_error("a \"quoted\" problem");
+  const auto nodes = fleet.nodes(t0 + 1s);
+  const std::string text = fleet_text(nodes, "agents", fleet.fleet_error());
+  EXPECT_EQ(Json::parse(text), fleet_json(nodes, "agents", fleet.fleet_error()));
+  EXPECT_NE(text.find(received), std::string::npos);  // byte for byte, indentation included
+  EXPECT_EQ(Json::parse(fleet_text(std::span<const NodeView>{}, "agents", "")),
+            fleet_json(std::span<const NodeView>{}, "agents", ""));
 }
 
 TEST_F(Fleet, FleetErrorIsCarried) {

@@ -91,11 +91,11 @@ TEST_F(Master, ClassifiesEveryAgent) {
   EXPECT_EQ(nodes.at("good1").state, NodeState::ok);
   EXPECT_EQ(nodes.at("good1").error, "");
   ASSERT_NE(nodes.at("good1").status, nullptr);
-  EXPECT_EQ((*nodes.at("good1").status)["host"], "gpu01");
+  EXPECT_EQ(nodes.at("good1").status->parse()["host"], "gpu01");
   EXPECT_TRUE(nodes.at("good1").age_seconds);
 
   EXPECT_EQ(nodes.at("good2").state, NodeState::ok) << nodes.at("good2").error;
-  EXPECT_EQ((*nodes.at("good2").status)["host"], "gpu02");
+  EXPECT_EQ(nodes.at("good2").status->parse()["host"], "gpu02");
 
   EXPECT_EQ(nodes.at("down").state, NodeState::unreachable);
   EXPECT_EQ(nodes.at("down").error, "cannot connect (refused, or no route to the host)");
@@ -119,7 +119,7 @@ TEST_F(Master, ClassifiesEveryAgent) {
   EXPECT_EQ(nodes.at("missing").error, "HTTP 404 (is the URL an agent's?)");
 
   EXPECT_EQ(nodes.at("master").state, NodeState::ok);
-  EXPECT_EQ((*nodes.at("master").status)["host"], "master");
+  EXPECT_EQ(nodes.at("master").status->parse()["host"], "master");
 }
 
 TEST_F(Master, FailingAgentsBackOffAndGoodOnesArePolledEveryRound) {

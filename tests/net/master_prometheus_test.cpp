@@ -116,7 +116,7 @@ TEST_F(PrometheusMode, OneNodePerHostWithItsState) {
 
 TEST_F(PrometheusMode, DocumentsCarryTheExportedValuesInTheListUnits) {
   const auto nodes = refreshed();
-  const Json& document = *nodes.at("gpu01").status;
+  const Json document = nodes.at("gpu01").status->parse();
   EXPECT_TRUE(check_status_document(document));
   EXPECT_EQ(document["host"], "gpu01");
   EXPECT_EQ(document["source"], "prometheus");
@@ -145,7 +145,7 @@ TEST_F(PrometheusMode, DocumentsCarryTheExportedValuesInTheListUnits) {
   EXPECT_EQ(document["gpus"][1]["status"], "free");
   EXPECT_EQ(document["gpus"][1]["users"], Json::array());
 
-  const Json& lost = (*nodes.at("gpu02").status)["gpus"][0];
+  const Json lost = nodes.at("gpu02").status->parse()["gpus"][0];
   EXPECT_EQ(lost["status"], "lost");
   EXPECT_EQ(lost["lost"], true);
 }
@@ -162,7 +162,7 @@ TEST_F(PrometheusMode, DocumentsHaveEveryKeyTheListSchemaRequires) {
   std::stringstream text;
   text << in.rdbuf();
   const Json schema = Json::parse(text.str());
-  const Json& document = *refreshed().at("gpu01").status;
+  const Json document = refreshed().at("gpu01").status->parse();
   std::set<std::string> required;
   for (const Json& key : schema["$defs"]["gpu"]["required"]) required.insert(key);
   EXPECT_EQ(keys_of(document["gpus"][0]), required);
@@ -182,7 +182,7 @@ TEST_F(PrometheusMode, AHostThatGoesDownKeepsItsLastDocument) {
   EXPECT_EQ(gpu01.state, NodeState::unreachable);
   EXPECT_EQ(gpu01.error, "Prometheus cannot scrape gpu01:9416 (up is 0)");
   ASSERT_NE(gpu01.status, nullptr);
-  EXPECT_EQ((*gpu01.status)["host"], "gpu01");
+  EXPECT_EQ(gpu01.status->parse()["host"], "gpu01");
   EXPECT_EQ(gpu01.counters.attempts, 2U);
   EXPECT_EQ(gpu01.counters.failures, 1U);
 }

@@ -23,7 +23,7 @@ class FleetRoute : public ::testing::Test {
     auto opened = HttpServer::open(config);
     ASSERT_TRUE(opened) << opened.error().message;
     server = std::move(*opened);
-    add_fleet_route(*server, [this] { return fleet_json(poller->fleet(), "agents"); });
+    add_fleet_route(*server, [this] { return fleet_text(poller->fleet(), "agents"); });
     server->start();
   }
 
