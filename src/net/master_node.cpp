@@ -21,6 +21,8 @@ PollOutcome PollOutcome::good(const Json& document) {
 }
 
 PollOutcome PollOutcome::good(const Json& document, std::string text) {
+  // The parser skips a byte-order mark; text spliced into the fleet document must not have one.
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   const std::int64_t time_us = document.at("time_us").get<std::int64_t>();
   return PollOutcome{NodeState::ok,
                      {},

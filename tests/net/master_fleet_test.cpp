@@ -133,6 +133,14 @@ TEST_F(Fleet, TextIsTheSameDocumentWithEachStatusAsReceived) {
             fleet_json(std::span<const NodeView>{}, "agents", ""));
 }
 
+TEST_F(Fleet, AByteOrderMarkDoesNotReachTheFleetDocument) {
+  const std::string received = "\xEF\xBB\xBF" + testing::status_body("node1", 1'000);
+  fleet.record(node, PollOutcome::good(Json::parse(received), received), t0);
+  const auto nodes = fleet.nodes(t0);
+  EXPECT_EQ(nodes[0].status->text, received.substr(3));
+  EXPECT_NO_THROW(static_cast<void>(Json::parse(fleet_text(nodes, "agents", ""))));
+}
+
 TEST_F(Fleet, FleetErrorIsCarried) {
   fleet.set_fleet_error("Prometheus at http://prom:9090: cannot connect");
   const Json document = fleet_json(fleet, "prometheus");
