@@ -138,7 +138,7 @@ TEST_F(Fleet, AByteOrderMarkDoesNotReachTheFleetDocument) {
   fleet.record(node, PollOutcome::good(Json::parse(received), received), t0);
   const auto nodes = fleet.nodes(t0);
   EXPECT_EQ(nodes[0].status->text, received.substr(3));
-  EXPECT_NO_THROW(static_cast<void>(Json::parse(fleet_text(nodes, "agents", ""))));
+  EXPECT_TRUE(Json::accept(fleet_text(nodes, "agents", "")));
 }
 
 TEST_F(Fleet, FleetErrorIsCarried) {
