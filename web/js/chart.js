@@ -114,9 +114,11 @@ function latest(column) {
 // The charts on the page zoom together: a drag on one shows the same minutes on all, and a
 // double-click on one shows the whole hour on all. The window outlives data refreshes.
 export class ZoomGroup {
-  constructor() {
+  // onChange(window): the shown window changed (null: the whole hour).
+  constructor(onChange = () => {}) {
     this.charts = new Set();
     this.window = null;
+    this.onChange = onChange;
   }
 
   add(chart) { this.charts.add(chart); }
@@ -126,5 +128,6 @@ export class ZoomGroup {
   set(window, origin) {
     this.window = window;
     for (const chart of this.charts) if (chart !== origin) chart.showWindow(window);
+    this.onChange(window);
   }
 }

@@ -9,12 +9,15 @@ import {alignSeries, hasPoints} from "./time-series.js";
 const WINDOW = "1h";
 const STEP = "10s";
 
+const WHOLE_HOUR_HINT = "Drag across a chart to zoom; double-click to show the whole hour again.";
+
 export class ChartsView {
-  constructor(grid, picker, note) {
+  constructor(grid, picker, note, hint) {
     this.grid = grid;
     this.picker = picker;
     this.note = note;
-    this.zoom = new ZoomGroup();
+    this.hint = hint;
+    this.zoom = new ZoomGroup((window) => this.zoomed(window));
     this.charts = [];
     this.signature = "";
     this.gpus = [];
@@ -31,6 +34,14 @@ export class ChartsView {
       this.picker.replaceChildren(...options.map((v) => el("option", {value: v}, v === "all" ? "all" : `GPU ${v}`)));
       this.picker.value = options.includes(chosen) ? chosen : "all";
     }
+  }
+
+  zoomed(window) {
+    this.grid.dataset.zoomed = window ? "true" : "false";
+    const time = (s) => new Date(s * 1000).toLocaleTimeString([], {hour12: false});
+    this.hint.textContent = window ?
+      `Showing ${time(window.min)} to ${time(window.max)}; double-click a chart to show the whole hour.` :
+      WHOLE_HOUR_HINT;
   }
 
   pick(index) {

@@ -26,7 +26,7 @@ const page = {
 
 const connection = new Connection(byId("connection"));
 const nodeLine = new NodeLine(byId("node-line"));
-const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("charts-note"));
+const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("charts-note"), byId("charts-hint"));
 const usage = new UsageView(byId("usage-body"), byId("usage-bucket"));
 const processUsage = new ProcessUsage();
 let gotStatus;
