@@ -58,12 +58,14 @@ export class ChartsView {
   disable(message) {
     this.note.textContent = message;
     this.note.hidden = false;
+    this.picker.parentElement.hidden = true;
     this.clear();
   }
 
   async refresh() {
     const gpus = this.chosenGpus();
     this.note.hidden = true;
+    this.picker.parentElement.hidden = false;
     this.build(gpus);
     await Promise.all(CHART_METRICS.map((metric, i) => this.load(metric, gpus, this.charts[i])));
   }
@@ -105,6 +107,9 @@ export class ChartsView {
 // What the chart cannot show, in words: failed requests, or no reading at all (N/A).
 function describe(docs, data) {
   const failed = docs.filter(({doc}) => doc instanceof Error);
+  if (failed.length > 0 && failed.every(({doc}) => doc.kind === "not_found")) {
+    return "N/A: this server keeps no history (a node's own dashboard has its charts)";
+  }
   if (failed.length > 0) return failed.map(({label, doc}) => `${label}: ${doc.message}`).join("; ");
   return hasPoints(data) ? "" : "N/A: no reading in the last hour";
 }

@@ -13,13 +13,15 @@ export function renderFleetTable(table, fleet, chosen, onPick) {
     {label: "GPUs", class: "num", cell: (n) => count(n, () => true)},
     {label: "Free", class: "num", cell: (n) => count(n, (g) => g.status === "free")},
     {label: "In use", class: "num", cell: (n) => count(n, (g) => g.status !== "free")},
-    {label: "Address", cell: (n) => n.url},
+    {label: "Address", cell: (n) => (/^https?:\/\//.test(n.url) ? el("a", {href: n.url, rel: "noreferrer"}, n.url) : n.url)},
     {label: "Error", cell: (n) => n.error ?? ""},
   ];
   fillTable(table, columns, fleet.nodes, {
     rowProps: (n) => ({class: n.name === chosen ? "chosen" : undefined, dataset: {node: n.name, state: n.state}}),
     empty: "no node configured",
   });
+  // The fleet as a whole could not be read (the master's Prometheus, for one).
+  if (fleet.error) table.prepend(el("caption", {class: "error"}, `The fleet's readings are incomplete: ${fleet.error}`));
 }
 
 function count(node, test) {

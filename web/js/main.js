@@ -48,7 +48,8 @@ function showStatus() {
   const {status} = page;
   nodeLine.show(status, page.fleet ? page.node : null);
   renderGpuTable(byId("gpu-table"), status, (index) => charts.pick(index), page.why);
-  renderProcessTable(byId("process-table"), status, processUsage.figures, processUsage.window, page.why || undefined);
+  const figures = page.local ? processUsage.figures : new Error("served by the node itself");
+  renderProcessTable(byId("process-table"), status, figures, processUsage.window, page.why || undefined);
   if (status) charts.setGpus(status.gpus);
 }
 
