@@ -49,9 +49,11 @@ class SelfMeasuringHost final : public gpumeter::ProcessSource {
   gpumeter::Maybe<gpumeter::HostProcess> describe(gpumeter::Pid pid) override {
     return scenario_->describe(pid);
   }
-  gpumeter::Maybe<gpumeter::ProcessUsage> usage(gpumeter::Pid /*pid*/) override {
+  void begin_round() override { procfs_.begin_round(); }
+  gpumeter::Maybe<gpumeter::ProcessUsage> usage(gpumeter::Pid /*pid*/,
+                                                gpumeter::UsageDetail detail) override {
     if (!read_procfs_) return std::unexpected(gpumeter::Unavailable::not_supported);
-    return procfs_.usage(self_);
+    return procfs_.usage(self_, detail);
   }
 
  private:
@@ -111,10 +113,12 @@ class RealProcessHost final : public gpumeter::ProcessSource {
     if (described) described->pid = pid;
     return described;
   }
-  gpumeter::Maybe<gpumeter::ProcessUsage> usage(gpumeter::Pid pid) override {
+  void begin_round() override { procfs_.begin_round(); }
+  gpumeter::Maybe<gpumeter::ProcessUsage> usage(gpumeter::Pid pid,
+                                                gpumeter::UsageDetail detail) override {
     const gpumeter::Pid real = processes_.real(pid);
     if (real == 0) return std::unexpected(gpumeter::Unavailable::process_gone);
-    return procfs_.usage(real);
+    return procfs_.usage(real, detail);
   }
 
  private:

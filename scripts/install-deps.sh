@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
+  libcpp-httplib-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
   python3 python3-jsonschema

@@ -56,10 +56,6 @@ std::string format_whole(const Maybe<double>& value, std::string_view unit) {
   return fmt::format("{:.0f}{}", std::round(*value), unit);
 }
 
-std::string iso8601_utc(TimeUs time_us) {
-  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(to_time_t(time_us)));
-}
-
 std::string local_time(TimeUs time_us) {
   return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::localtime(to_time_t(time_us)));
 }

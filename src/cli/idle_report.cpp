@@ -6,9 +6,9 @@
 
 #include "cli/humanize.h"
 #include "cli/report_table.h"
-#include "cli/report_time.h"
 #include "cli/table.h"
 #include "cli/usage_keys.h"
+#include "view/report_time.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -52,7 +52,7 @@ Row table_row(const store::IdleSpell& spell, TimeUs until_us, bool color) {
              {cut(process.command.value_or(""), kCommandWidth)},
              {fmt::format("{}", process.gpu_index)},
              {format_bytes(static_cast<double>(spell.peak_memory_bytes))},
-             {local_minute(spell.begin_us)},
+             {view::local_minute(spell.begin_us)},
              {span_text(spell.end_us - spell.begin_us)},
              {state == IdleState::still_idle ? "still idle" : std::string(to_string(state)),
               state == IdleState::still_idle && color ? Color::red : Color::none}};

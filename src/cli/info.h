@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "cli/list_json.h"
+#include "cli/json.h"
 #include "core/model.h"
 
 namespace gpumeter::cli {

@@ -5,9 +5,10 @@
 
 #include "cli/commands.h"
 #include "cli/interrupt.h"
-#include "cli/list_json.h"
+#include "cli/json.h"
 #include "cli/list_table.h"
 #include "cli/terminal.h"
+#include "view/list_json.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -21,7 +22,7 @@ struct ListOptions {
 std::string render(const Snapshot& snapshot, const ListOptions& options, bool color) {
   if (!options.json) return render_list_table(snapshot, color);
   // While watching, one document per line, so that a reader can split the stream.
-  return dump_json(list_json(snapshot), options.watch_seconds > 0.0) + '\n';
+  return dump_json(view::list_json(snapshot), options.watch_seconds > 0.0) + '\n';
 }
 
 int show_once(Context& context, const ListOptions& options) {

@@ -5,9 +5,9 @@
 
 #include <array>
 
-#include "cli/gpu_status.h"
 #include "cli/humanize.h"
 #include "cli/table.h"
+#include "view/gpu_status.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -29,13 +29,13 @@ const std::array<Column, 12> kColumns{{
     {"COMMAND", Align::left},
 }};
 
-Color status_color(GpuStatus status) {
+Color status_color(view::GpuStatus status) {
   switch (status) {
-    case GpuStatus::free: return Color::green;
-    case GpuStatus::in_use: return Color::blue;
-    case GpuStatus::unknown_owner:
-    case GpuStatus::unknown:
-    case GpuStatus::lost: return Color::red;
+    case view::GpuStatus::free: return Color::green;
+    case view::GpuStatus::in_use: return Color::blue;
+    case view::GpuStatus::unknown_owner:
+    case view::GpuStatus::unknown:
+    case view::GpuStatus::lost: return Color::red;
   }
   return Color::none;
 }
@@ -53,7 +53,7 @@ std::string power_cell(const DeviceState& state) {
 std::string since_cell(const Device& device, const Snapshot& snapshot) {
   if (!device.processes) return std::string(kNotAvailable);
   if (device.processes->empty()) return "";
-  const std::optional<TimeUs> oldest = oldest_start(device, snapshot.processes);
+  const std::optional<TimeUs> oldest = view::oldest_start(device, snapshot.processes);
   return oldest ? format_age(snapshot.time_us - *oldest) : std::string(kNotAvailable);
 }
 
@@ -68,24 +68,24 @@ std::string commands_cell(const Device& device, const Snapshot& snapshot) {
   if (!device.processes) return std::string(kNotAvailable);
   std::vector<std::string> commands;
   for (const GpuProcess& process : *device.processes) {
-    const Maybe<HostProcess>& host = host_view(snapshot.processes, process.pid);
-    commands.push_back(brief_command(host).value_or(std::string(kNotAvailable)));
+    const Maybe<HostProcess>& host = view::host_view(snapshot.processes, process.pid);
+    commands.push_back(view::brief_command(host).value_or(std::string(kNotAvailable)));
   }
   return fmt::format("{}", fmt::join(commands, ","));
 }
 
 std::string users_cell(const Device& device, const Snapshot& snapshot) {
   if (!device.processes) return std::string(kNotAvailable);
-  return fmt::format("{}", fmt::join(gpu_users(device, snapshot.processes), ","));
+  return fmt::format("{}", fmt::join(view::gpu_users(device, snapshot.processes), ","));
 }
 
 Row device_row(const Device& device, const Snapshot& snapshot) {
-  const GpuStatus status = gpu_status(device, snapshot.processes);
+  const view::GpuStatus status = view::gpu_status(device, snapshot.processes);
   const Color color = status_color(status);
   const DeviceState& state = device.state;
   return {
       {fmt::format("{}", device.identity.index), color},
-      {std::string(status_marker(status)), color},
+      {std::string(view::status_marker(status)), color},
       {text_or_na(device.identity.name)},
       {format_whole(state[utilization_gpu], "%")},
       {format_memory(state[memory_used], state[memory_total])},

@@ -17,7 +17,7 @@
 #include "cli/report_table.h"
 #include "cli/terminal.h"
 #include "cli/usage_plot.h"
-#include "cli/usage_report.h"
+#include "view/usage_report.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -50,9 +50,12 @@ int run_idle(const Output& output, store::Store& db, const ReportSettings& setti
 
 // With --check and a table, only the offenders are printed, so that cron mails nothing while
 // everyone is within quota.
-void print_usage(const Output& output, const ReportSettings& settings, const UsageReport& report) {
+void print_usage(const Output& output, const ReportSettings& settings,
+                 const view::UsageReport& report) {
   switch (settings.format) {
-    case ReportFormat::json: output.out << dump_json(usage_json(report), false) << '\n'; return;
+    case ReportFormat::json:
+      output.out << dump_json(view::usage_json(report), false) << '\n';
+      return;
     case ReportFormat::csv:
       output.out << render_usage_csv(report);
       if (report.rows.empty()) output.err << no_usage_line(report.since_us, report.until_us);
@@ -70,14 +73,14 @@ void print_usage(const Output& output, const ReportSettings& settings, const Usa
 }
 
 int run_usage(const Output& output, store::Store& db, const ReportSettings& settings,
-              const QuotaFile* quotas) {
-  auto report = build_usage_report(db, settings.query, quotas);
+              const view::QuotaFile* quotas) {
+  auto report = view::build_usage_report(db, settings.query, quotas);
   if (!report) return fail(output, report.error());
   if (settings.plot) {
     if (auto written = write_usage_plot(db, settings.query, *settings.plot); !written)
       return fail(output, written.error());
   }
-  const UsageReport& built = *report;
+  const view::UsageReport& built = *report;
   print_usage(output, settings, built);
   if (settings.check && built.quota.has_value() && !built.quota->over.empty()) return kOverQuota;
   return 0;
@@ -87,9 +90,9 @@ int run_report(const Output& output, const ReportOptions& options) {
   const auto resolved = resolve_report_options(options, now_us());
   if (!resolved) return fail(output, resolved.error());
   const ReportSettings& settings = *resolved;
-  std::optional<QuotaFile> quotas;
+  std::optional<view::QuotaFile> quotas;
   if (settings.quota_file.has_value()) {
-    auto read = read_quota_file(settings.quota_file.value());
+    auto read = view::read_quota_file(settings.quota_file.value());
     if (!read) return fail(output, read.error());
     quotas = std::move(*read);
   }

@@ -20,7 +20,7 @@ struct Figure {
 };
 
 // Each row's key cells, padded so that the labels' columns line up.
-std::vector<std::string> labels_of(const UsageReport& report) {
+std::vector<std::string> labels_of(const view::UsageReport& report) {
   std::vector<std::vector<std::string>> cells;
   std::vector<std::size_t> widths;
   for (const store::UsageRow& row : report.rows) {
@@ -41,13 +41,13 @@ std::vector<std::string> labels_of(const UsageReport& report) {
   return labels;
 }
 
-bool over_quota(const UsageReport& report, std::size_t row) {
+bool over_quota(const view::UsageReport& report, std::size_t row) {
   if (!report.quota) return false;
-  const std::optional<QuotaUse>& use = report.quota->rows[row];
+  const std::optional<view::QuotaUse>& use = report.quota->rows[row];
   return use && use->over();
 }
 
-std::vector<Bar> bars_of(const UsageReport& report, const std::vector<std::string>& labels,
+std::vector<Bar> bars_of(const view::UsageReport& report, const std::vector<std::string>& labels,
                          const Figure& figure, bool mark_quota) {
   std::vector<Bar> bars;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
@@ -66,7 +66,7 @@ std::vector<Bar> bars_of(const UsageReport& report, const std::vector<std::strin
 
 }  // namespace
 
-std::string render_usage_charts(const UsageReport& report, std::size_t width, bool color) {
+std::string render_usage_charts(const view::UsageReport& report, std::size_t width, bool color) {
   if (report.rows.empty()) return no_usage_line(report.since_us, report.until_us);
   const std::vector<Figure> figures{
       {"GPU-hours held", [](const store::UsageRow& row) { return row.gpu_hours; }, "h"},

@@ -1,101 +1,25 @@
 #include "cli/report_json.h"
 
 #include "cli/humanize.h"
-#include "cli/report_options.h"
 
 namespace gpumeter::cli {
 namespace {
 
-using store::GroupBy;
-
-template <class T>
-Json nullable(const std::optional<T>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
-
-Json text_or_null(const std::string& text) {
-  return text.empty() ? Json(nullptr) : Json(text);
-}
-
-void put_time(Json& object, const std::string& key, TimeUs time_us) {
-  object[key] = iso8601_utc(time_us);
-  object[key + "_time_us"] = time_us;
-}
-
-void put_window(Json& document, TimeUs since_us, TimeUs until_us) {
-  put_time(document, "since", since_us);
-  put_time(document, "until", until_us);
-}
-
-void put_process(Json& row, const store::UsageRow& usage) {
-  row["pid"] = nullable(usage.pid);
-  const bool known = usage.process_start_time_us && *usage.process_start_time_us != 0;
-  row["process_start"] = known ? Json(iso8601_utc(*usage.process_start_time_us)) : Json(nullptr);
-  row["process_start_time_us"] = known ? Json(*usage.process_start_time_us) : Json(nullptr);
-  row["command"] = text_or_null(usage.command);
-}
-
-void put_keys(Json& row, const store::UsageRow& usage, const std::vector<GroupBy>& group_by) {
-  for (const GroupBy by : group_by) {
-    switch (by) {
-      case GroupBy::host: row["host"] = usage.host; break;
-      case GroupBy::user: row["user"] = text_or_null(usage.user); break;
-      case GroupBy::gpu:
-        row["gpu_index"] = nullable(usage.gpu_index);
-        row["gpu_uuid"] = text_or_null(usage.gpu_uuid);
-        break;
-      case GroupBy::process: put_process(row, usage); break;
-      case GroupBy::container: row["container"] = text_or_null(usage.container); break;
-      default:
-        row["period"] = usage.period;
-        put_time(row, "period_start", usage.period_start_us.value_or(0));
-        break;
-    }
-  }
-}
-
-Json figures(const store::UsageRow& usage) {
-  return Json{{"gpu_hours", usage.gpu_hours},
-              {"sm_busy_hours", usage.sm_busy_hours},
-              {"sm_percent_while_held", nullable(usage.sm_percent_while_held)},
-              {"energy_kwh", usage.energy_kwh},
-              {"peak_memory_bytes", usage.peak_memory_bytes},
-              {"processes", usage.processes}};
-}
-
-Json quota_json(const QuotaUse& use) {
-  Json quota{{"user", use.user},
-             {"gpu_hours", use.quota.gpu_hours},
-             {"period", period_name(use.quota.period)},
-             {"period_label", use.period_label}};
-  put_time(quota, "period_start", use.period_start_us);
-  quota["used_gpu_hours"] = use.used_gpu_hours;
-  quota["percent"] = use.percent();
-  quota["over"] = use.over();
-  return quota;
-}
-
-Json quota_section(const QuotaSummary& summary) {
-  Json over = Json::array();
-  for (const QuotaUse& use : summary.over) over.push_back(quota_json(use));
-  return Json{{"file", summary.file}, {"over", std::move(over)}};
-}
-
 Json holder_json(const store::IdleSpell& spell, TimeUs until_us) {
   const store::ProcessIdentity& process = spell.process.process;
   Json holder{{"host", spell.process.host},
-              {"user", text_or_null(process.user.value_or(""))},
+              {"user", view::text_or_null(process.user.value_or(""))},
               {"pid", process.pid}};
   holder["process_start"] =
       process.start_time_us != 0 ? Json(iso8601_utc(process.start_time_us)) : Json(nullptr);
   holder["process_start_time_us"] =
       process.start_time_us != 0 ? Json(process.start_time_us) : Json(nullptr);
-  holder["command"] = text_or_null(process.command.value_or(""));
+  holder["command"] = view::text_or_null(process.command.value_or(""));
   holder["gpu_index"] = process.gpu_index;
   holder["gpu_uuid"] = process.gpu_uuid;
   holder["memory_held_bytes"] = spell.peak_memory_bytes;
-  put_time(holder, "idle_since", spell.begin_us);
-  put_time(holder, "idle_until", spell.end_us);
+  view::put_time(holder, "idle_since", spell.begin_us);
+  view::put_time(holder, "idle_until", spell.end_us);
   holder["idle_seconds"] = (spell.end_us - spell.begin_us) / 1'000'000;
   holder["sm_percent"] =
       spell.held_seconds > 0 ? 100.0 * spell.sm_busy_seconds / spell.held_seconds : 0.0;
@@ -105,34 +29,11 @@ Json holder_json(const store::IdleSpell& spell, TimeUs until_us) {
 
 }  // namespace
 
-Json usage_json(const UsageReport& report) {
-  Json document{
-      {"schema_version", kReportSchemaVersion}, {"report", "usage"}, {"database", report.database}};
-  put_window(document, report.since_us, report.until_us);
-  Json group = Json::array();
-  for (const GroupBy by : report.group_by) group.push_back(std::string(group_name(by)));
-  document["group_by"] = std::move(group);
-  Json rows = Json::array();
-  for (std::size_t i = 0; i < report.rows.size(); ++i) {
-    Json row = Json::object();
-    put_keys(row, report.rows[i], report.group_by);
-    row.update(figures(report.rows[i]));
-    if (report.quota) {
-      const auto& use = report.quota->rows[i];
-      row["quota"] = use ? quota_json(*use) : Json(nullptr);
-    }
-    rows.push_back(std::move(row));
-  }
-  document["rows"] = std::move(rows);
-  document["total"] = figures(report.total);
-  document["quota"] = report.quota ? quota_section(*report.quota) : Json(nullptr);
-  return document;
-}
-
 Json idle_json(const IdleReport& report) {
-  Json document{
-      {"schema_version", kReportSchemaVersion}, {"report", "idle"}, {"database", report.database}};
-  put_window(document, report.query.since_us, report.query.until_us);
+  Json document{{"schema_version", view::kReportSchemaVersion},
+                {"report", "idle"},
+                {"database", report.database}};
+  view::put_window(document, report.query.since_us, report.query.until_us);
   document["min_idle_seconds"] = report.query.min_duration_us / 1'000'000;
   document["max_sm_percent"] = report.query.max_sm_percent;
   Json holders = Json::array();

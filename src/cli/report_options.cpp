@@ -3,28 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <utility>
 
-#include "cli/duration.h"
-#include "cli/report_time.h"
+#include "view/duration.h"
+#include "view/group_by.h"
+#include "view/report_time.h"
 
 namespace gpumeter::cli {
 namespace {
 
 using store::GroupBy;
-
-constexpr std::array<std::pair<std::string_view, GroupBy>, 8> kGroupNames{{
-    {"user", GroupBy::user},
-    {"gpu", GroupBy::gpu},
-    {"process", GroupBy::process},
-    {"container", GroupBy::container},
-    {"host", GroupBy::host},
-    {"hour", GroupBy::hour},
-    {"day", GroupBy::day},
-    {"month", GroupBy::month},
-}};
 
 constexpr std::string_view kTimeForms =
     "a date (2026-10-01), a local time ('2026-10-01 12:00'), a month (2026-10), today, now, or "
@@ -34,15 +23,11 @@ Error bad(std::string message) {
   return Error{ErrorCode::invalid_input, std::move(message)};
 }
 
-bool is_period(GroupBy by) {
-  return by == GroupBy::hour || by == GroupBy::day || by == GroupBy::month;
-}
-
 CLI::Validator time_validator() {
   return CLI::Validator(
       [](const std::string& text) {
-        return parse_report_time(text, 0) ? std::string{}
-                                          : fmt::format("\"{}\" is not {}", text, kTimeForms);
+        return view::parse_report_time(text, 0) ? std::string{}
+                                                : fmt::format("\"{}\" is not {}", text, kTimeForms);
       },
       "TIME");
 }
@@ -66,7 +51,7 @@ CLI::Validator group_validator() {
   return CLI::Validator(
       [](const std::string& text) {
         const std::vector<std::string> names = split_names(std::span(&text, 1));
-        const auto group = parse_group_by(names);
+        const auto group = view::parse_group_by(names);
         if (group) return std::string{};
         // CLI11 names the option itself.
         constexpr std::string_view kPrefix = "--by: ";
@@ -79,7 +64,7 @@ CLI::Validator group_validator() {
 std::expected<TimeUs, Error> resolve_time(std::string_view option, const std::string& text,
                                           TimeUs fallback, TimeUs now_us) {
   if (text.empty()) return fallback;
-  const auto time = parse_report_time(text, now_us);
+  const auto time = view::parse_report_time(text, now_us);
   if (!time)
     return std::unexpected(bad(fmt::format("{}: \"{}\" is not {}", option, text, kTimeForms)));
   return *time;
@@ -109,7 +94,7 @@ std::expected<void, Error> check_combinations(const ReportOptions& options,
 
 std::expected<store::IdleQuery, Error> idle_query(const ReportOptions& options,
                                                   const store::UsageQuery& query) {
-  const auto threshold = parse_duration(options.idle_for);
+  const auto threshold = view::parse_duration(options.idle_for);
   if (!threshold) {
     return std::unexpected(bad(
         fmt::format("--for: \"{}\" is not a duration such as 30m, 2h or 1d", options.idle_for)));
@@ -180,31 +165,6 @@ void add_report_options(CLI::App& report, ReportOptions& options) {
       ->option_text("FILE.svg");
 }
 
-std::expected<std::vector<GroupBy>, Error> parse_group_by(std::span<const std::string> names) {
-  std::vector<GroupBy> group;
-  for (const std::string& name : names) {
-    const auto known =
-        std::ranges::find(kGroupNames, name, &std::pair<std::string_view, GroupBy>::first);
-    if (known == kGroupNames.end()) {
-      return std::unexpected(bad(fmt::format(
-          "--by: \"{}\" is not one of user, gpu, process, container, host, hour, day, month",
-          name)));
-    }
-    if (std::ranges::count(group, known->second) > 0)
-      return std::unexpected(bad(fmt::format("--by: {} is named twice", name)));
-    group.push_back(known->second);
-  }
-  if (std::ranges::count_if(group, is_period) > 1)
-    return std::unexpected(bad("--by: at most one of hour, day and month"));
-  return group;
-}
-
-std::string_view group_name(GroupBy by) {
-  const auto known =
-      std::ranges::find(kGroupNames, by, &std::pair<std::string_view, GroupBy>::second);
-  return known->first;
-}
-
 std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions& options,
                                                             TimeUs now_us) {
   ReportSettings settings{.database = unless_empty<std::filesystem::path>(options.database),
@@ -216,17 +176,17 @@ std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions&
                           .plot = unless_empty<std::filesystem::path>(options.plot)};
   const std::vector<std::string> by =
       options.by.empty() ? std::vector<std::string>{"user"} : split_names(options.by);
-  auto group = parse_group_by(by);
+  auto group = view::parse_group_by(by);
   if (!group) return std::unexpected(std::move(group.error()));
-  const auto since =
-      resolve_time("--since", options.since, period_start(CalendarPeriod::month, now_us), now_us);
+  const auto since = resolve_time("--since", options.since,
+                                  view::period_start(view::CalendarPeriod::month, now_us), now_us);
   if (!since) return std::unexpected(since.error());
   const auto until = resolve_time("--until", options.until, now_us, now_us);
   if (!until) return std::unexpected(until.error());
   if (*since >= *until) {
     return std::unexpected(
         bad(fmt::format("the period is empty: --since {} is not before --until {}",
-                        local_minute(*since), local_minute(*until))));
+                        view::local_minute(*since), view::local_minute(*until))));
   }
   settings.query = store::UsageQuery{.since_us = *since,
                                      .until_us = *until,

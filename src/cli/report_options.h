@@ -52,15 +52,6 @@ struct ReportSettings {
 // Registers the options on the `report` subcommand.
 void add_report_options(CLI::App& report, ReportOptions& options);
 
-// "user", "gpu", "process", "container", "host", "hour", "day", "month", in the order given.
-// Errors: invalid_input for an unknown name, a name given twice, or more than one of hour,
-// day and month.
-std::expected<std::vector<store::GroupBy>, Error> parse_group_by(
-    std::span<const std::string> names);
-
-// The name --by takes for a grouping.
-std::string_view group_name(store::GroupBy by);
-
 // Validates the options and resolves times against `now_us`.
 // Errors: invalid_input naming the option and what it expects: a bad time, since not before
 // until, --quota without user in --by, --chart with csv or json, --idle with options that do

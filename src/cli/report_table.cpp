@@ -6,9 +6,9 @@
 #include <ctime>
 
 #include "cli/humanize.h"
-#include "cli/report_time.h"
 #include "cli/table.h"
 #include "cli/usage_keys.h"
+#include "view/report_time.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -20,7 +20,7 @@ std::string zone_name(TimeUs time_us) {
   return fmt::format("{:%Z}", fields);
 }
 
-std::vector<Column> table_columns(const UsageReport& report) {
+std::vector<Column> table_columns(const view::UsageReport& report) {
   std::vector<Column> columns;
   for (const KeyColumn& key : table_key_columns(report.group_by))
     columns.push_back({key.header, key.align});
@@ -45,7 +45,7 @@ void add_figures(Row& row, const store::UsageRow& usage) {
   row.push_back({fmt::format("{}", usage.processes)});
 }
 
-void add_quota(Row& row, const std::optional<QuotaUse>& use) {
+void add_quota(Row& row, const std::optional<view::QuotaUse>& use) {
   if (!use) {
     row.push_back({"-"});
     return;
@@ -64,26 +64,26 @@ std::string figure_csv(const store::UsageRow& usage) {
       usage.energy_kwh, usage.peak_memory_bytes, usage.processes);
 }
 
-std::string quota_csv(const std::optional<QuotaUse>& use) {
+std::string quota_csv(const std::optional<view::QuotaUse>& use) {
   if (!use) return ",,,,,";
-  return fmt::format("{},{},{},{},{},{}", use->quota.gpu_hours, period_name(use->quota.period),
-                     csv_field(use->period_label), use->used_gpu_hours, use->percent(),
-                     use->over() ? "true" : "false");
+  return fmt::format("{},{},{},{},{},{}", use->quota.gpu_hours,
+                     view::period_name(use->quota.period), csv_field(use->period_label),
+                     use->used_gpu_hours, use->percent(), use->over() ? "true" : "false");
 }
 
 }  // namespace
 
 std::string describe_window(TimeUs since_us, TimeUs until_us) {
-  return fmt::format("from {} to {} {}", local_minute(since_us), local_minute(until_us),
+  return fmt::format("from {} to {} {}", view::local_minute(since_us), view::local_minute(until_us),
                      zone_name(until_us));
 }
 
 std::string no_usage_line(TimeUs since_us, TimeUs until_us) {
-  return fmt::format("no usage recorded between {} and {} {}\n", local_minute(since_us),
-                     local_minute(until_us), zone_name(until_us));
+  return fmt::format("no usage recorded between {} and {} {}\n", view::local_minute(since_us),
+                     view::local_minute(until_us), zone_name(until_us));
 }
 
-std::string render_usage_table(const UsageReport& report, bool color) {
+std::string render_usage_table(const view::UsageReport& report, bool color) {
   if (report.rows.empty()) return no_usage_line(report.since_us, report.until_us);
   std::vector<Row> rows;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
@@ -106,7 +106,7 @@ std::string render_usage_table(const UsageReport& report, bool color) {
   return out;
 }
 
-std::string render_usage_csv(const UsageReport& report) {
+std::string render_usage_csv(const view::UsageReport& report) {
   std::string out;
   for (const KeyColumn& key : csv_key_columns(report.group_by)) out += key.csv_name + ",";
   out += "gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,peak_memory_bytes,processes";
@@ -126,11 +126,11 @@ std::string render_usage_csv(const UsageReport& report) {
   return out;
 }
 
-std::string render_over_quota(const std::vector<QuotaUse>& over) {
+std::string render_over_quota(const std::vector<view::QuotaUse>& over) {
   std::string out;
-  for (const QuotaUse& use : over) {
+  for (const view::QuotaUse& use : over) {
     out += fmt::format("{}: {:.2f} of {} GPU-hours per {}, {} ({:.1f}%)\n", use.user,
-                       use.used_gpu_hours, use.quota.gpu_hours, period_name(use.quota.period),
+                       use.used_gpu_hours, use.quota.gpu_hours, view::period_name(use.quota.period),
                        use.period_label, use.percent());
   }
   return out;

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/quota_use.h"
-#include "cli/usage_report.h"
+#include "view/quota_use.h"
+#include "view/usage_report.h"
 
 namespace gpumeter::cli {
 
@@ -14,16 +14,16 @@ namespace gpumeter::cli {
 // GPU-HOURS, SM-HOURS (busy), SM% (average while held), ENERGY, PEAK MEM, PROCS; with quotas
 // QUOTA, PERIOD, USED and USE%, where an over-quota row says OVER (and is red when `color`).
 // An empty report is one line: "no usage recorded between ... and ...".
-std::string render_usage_table(const UsageReport& report, bool color);
+std::string render_usage_table(const view::UsageReport& report, bool color);
 
 // CSV (quoted as RFC 4180 says, lines ending in "\n"): a header line of the JSON keys
 // (docs/report.md), then one line per row; no total. Numbers at full precision, empty fields for
 // unknown values.
-std::string render_usage_csv(const UsageReport& report);
+std::string render_usage_csv(const view::UsageReport& report);
 
 // One line per (user, period) over quota:
 // "alice: 512.30 of 500 GPU-hours per month, 2026-11 (102.5%)".
-std::string render_over_quota(const std::vector<QuotaUse>& over);
+std::string render_over_quota(const std::vector<view::QuotaUse>& over);
 
 // "from 2026-11-01 00:00 to 2026-11-22 10:54 CET".
 std::string describe_window(TimeUs since_us, TimeUs until_us);

@@ -4,7 +4,7 @@
 // docs/run.md; a change that breaks a reader bumps kRunSchemaVersion.
 #pragma once
 
-#include "cli/list_json.h"
+#include "cli/json.h"
 #include "cli/run_result.h"
 
 namespace gpumeter::cli {

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/humanize.h"
-#include "cli/report_time.h"
+#include "view/report_time.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -33,7 +33,7 @@ std::string period_text(GroupBy by, const std::string& label) {
 std::string process_start(const store::UsageRow& row, bool for_csv) {
   if (!row.process_start_time_us || *row.process_start_time_us == 0) return for_csv ? "" : "?";
   return for_csv ? iso8601_utc(*row.process_start_time_us)
-                 : local_minute(*row.process_start_time_us);
+                 : view::local_minute(*row.process_start_time_us);
 }
 
 }  // namespace

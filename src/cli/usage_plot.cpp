@@ -10,9 +10,9 @@
 #include <fstream>
 #include <map>
 
-#include "cli/quota.h"
 #include "cli/report_table.h"
-#include "cli/usage_report.h"
+#include "view/quota.h"
+#include "view/usage_report.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -29,24 +29,26 @@ std::tm local_tm(TimeUs time_us) {
 }
 
 // The label the store gives the period (store/usage.h), and the one the axis prints.
-std::string store_label(CalendarPeriod period, TimeUs start_us) {
+std::string store_label(view::CalendarPeriod period, TimeUs start_us) {
   const std::tm fields = local_tm(start_us);
   switch (period) {
-    case CalendarPeriod::hour: return fmt::format("{:%Y-%m-%dT%H}", fields);
-    case CalendarPeriod::month: return fmt::format("{:%Y-%m}", fields);
+    case view::CalendarPeriod::hour: return fmt::format("{:%Y-%m-%dT%H}", fields);
+    case view::CalendarPeriod::month: return fmt::format("{:%Y-%m}", fields);
     default: return fmt::format("{:%Y-%m-%d}", fields);
   }
 }
 
-std::string axis_label(CalendarPeriod period, TimeUs start_us) {
-  if (period == CalendarPeriod::hour) return fmt::format("{:%m-%d %H:00}", local_tm(start_us));
+std::string axis_label(view::CalendarPeriod period, TimeUs start_us) {
+  if (period == view::CalendarPeriod::hour)
+    return fmt::format("{:%m-%d %H:00}", local_tm(start_us));
   return store_label(period, start_us);
 }
 
-std::size_t columns(CalendarPeriod period, TimeUs since_us, TimeUs until_us) {
+std::size_t columns(view::CalendarPeriod period, TimeUs since_us, TimeUs until_us) {
   std::size_t count = 0;
-  for (TimeUs start = period_start(period, since_us); start < until_us && count <= kMaxPlotColumns;
-       start = next_period_start(period, start)) {
+  for (TimeUs start = view::period_start(period, since_us);
+       start < until_us && count <= kMaxPlotColumns;
+       start = view::next_period_start(period, start)) {
     ++count;
   }
   return count;
@@ -71,32 +73,34 @@ std::string series_name(const std::string& user) {
 
 }  // namespace
 
-CalendarPeriod plot_period(std::optional<CalendarPeriod> grouping, TimeUs since_us,
-                           TimeUs until_us) {
-  CalendarPeriod period = CalendarPeriod::month;
+view::CalendarPeriod plot_period(std::optional<view::CalendarPeriod> grouping, TimeUs since_us,
+                                 TimeUs until_us) {
+  view::CalendarPeriod period = view::CalendarPeriod::month;
   if (grouping) {
     period = *grouping;
   } else if (until_us - since_us <= 2 * kDayUs) {
-    period = CalendarPeriod::hour;
+    period = view::CalendarPeriod::hour;
   } else if (until_us - since_us <= 92 * kDayUs) {
-    period = CalendarPeriod::day;
+    period = view::CalendarPeriod::day;
   }
-  while (period != CalendarPeriod::month && columns(period, since_us, until_us) > kMaxPlotColumns)
-    period = period == CalendarPeriod::hour ? CalendarPeriod::day : CalendarPeriod::month;
+  while (period != view::CalendarPeriod::month &&
+         columns(period, since_us, until_us) > kMaxPlotColumns)
+    period = period == view::CalendarPeriod::hour ? view::CalendarPeriod::day
+                                                  : view::CalendarPeriod::month;
   return period;
 }
 
-StackedBars usage_plot(const std::vector<store::UsageRow>& rows, CalendarPeriod period,
+StackedBars usage_plot(const std::vector<store::UsageRow>& rows, view::CalendarPeriod period,
                        TimeUs since_us, TimeUs until_us) {
-  StackedBars chart{.title = fmt::format("GPU-hours by user, per {}", period_name(period)),
+  StackedBars chart{.title = fmt::format("GPU-hours by user, per {}", view::period_name(period)),
                     .subtitle = describe_window(since_us, until_us),
-                    .x_title = fmt::format("{} (local time)", period_name(period)),
+                    .x_title = fmt::format("{} (local time)", view::period_name(period)),
                     .y_title = "GPU-hours",
                     .unit = "GPU-hours",
                     .empty_message = "no usage recorded"};
   std::map<std::string, std::size_t> column_of;
-  for (TimeUs start = period_start(period, since_us); start < until_us;
-       start = next_period_start(period, start)) {
+  for (TimeUs start = view::period_start(period, since_us); start < until_us;
+       start = view::next_period_start(period, start)) {
     column_of[store_label(period, start)] = chart.categories.size();
     chart.categories.push_back(store_label(period, start));
     chart.labels.push_back(axis_label(period, start));
@@ -119,13 +123,13 @@ StackedBars usage_plot(const std::vector<store::UsageRow>& rows, CalendarPeriod 
 
 std::expected<void, Error> write_usage_plot(store::Store& store, const store::UsageQuery& query,
                                             const std::filesystem::path& path) {
-  const CalendarPeriod period =
-      plot_period(report_period(query.group_by), query.since_us, query.until_us);
+  const view::CalendarPeriod period =
+      plot_period(view::report_period(query.group_by), query.since_us, query.until_us);
   store::UsageQuery by_user = query;
-  by_user.group_by = {store::GroupBy::user, period == CalendarPeriod::hour ? store::GroupBy::hour
-                                            : period == CalendarPeriod::day
-                                                ? store::GroupBy::day
-                                                : store::GroupBy::month};
+  by_user.group_by = {store::GroupBy::user,
+                      period == view::CalendarPeriod::hour  ? store::GroupBy::hour
+                      : period == view::CalendarPeriod::day ? store::GroupBy::day
+                                                            : store::GroupBy::month};
   auto rows = store::usage(store, by_user);
   if (!rows) return std::unexpected(std::move(rows.error()));
   const std::string svg =

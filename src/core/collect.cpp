@@ -6,6 +6,7 @@ namespace gpumeter {
 
 std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
                                        const CollectOptions& options, TimeUs now_us) {
+  host.begin_round();
   auto reading = gpus.read();
   if (!reading) return std::unexpected(std::move(reading.error()));
   Snapshot snapshot;

@@ -53,6 +53,16 @@ CpuAt cpu_at(const HostSeries& series, TimeUs start_time_us, TimeUs t) {
   return between(HostRecord{.time_us = start_time_us}, records.front(), t);
 }
 
+// The first high-water mark read inside the window, for a process whose mark was not read
+// before it (the sampler reads the mark only while a task or a run follows the process).
+std::optional<std::uint64_t> first_mark_in(const HostView& records, Window window) {
+  for (std::size_t i = records.upper_bound(window.begin_us);
+       i < records.size() && records[i].time_us <= window.end_us; ++i) {
+    if (const auto mark = high_water_of(records[i])) return mark;
+  }
+  return std::nullopt;
+}
+
 // VmHWM catches a peak between two samples: when it rose during the window, the process's
 // resident memory reached the new mark within the window (or, at worst, within the sample
 // interval before it). A process that started inside the window reached all of it there.
@@ -61,8 +71,9 @@ std::optional<std::uint64_t> high_water_in(const HostView& records, TimeUs start
   const auto at_end = value_at(records, window.end_us, high_water_of);
   if (!at_end) return std::nullopt;
   if (start_time_us >= window.begin_us) return at_end;
-  const auto at_begin = value_at(records, window.begin_us, high_water_of);
-  return at_begin && *at_end > *at_begin ? at_end : std::nullopt;
+  auto baseline = value_at(records, window.begin_us, high_water_of);
+  if (!baseline) baseline = first_mark_in(records, window);
+  return baseline && *at_end > *baseline ? at_end : std::nullopt;
 }
 
 std::optional<std::uint64_t> peak_rss(std::span<const HostView* const> buffers,

@@ -174,6 +174,7 @@ struct Sampler::State {
   bool drain(Round& round, std::uint32_t index);
   void sample_memory(Round& round, const Device& device);
   void sample_hosts(Round& round);
+  void sample_host_usage(Round& round, const std::set<ProcessKey>& keys, UsageDetail detail);
   void store_round(const Round& round);
   void publish(std::shared_ptr<const Snapshot> fresh);
   void run(const std::stop_token& stop);
@@ -314,7 +315,7 @@ void Sampler::State::sample_memory(Round& round, const Device& device) {
 }
 
 // Every process met on a GPU in this round, and every watched process that still is the
-// process it was.
+// process it was; the high-water mark of resident memory only for the watched ones.
 void Sampler::State::sample_hosts(Round& round) {
   std::set<ProcessKey> targets;
   for (const auto& [pid, key] : round.keys) targets.insert(key);
@@ -323,11 +324,19 @@ void Sampler::State::sample_hosts(Round& round) {
     std::lock_guard lock(watch_mutex);
     watching = watched;
   }
+  std::set<ProcessKey> followed;  // the processes whose peak is read too (tasks, runs)
   for (const ProcessKey& key : watching) {
-    if (key_of(round, key.pid) == key) targets.insert(key);
+    if (key_of(round, key.pid) == key) followed.insert(key);
   }
-  for (const ProcessKey& key : targets) {
-    const Maybe<ProcessUsage> used = host.usage(key.pid);
+  for (const ProcessKey& key : followed) targets.erase(key);
+  sample_host_usage(round, targets, UsageDetail::current);
+  sample_host_usage(round, followed, UsageDetail::with_peak);
+}
+
+void Sampler::State::sample_host_usage(Round& round, const std::set<ProcessKey>& keys,
+                                       UsageDetail detail) {
+  for (const ProcessKey& key : keys) {
+    const Maybe<ProcessUsage> used = host.usage(key.pid, detail);
     note(working.host, round.now, used,
          [&] { return fmt::format("pid {}: CPU and memory could not be read", key.pid); });
     if (used) round.batch.hosts.emplace_back(key, host_sample(round.now, *used));

@@ -52,17 +52,30 @@ struct ProcessUsage {
   Maybe<std::uint64_t> peak_rss_bytes = std::unexpected(Unavailable::error);  // high-water mark
 };
 
+// How much a usage() reading includes. The high-water mark costs a second, dearer read on
+// Linux (/proc/PID/status), so the sampler asks for it only for the processes a task or a run
+// follows.
+enum class UsageDetail : std::uint8_t {
+  current,    // CPU times and resident memory now; peak_rss_bytes may be absent
+  with_peak,  // and the resident high-water mark
+};
+
 // The host's view of processes (procfs, cgroups).
 class ProcessSource {
  public:
   virtual ~ProcessSource() = default;
+
+  // A sampler round begins: readings until the next call may share what they read (procfs
+  // reads a process's stat once for describe() and usage()).
+  virtual void begin_round() {}
   // Unavailable::process_gone when the pid does not exist (or is hidden from us),
   // no_permission when it exists but cannot be read.
   virtual Maybe<HostProcess> describe(Pid pid) = 0;
 
-  // CPU times and resident memory of the process now. Errors as for describe();
-  // not_supported when the source knows nothing of CPU and memory (this default).
-  virtual Maybe<ProcessUsage> usage(Pid /*pid*/) {
+  // CPU times and resident memory of the process now (and its peak, as `detail` asks). Errors
+  // as for describe(); not_supported when the source knows nothing of CPU and memory (this
+  // default).
+  virtual Maybe<ProcessUsage> usage(Pid /*pid*/, UsageDetail /*detail*/) {
     return std::unexpected(Unavailable::not_supported);
   }
 };

@@ -53,9 +53,15 @@ class ProcfsProcessSource final : public ProcessSource {
   //   container    from cgroup (see host/cgroup.h); namespace_pid from status NSpid
   Maybe<HostProcess> describe(Pid pid) override;
 
-  // CPU times (stat fields 14, 15) and RSS (status VmRSS, VmHWM; absent for kernel threads),
-  // read afresh on every call. Errors as for describe(); error when stat cannot be parsed.
-  Maybe<ProcessUsage> usage(Pid pid) override;
+  // Starts a round: stat files read before are no longer used again.
+  void begin_round() override;
+
+  // CPU times (stat fields 14, 15) and resident memory: stat field 24 for UsageDetail::current,
+  // status VmRSS and VmHWM for with_peak; absent (not_supported) for kernel threads and
+  // zombies, which have no memory of their own. Read afresh on every call, except that the
+  // stat describe() read since begin_round() is used again, once. Errors as for describe(); error
+  // when stat cannot be parsed.
+  Maybe<ProcessUsage> usage(Pid pid, UsageDetail detail) override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -74,15 +80,26 @@ class ProcfsProcessSource final : public ProcessSource {
   Maybe<TimeUs> start_time_us(std::uint64_t start_ticks);
   void fill_identity(HostProcess& process, const Maybe<std::string>& status);
   void forget_unused(Clock::time_point now);
+  std::optional<ProcStat> stat_for_usage(Pid pid);
 
   std::filesystem::path root_;
   std::int64_t ticks_per_second_;
+  std::int64_t page_size_;
   UserNames users_;
   // Read once: the kernel recomputes btime on every read and it may wobble by a second.
   std::optional<Maybe<std::int64_t>> boot_time_s_;
   ProcFiles files_;
   std::function<Clock::time_point()> clock_;
   std::unordered_map<Pid, Description> descriptions_;
+  // The stat describe() read for each pid, and in which round, for usage() to use again in the
+  // same round: one read of stat per process and round instead of two. Entries are kept (and
+  // overwritten) from round to round so that a round allocates nothing.
+  struct RoundStat {
+    std::uint64_t round = 0;
+    ProcStat stat;
+  };
+  std::unordered_map<Pid, RoundStat> round_stats_;
+  std::uint64_t round_ = 0;
   Clock::time_point last_sweep_;
 };
 

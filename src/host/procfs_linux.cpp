@@ -87,11 +87,19 @@ Maybe<std::uint64_t> kib_to_bytes(const std::expected<std::string_view, std::err
   return *kib * kBytesPerKib;
 }
 
+// Resident memory from stat's page count. A process without memory of its own (a kernel
+// thread, a zombie) shows 0 pages, as status shows no VmRSS line.
+Maybe<std::uint64_t> resident_bytes(std::int64_t pages, std::int64_t page_size) {
+  if (pages <= 0) return std::unexpected(Unavailable::not_supported);
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
+}
+
 }  // namespace
 
 ProcfsProcessSource::ProcfsProcessSource(std::filesystem::path root, ProcfsOptions options)
     : root_(std::move(root)),
       ticks_per_second_(sysconf(_SC_CLK_TCK)),
+      page_size_(sysconf(_SC_PAGESIZE)),
       users_(root_),
       files_(root_ / "proc", options.max_kept_processes),
       clock_(std::move(options.clock)),
@@ -105,8 +113,12 @@ Maybe<HostProcess> ProcfsProcessSource::describe(Pid pid) {
   const Clock::time_point now = clock_();
   forget_unused(now);
   if (const auto text = files_.read(pid, ProcFiles::File::stat)) {
-    if (const auto stat = parse_stat(*text)) {
-      if (const Description* fresh = fresh_description(pid, *stat, now)) return fresh->process;
+    if (auto stat = parse_stat(*text)) {
+      const Description* fresh = fresh_description(pid, *stat, now);
+      RoundStat& kept = round_stats_[pid];
+      kept.round = round_;
+      kept.stat = std::move(*stat);
+      if (fresh != nullptr) return fresh->process;
     }
   }
   return describe_afresh(pid, now);
@@ -156,6 +168,8 @@ void ProcfsProcessSource::forget_unused(Clock::time_point now) {
   if (now - last_sweep_ < kDescriptionMaxAge) return;
   last_sweep_ = now;
   std::erase_if(descriptions_, [](const auto& entry) { return !entry.second.used_lately; });
+  std::erase_if(round_stats_,
+                [this](const auto& entry) { return entry.second.round + 1 < round_; });
   for (auto& [pid, description] : descriptions_) description.used_lately = false;
   files_.close_unread();
 }
@@ -183,16 +197,38 @@ Maybe<TimeUs> ProcfsProcessSource::start_time_us(std::uint64_t start_ticks) {
   return ticks_since_boot_to_epoch_us(**boot_time_s_, start_ticks, ticks_per_second_);
 }
 
-Maybe<ProcessUsage> ProcfsProcessSource::usage(Pid pid) {
+void ProcfsProcessSource::begin_round() {
+  ++round_;
+}
+
+// The stat describe() read in this round, if usage() has not used it yet; or a fresh read.
+std::optional<ProcStat> ProcfsProcessSource::stat_for_usage(Pid pid) {
+  const auto it = round_stats_.find(pid);
+  if (round_ != 0 && it != round_stats_.end() && it->second.round == round_) {
+    it->second.round = 0;  // used once: a second usage() in the round reads afresh
+    return it->second.stat;
+  }
+  const auto text = files_.read(pid, ProcFiles::File::stat);
+  if (!text) return std::nullopt;
+  return parse_stat(*text);
+}
+
+Maybe<ProcessUsage> ProcfsProcessSource::usage(Pid pid, UsageDetail detail) {
   forget_unused(clock_());
-  const auto stat_text = files_.read(pid, ProcFiles::File::stat);
-  if (!stat_text) return std::unexpected(reason_for(stat_text.error()));
-  const auto stat = parse_stat(*stat_text);
-  if (!stat) return std::unexpected(Unavailable::error);
+  const auto stat = stat_for_usage(pid);
+  if (!stat) {
+    // Read again for the reason: a vanished process, or one we may not read.
+    const auto text = files_.read(pid, ProcFiles::File::stat);
+    return std::unexpected(text ? Unavailable::error : reason_for(text.error()));
+  }
   ProcessUsage usage;
   usage.cpu_user_us = ticks_to_us(stat->utime_ticks, ticks_per_second_);
   usage.cpu_system_us = ticks_to_us(stat->stime_ticks, ticks_per_second_);
-  // The stat text is overwritten by this read: its figures are copied above.
+  if (detail == UsageDetail::current) {
+    usage.rss_bytes = resident_bytes(stat->rss_pages, page_size_);
+    usage.peak_rss_bytes = std::unexpected(Unavailable::not_supported);
+    return usage;
+  }
   const auto status_text = files_.read(pid, ProcFiles::File::status);
   const ProcMemory memory = status_text ? parse_status_memory(*status_text) : ProcMemory{};
   usage.rss_bytes = kib_to_bytes(status_text, memory.rss_kib);

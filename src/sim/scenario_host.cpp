@@ -58,10 +58,14 @@ class ScenarioHostSource final : public ProcessSource {
   // A process the scenario describes has no CPU or memory figures (and its pid may belong to
   // an unrelated real process, which must not be measured in its place); the others are
   // real processes, measured by the fallback.
-  Maybe<ProcessUsage> usage(Pid pid) override {
+  void begin_round() override {
+    if (fallback_) fallback_->begin_round();
+  }
+
+  Maybe<ProcessUsage> usage(Pid pid, UsageDetail detail) override {
     auto it = hosts_.find(pid);
     if (it == hosts_.end()) {
-      if (fallback_) return fallback_->usage(pid);
+      if (fallback_) return fallback_->usage(pid, detail);
       return std::unexpected(Unavailable::process_gone);
     }
     if (ended(pid)) return std::unexpected(Unavailable::process_gone);

@@ -197,18 +197,20 @@ std::vector<DeviceSample> Timeline::device_samples(std::size_t device, SimUs now
   return out;
 }
 
-std::vector<ProcessSample> Timeline::process_samples(std::size_t device, SimUs now) const {
+std::vector<ProcessSample> Timeline::process_samples(std::size_t device, SimUs now,
+                                                     SimUs after) const {
   const DeviceSpec& d = scenario_.devices[device];
   const Ring r = ring(d, now);
   std::vector<ProcessSample> newest_first;
-  for (SimUs k = r.last; k >= r.first && newest_first.size() < d.process_sample_capacity; --k) {
+  for (SimUs k = r.last; k >= r.first && k * d.sample_period_us > after &&
+                         newest_first.size() < d.process_sample_capacity;
+       --k) {
     const double a = seconds((k - 1) * d.sample_period_us);
     const double b = seconds(k * d.sample_period_us);
     for (const ProcessSpec& p : scenario_.processes) {
+      if (p.device != device || newest_first.size() >= d.process_sample_capacity) continue;
       const std::optional<std::uint32_t> pid = pid_of(p);
-      if (p.device != device || !pid || newest_first.size() >= d.process_sample_capacity) {
-        continue;
-      }
+      if (!pid) continue;
       const UsePercent use = rounded(process_mean(p, a, b));
       if (use.any()) newest_first.push_back(ProcessSample{*pid, k * d.sample_period_us, use});
     }

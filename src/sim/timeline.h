@@ -103,8 +103,10 @@ class Timeline {
   // after the epoch.
   std::vector<DeviceSample> device_samples(std::size_t device, SimUs now) const;
   // Per-process samples with non-zero use, oldest first, at most process_sample_capacity
-  // (the newest ones), from the same ring.
-  std::vector<ProcessSample> process_samples(std::size_t device, SimUs now) const;
+  // (the newest ones), from the same ring; only those stamped after `after` (the caller's
+  // lastSeenTimeStamp in scenario time: older ones would be filtered out anyway, and
+  // computing them is most of a drain's cost).
+  std::vector<ProcessSample> process_samples(std::size_t device, SimUs now, SimUs after = -1) const;
   // Energy drawn over [a, b], in mJ.
   double energy_mj(std::size_t device, double a, double b) const;
   // Records of processes that started on `device` by t (running or not), oldest first,

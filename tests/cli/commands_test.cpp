@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "cli/list_json.h"
+#include "cli/json.h"
 #include "cli/run_cli.h"
 #include "cli/terminal.h"
 

@@ -54,10 +54,5 @@ TEST(FormatWhole, RoundsAndAppendsTheUnit) {
   EXPECT_EQ(format_whole(std::unexpected(Unavailable::gpu_lost), "%"), "N/A");
 }
 
-TEST(Times, Iso8601InUtc) {
-  EXPECT_EQ(iso8601_utc(testing::kNow), "2024-05-01T12:00:00Z");
-  EXPECT_EQ(iso8601_utc(testing::kNow + 999'999), "2024-05-01T12:00:00Z");
-}
-
 }  // namespace
 }  // namespace gpumeter::cli

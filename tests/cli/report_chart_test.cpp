@@ -36,7 +36,7 @@ TEST(ReportChart, ThreeFiguresWithAlignedLabelsAndQuotaMarks) {
 
 TEST(ReportChart, NothingRecorded) {
   const testing::TimeZone utc("UTC0");
-  UsageReport report = testing::sample_report(false);
+  view::UsageReport report = testing::sample_report(false);
   report.rows.clear();
   EXPECT_EQ(render_usage_charts(report, 80, false),
             "no usage recorded between 2026-11-01 00:00 and 2026-12-01 00:00 UTC\n");

@@ -35,8 +35,8 @@ std::set<std::string> required_of(const Json& definition) {
   return keys;
 }
 
-UsageReport every_key() {
-  UsageReport report = testing::sample_report(true);
+view::UsageReport every_key() {
+  view::UsageReport report = testing::sample_report(true);
   report.group_by = {store::GroupBy::host,    store::GroupBy::user,      store::GroupBy::gpu,
                      store::GroupBy::process, store::GroupBy::container, store::GroupBy::day};
   return report;
@@ -71,7 +71,7 @@ class ReportSchema : public ::testing::Test {
 };
 
 TEST_F(ReportSchema, UsageKeysMatchTheRenderer) {
-  const Json printed = usage_json(every_key());
+  const Json printed = view::usage_json(every_key());
   const Json& usage = schema["$defs"]["usage"];
   EXPECT_EQ(keys_of(usage["properties"]), keys_of(printed));
   EXPECT_EQ(required_of(usage), keys_of(printed));
@@ -80,7 +80,7 @@ TEST_F(ReportSchema, UsageKeysMatchTheRenderer) {
   EXPECT_EQ(keys_of(schema["$defs"]["quota_use"]["properties"]),
             keys_of(printed["rows"][0]["quota"]));
   EXPECT_EQ(keys_of(schema["$defs"]["quota_section"]["properties"]), keys_of(printed["quota"]));
-  EXPECT_EQ(usage["properties"]["schema_version"]["const"], kReportSchemaVersion);
+  EXPECT_EQ(usage["properties"]["schema_version"]["const"], view::kReportSchemaVersion);
 }
 
 TEST_F(ReportSchema, IdleKeysMatchTheRenderer) {
@@ -93,7 +93,7 @@ TEST_F(ReportSchema, IdleKeysMatchTheRenderer) {
 }
 
 TEST_F(ReportSchema, RowsHoldOnlyTheirGroupsKeys) {
-  const Json printed = usage_json(testing::sample_report(false));
+  const Json printed = view::usage_json(testing::sample_report(false));
   EXPECT_EQ(keys_of(printed["rows"][0]),
             (std::set<std::string>{"user", "period", "period_start", "period_start_time_us",
                                    "gpu_hours", "sm_busy_hours", "sm_percent_while_held",
@@ -118,7 +118,7 @@ TEST(ReportDocs, EveryPrintedKeyIsDocumented) {
   const testing::TimeZone utc("UTC0");
   const std::string docs = read_source_file("docs/report.md");
   ASSERT_FALSE(docs.empty()) << "docs/report.md not found";
-  const Json usage = usage_json(every_key());
+  const Json usage = view::usage_json(every_key());
   const Json idle = idle_json(one_holder());
   std::set<std::string> keys = keys_of(usage);
   for (const Json* object : {&usage["rows"][0], &usage["rows"][0]["quota"], &usage["quota"], &idle,

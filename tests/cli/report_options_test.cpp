@@ -13,32 +13,10 @@ constexpr TimeUs kHour = 3'600'000'000;
 constexpr TimeUs kNov1 = 1'793'491'200'000'000;               // 2026-11-01T00:00:00Z
 constexpr TimeUs kNow = kNov1 + 21 * 24 * kHour + 9 * kHour;  // 2026-11-22T09:00Z
 
-std::expected<std::vector<GroupBy>, Error> groups(std::vector<std::string> names) {
-  return parse_group_by(names);
-}
-
 std::string error_of(const ReportOptions& options) {
   const auto settings = resolve_report_options(options, kNow);
   EXPECT_FALSE(settings.has_value());
   return settings ? std::string{} : settings.error().message;
-}
-
-TEST(GroupBy, NamesInTheOrderGiven) {
-  EXPECT_EQ(groups({"user", "month"}), (std::vector{GroupBy::user, GroupBy::month}));
-  EXPECT_EQ(groups({"day", "gpu", "process", "container", "host"}),
-            (std::vector{GroupBy::day, GroupBy::gpu, GroupBy::process, GroupBy::container,
-                         GroupBy::host}));
-  EXPECT_EQ(groups({}), std::vector<GroupBy>{});
-  EXPECT_EQ(group_name(GroupBy::container), "container");
-}
-
-TEST(GroupBy, RefusesUnknownRepeatedAndTwoPeriods) {
-  EXPECT_EQ(groups({"user", "week"}).error().message,
-            "--by: \"week\" is not one of user, gpu, process, container, host, hour, day, month");
-  EXPECT_EQ(groups({"user", ""}).error().message,
-            "--by: \"\" is not one of user, gpu, process, container, host, hour, day, month");
-  EXPECT_EQ(groups({"user", "user"}).error().message, "--by: user is named twice");
-  EXPECT_EQ(groups({"day", "month"}).error().message, "--by: at most one of hour, day and month");
 }
 
 TEST(ReportOptions, DefaultsToThisMonthByUser) {

@@ -50,14 +50,14 @@ TEST_F(ReportTable, OverQuotaIsRedOnlyWithColour) {
 }
 
 TEST_F(ReportTable, NothingRecordedSaysSo) {
-  UsageReport empty = sample_report(false);
+  view::UsageReport empty = sample_report(false);
   empty.rows.clear();
   EXPECT_EQ(render_usage_table(empty, false),
             "no usage recorded between 2026-11-01 00:00 and 2026-12-01 00:00 UTC\n");
 }
 
 TEST_F(ReportTable, CsvHasTheJsonKeysAndFullPrecision) {
-  UsageReport report = sample_report(true);
+  view::UsageReport report = sample_report(true);
   report.rows[1].sm_percent_while_held = 100.0 / 3;
   report.rows[2].user = "eve, \"the\" admin";
   EXPECT_EQ(
@@ -74,7 +74,7 @@ TEST_F(ReportTable, CsvHasTheJsonKeysAndFullPrecision) {
 }
 
 TEST_F(ReportTable, CsvOfANullSmPercentIsEmpty) {
-  UsageReport report = sample_report(false);
+  view::UsageReport report = sample_report(false);
   report.group_by = {store::GroupBy::user};
   report.rows.resize(1);
   report.rows[0].sm_percent_while_held.reset();
@@ -91,10 +91,10 @@ TEST(CsvField, QuotesOnlyWhatNeedsIt) {
 }
 
 TEST(OverQuota, OneLinePerUserAndPeriod) {
-  const QuotaUse ann{.user = "ann",
-                     .quota = {12.5, CalendarPeriod::week},
-                     .period_label = "week of 2026-11-16",
-                     .used_gpu_hours = 20};
+  const view::QuotaUse ann{.user = "ann",
+                           .quota = {12.5, view::CalendarPeriod::week},
+                           .period_label = "week of 2026-11-16",
+                           .used_gpu_hours = 20};
   EXPECT_EQ(render_over_quota({ann}),
             "ann: 20.00 of 12.5 GPU-hours per week, week of 2026-11-16 "
             "(160.0%)\n");

@@ -2,7 +2,7 @@
 // 2026, by user and month, with quotas. Times are UTC; tests run under TZ=UTC0.
 #pragma once
 
-#include "cli/usage_report.h"
+#include "view/usage_report.h"
 
 namespace gpumeter::cli::testing {
 
@@ -22,11 +22,11 @@ inline store::UsageRow usage_row(std::string user, double gpu_hours, double busy
   return row;
 }
 
-inline UsageReport sample_report(bool with_quota) {
-  UsageReport report{.database = "/var/lib/gpumeter/gpumeter.db",
-                     .since_us = kNov1,
-                     .until_us = kDec1,
-                     .group_by = {store::GroupBy::user, store::GroupBy::month}};
+inline view::UsageReport sample_report(bool with_quota) {
+  view::UsageReport report{.database = "/var/lib/gpumeter/gpumeter.db",
+                           .since_us = kNov1,
+                           .until_us = kDec1,
+                           .group_by = {store::GroupBy::user, store::GroupBy::month}};
   report.rows = {usage_row("ada", 4, 1.5, 0.6, 4 * kGiB, 2),
                  usage_row("bob", 12.5, 12, 3.61, 8 * kGiB, 2),
                  usage_row("", 0.5, 0, 0.01, kGiB, 1)};
@@ -34,20 +34,20 @@ inline UsageReport sample_report(bool with_quota) {
   report.total.period.clear();
   report.total.period_start_us.reset();
   if (!with_quota) return report;
-  const QuotaUse ada{.user = "ada",
-                     .quota = {30, CalendarPeriod::month},
-                     .period_start_us = kNov1,
-                     .period_end_us = kDec1,
-                     .period_label = "2026-11",
-                     .used_gpu_hours = 4};
-  const QuotaUse bob{.user = "bob",
-                     .quota = {5, CalendarPeriod::day},
-                     .period_start_us = kNov1 + 86'400'000'000,
-                     .period_end_us = kNov1 + 2 * 86'400'000'000,
-                     .period_label = "2026-11-02",
-                     .used_gpu_hours = 12};
-  report.quota =
-      QuotaSummary{.file = "/etc/gpumeter/quota", .rows = {ada, bob, std::nullopt}, .over = {bob}};
+  const view::QuotaUse ada{.user = "ada",
+                           .quota = {30, view::CalendarPeriod::month},
+                           .period_start_us = kNov1,
+                           .period_end_us = kDec1,
+                           .period_label = "2026-11",
+                           .used_gpu_hours = 4};
+  const view::QuotaUse bob{.user = "bob",
+                           .quota = {5, view::CalendarPeriod::day},
+                           .period_start_us = kNov1 + 86'400'000'000,
+                           .period_end_us = kNov1 + 2 * 86'400'000'000,
+                           .period_label = "2026-11-02",
+                           .used_gpu_hours = 12};
+  report.quota = view::QuotaSummary{
+      .file = "/etc/gpumeter/quota", .rows = {ada, bob, std::nullopt}, .over = {bob}};
   return report;
 }
 

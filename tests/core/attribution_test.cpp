@@ -322,6 +322,22 @@ TEST(Attribution, PeakRssInsideTheWindowIncludesSpikesBetweenSamples) {
   EXPECT_EQ(query(series, {late}, 1, 4).host.peak_rss_bytes, 50 * kMiB);
 }
 
+TEST(Attribution, AHighWaterMarkFirstReadInsideTheWindowCountsOnlyItsRise) {
+  // The sampler reads the mark only once a task follows the process: the first reading of
+  // the window is the baseline, a rise after it happened inside the window.
+  Series series;
+  const auto host = [&series](double s, std::uint64_t rss, Maybe<std::uint64_t> high_water) {
+    series.add_host_sample(kA, {.time_us = at(s), .rss_bytes = rss, .peak_rss_bytes = high_water});
+  };
+  const Maybe<std::uint64_t> unread = std::unexpected(Unavailable::not_supported);
+  host(10, 100 * kMiB, unread);
+  host(11, 120 * kMiB, 900 * kMiB);  // an old peak, from before the window
+  host(12, 120 * kMiB, 900 * kMiB);
+  EXPECT_EQ(query(series, {kA}, 10, 12).host.peak_rss_bytes, 120 * kMiB);
+  host(13, 150 * kMiB, 1000 * kMiB);  // a spike between the samples at 12 and 13
+  EXPECT_EQ(query(series, {kA}, 10, 13).host.peak_rss_bytes, 1000 * kMiB);
+}
+
 TEST(Attribution, OnlyTheSetsOwnProcessesAndDevicesCount) {
   Series series;
   sample_device(series, 0, 30);

@@ -95,17 +95,23 @@ class ScriptedHost final : public ProcessSource {
     return process;
   }
 
-  Maybe<ProcessUsage> usage(Pid pid) override {
+  Maybe<ProcessUsage> usage(Pid pid, UsageDetail detail) override {
     std::lock_guard lock(mutex_);
     ++usages;
+    if (detail == UsageDetail::with_peak) ++peak_usages;
     const auto it = processes.find(pid);
     if (it == processes.end()) return std::unexpected(Unavailable::process_gone);
-    return it->second.usage;
+    ProcessUsage usage = it->second.usage;
+    // As procfs: the high-water mark only when asked for.
+    if (detail == UsageDetail::current)
+      usage.peak_rss_bytes = std::unexpected(Unavailable::not_supported);
+    return usage;
   }
 
   std::map<Pid, Process> processes;
   int describes = 0;
   int usages = 0;
+  int peak_usages = 0;  // usages that asked for the high-water mark
 
  private:
   std::mutex mutex_;

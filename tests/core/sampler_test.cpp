@@ -277,6 +277,26 @@ TEST_F(SamplerTest, HostSamplesForGpuProcessesAndWatchedOnes) {
   });
 }
 
+TEST_F(SamplerTest, TheHighWaterMarkIsReadOnlyForWatchedProcesses) {
+  host_.processes[10].usage = {.rss_bytes = 100 * 1024, .peak_rss_bytes = 300 * 1024};
+  host_.processes[50] = {kT0 - kSecond, {.rss_bytes = 1000 * 1024, .peak_rss_bytes = 2000 * 1024}};
+  sampler().watch({50, kT0 - kSecond});
+  round(kT0);
+  EXPECT_EQ(host_.peak_usages, 1);
+  sampler().inspect([](const Series& series) {
+    const HostRecord& gpu_process = series.host({10, kStart10})->records().back();
+    EXPECT_EQ(gpu_process.rss_bytes(), 100U * 1024);
+    EXPECT_FALSE(gpu_process.peak_rss_bytes().has_value());
+    EXPECT_EQ(series.host({50, kT0 - kSecond})->records().back().peak_rss_bytes(), 2000U * 1024);
+  });
+  sampler().watch({10, kStart10});  // a task begins in the GPU process
+  round(kT0 + kSecond);
+  EXPECT_EQ(host_.peak_usages, 3);
+  sampler().inspect([](const Series& series) {
+    EXPECT_EQ(series.host({10, kStart10})->records().back().peak_rss_bytes(), 300U * 1024);
+  });
+}
+
 TEST_F(SamplerTest, AFailedGpuReadIsCountedAndTheSnapshotKept) {
   host_.processes[50] = {kT0 - kSecond, {.cpu_user_us = 1}};
   sampler().watch({50, kT0 - kSecond});

@@ -103,13 +103,13 @@ TEST(ProcfsFixture, MissingPidIsGone) {
   auto process = source.describe(99999);
   ASSERT_FALSE(process.has_value());
   EXPECT_EQ(process.error(), Unavailable::process_gone);
-  ASSERT_FALSE(source.usage(99999).has_value());
-  EXPECT_EQ(source.usage(99999).error(), Unavailable::process_gone);
+  ASSERT_FALSE(source.usage(99999, UsageDetail::with_peak).has_value());
+  EXPECT_EQ(source.usage(99999, UsageDetail::with_peak).error(), Unavailable::process_gone);
 }
 
 TEST(ProcfsFixture, UsageFromStatAndStatus) {
   ProcfsProcessSource source(kFixtureRoot);
-  auto usage = source.usage(4242);
+  auto usage = source.usage(4242, UsageDetail::with_peak);
   ASSERT_TRUE(usage.has_value());
   const std::int64_t hz = sysconf(_SC_CLK_TCK);
   EXPECT_EQ(usage->cpu_user_us, 1500 * 1'000'000 / hz);
@@ -120,7 +120,7 @@ TEST(ProcfsFixture, UsageFromStatAndStatus) {
 
 TEST(ProcfsFixture, KernelThreadUsageHasNoMemory) {
   ProcfsProcessSource source(kFixtureRoot);
-  auto usage = source.usage(37);
+  auto usage = source.usage(37, UsageDetail::with_peak);
   ASSERT_TRUE(usage.has_value());
   EXPECT_EQ(usage->cpu_system_us, 42 * 1'000'000 / sysconf(_SC_CLK_TCK));
   EXPECT_EQ(reason(usage->rss_bytes), Unavailable::not_supported);
@@ -271,11 +271,47 @@ TEST_F(CachingSource, ANewCommIsDescribedAfreshAtOnce) {
 
 TEST_F(CachingSource, UsageIsReadAfreshOnEveryCall) {
   ProcfsProcessSource source = this->source();
-  ASSERT_EQ(source.usage(4242)->rss_bytes, 102400U * 1024U);
+  ASSERT_EQ(source.usage(4242, UsageDetail::with_peak)->rss_bytes, 102400U * 1024U);
   write("proc/4242/status", "Uid:\t1000\t1000\t1000\t1000\nVmHWM:\t300000 kB\nVmRSS:\t250000 kB\n");
-  const auto usage = source.usage(4242);
+  const auto usage = source.usage(4242, UsageDetail::with_peak);
   EXPECT_EQ(usage->rss_bytes, 250000U * 1024U);
   EXPECT_EQ(usage->peak_rss_bytes, 300000U * 1024U);
+}
+
+TEST_F(CachingSource, ARoundReadsStatOnceForDescribeAndUsage) {
+  ProcfsProcessSource source = this->source();
+  const std::int64_t hz = sysconf(_SC_CLK_TCK);
+  source.begin_round();
+  ASSERT_TRUE(source.describe(4242).has_value());
+  write("proc/4242/stat",
+        "4242 (python3) S 1 4242 4242 0 -1 4194560 52000 0 120 0 1600 300 0 0 20 0 8 0 123456 "
+        "9876543210 25600 18446744073709551615 1 1 0 0\n");
+  // The stat describe() read in this round, once; then read afresh.
+  EXPECT_EQ(source.usage(4242, UsageDetail::current)->cpu_user_us, 1500 * 1'000'000 / hz);
+  EXPECT_EQ(source.usage(4242, UsageDetail::current)->cpu_user_us, 1600 * 1'000'000 / hz);
+  source.begin_round();
+  EXPECT_EQ(source.usage(4242, UsageDetail::current)->cpu_user_us, 1600 * 1'000'000 / hz);
+}
+
+TEST_F(CachingSource, StatOfAnEarlierRoundIsNotUsedAgain) {
+  ProcfsProcessSource source = this->source();
+  source.begin_round();
+  ASSERT_TRUE(source.describe(4242).has_value());
+  source.begin_round();
+  write("proc/4242/stat",
+        "4242 (python3) S 1 4242 4242 0 -1 4194560 52000 0 120 0 1700 300 0 0 20 0 8 0 123456 "
+        "9876543210 25600 18446744073709551615 1 1 0 0\n");
+  EXPECT_EQ(source.usage(4242, UsageDetail::current)->cpu_user_us,
+            1700 * 1'000'000 / sysconf(_SC_CLK_TCK));
+}
+
+TEST(ProcfsFixture, CurrentUsageTakesResidentMemoryFromStatAlone) {
+  ProcfsProcessSource source(kFixtureRoot);
+  const auto usage = source.usage(4242, UsageDetail::current);
+  ASSERT_TRUE(usage.has_value());
+  EXPECT_EQ(usage->rss_bytes, 25600U * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(reason(usage->peak_rss_bytes), Unavailable::not_supported);
+  EXPECT_EQ(reason(source.usage(37, UsageDetail::current)->rss_bytes), Unavailable::not_supported);
 }
 
 TEST(ProcfsLive, AReapedProcessIsNotDescribedFromMemory) {
@@ -288,11 +324,11 @@ TEST(ProcfsLive, AReapedProcessIsNotDescribedFromMemory) {
   ProcfsProcessSource source("/");
   const auto pid = static_cast<Pid>(child);
   ASSERT_TRUE(source.describe(pid).has_value());
-  ASSERT_TRUE(source.usage(pid).has_value());
+  ASSERT_TRUE(source.usage(pid, UsageDetail::with_peak).has_value());
   kill(child, SIGKILL);
   ASSERT_EQ(waitpid(child, nullptr, 0), child);
   EXPECT_EQ(reason(source.describe(pid)), Unavailable::process_gone);
-  EXPECT_EQ(reason(source.usage(pid)), Unavailable::process_gone);
+  EXPECT_EQ(reason(source.usage(pid, UsageDetail::with_peak)), Unavailable::process_gone);
 }
 
 TEST(ProcfsLive, DescribesThisProcess) {
@@ -319,7 +355,7 @@ TEST(ProcfsLive, DescribesThisProcess) {
 
 TEST(ProcfsLive, UsageOfThisProcess) {
   ProcfsProcessSource source("/");
-  auto usage = source.usage(static_cast<Pid>(getpid()));
+  auto usage = source.usage(static_cast<Pid>(getpid()), UsageDetail::with_peak);
   ASSERT_TRUE(usage.has_value());
   ASSERT_TRUE(usage->rss_bytes.has_value());
   EXPECT_GT(*usage->rss_bytes, 0U);

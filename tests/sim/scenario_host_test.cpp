@@ -94,7 +94,7 @@ TEST_F(ScenarioHostTest, AProcessIsGoneOnceItsLastEntryHasEnded) {
         std::pair{"1700000020000000", false}}) {
     setenv("GPUMETER_SIM_NOW_US", now, 1);
     EXPECT_EQ((*source)->describe(400).has_value(), alive) << now;
-    EXPECT_EQ((*source)->usage(400),
+    EXPECT_EQ((*source)->usage(400, UsageDetail::current),
               std::unexpected(alive ? Unavailable::not_supported : Unavailable::process_gone))
         << now;
   }

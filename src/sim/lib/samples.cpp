@@ -51,6 +51,12 @@ std::vector<Sample> newer(std::vector<Sample> all, const DeviceCall& call,
   return all;
 }
 
+// `last_seen` in scenario time: samples at or before it are not wanted.
+SimUs scenario_time(const DeviceCall& call, std::uint64_t last_seen) {
+  if (last_seen <= static_cast<std::uint64_t>(call.library.epoch_us())) return -1;
+  return static_cast<SimUs>(last_seen) - call.library.epoch_us();
+}
+
 std::uint64_t stamp(const DeviceCall& call, SimUs time) {
   return static_cast<std::uint64_t>(call.library.epoch_us() + time);
 }
@@ -105,28 +111,29 @@ abi::Return nvmlDeviceGetSamples(abi::Device device, abi::SamplingType type,
 abi::Return nvmlDeviceGetProcessUtilization(abi::Device device,
                                             abi::ProcessUtilizationSample* samples, unsigned* count,
                                             std::uint64_t last_seen) {
-  return device_call("nvmlDeviceGetProcessUtilization", device, Feature::process_utilization,
-                     [&](const DeviceCall& call) {
-                       if (count == nullptr) return abi::kErrorInvalidArgument;
-                       if (samples == nullptr || *count == 0) {
-                         // Drivers answer the size of their buffer here, not the number of samples
-                         // in it.
-                         *count = call.spec.process_sample_capacity;
-                         return abi::kErrorInsufficientSize;
-                       }
-                       const auto list = newer(
-                           call.timeline().process_samples(call.index, call.now), call, last_seen);
-                       if (list.empty()) return abi::kErrorNotFound;
-                       if (*count < list.size()) {
-                         *count = static_cast<unsigned>(list.size());
-                         return abi::kErrorInsufficientSize;
-                       }
-                       std::ranges::transform(list, samples, [&](const ProcessSample& s) {
-                         return old_sample(call, s);
-                       });
-                       *count = static_cast<unsigned>(list.size());
-                       return abi::kSuccess;
-                     });
+  return device_call(
+      "nvmlDeviceGetProcessUtilization", device, Feature::process_utilization,
+      [&](const DeviceCall& call) {
+        if (count == nullptr) return abi::kErrorInvalidArgument;
+        if (samples == nullptr || *count == 0) {
+          // Drivers answer the size of their buffer here, not the number of samples
+          // in it.
+          *count = call.spec.process_sample_capacity;
+          return abi::kErrorInsufficientSize;
+        }
+        const auto list = newer(
+            call.timeline().process_samples(call.index, call.now, scenario_time(call, last_seen)),
+            call, last_seen);
+        if (list.empty()) return abi::kErrorNotFound;
+        if (*count < list.size()) {
+          *count = static_cast<unsigned>(list.size());
+          return abi::kErrorInsufficientSize;
+        }
+        std::ranges::transform(list, samples,
+                               [&](const ProcessSample& s) { return old_sample(call, s); });
+        *count = static_cast<unsigned>(list.size());
+        return abi::kSuccess;
+      });
 }
 
 abi::Return nvmlDeviceGetProcessesUtilizationInfo(abi::Device device,
@@ -137,8 +144,10 @@ abi::Return nvmlDeviceGetProcessesUtilizationInfo(abi::Device device,
         if (info == nullptr) return abi::kErrorInvalidArgument;
         if (info->version != abi::kProcessesUtilizationInfoVersion)
           return abi::kErrorArgumentVersionMismatch;
-        const auto list = newer(call.timeline().process_samples(call.index, call.now), call,
-                                info->last_seen_time_stamp);
+        const auto list =
+            newer(call.timeline().process_samples(call.index, call.now,
+                                                  scenario_time(call, info->last_seen_time_stamp)),
+                  call, info->last_seen_time_stamp);
         if (list.empty()) return abi::kErrorNotFound;
         if (info->proc_util_array == nullptr || info->process_samples_count < list.size()) {
           info->process_samples_count = static_cast<unsigned>(list.size());

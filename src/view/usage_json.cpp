@@ -1,0 +1,96 @@
+#include "view/usage_json.h"
+
+#include "view/group_by.h"
+#include "view/iso_time.h"
+
+namespace gpumeter::view {
+namespace {
+
+using store::GroupBy;
+
+void put_process(Json& row, const store::UsageRow& usage) {
+  row["pid"] = nullable(usage.pid);
+  const bool known = usage.process_start_time_us && *usage.process_start_time_us != 0;
+  row["process_start"] = known ? Json(iso8601_utc(*usage.process_start_time_us)) : Json(nullptr);
+  row["process_start_time_us"] = known ? Json(*usage.process_start_time_us) : Json(nullptr);
+  row["command"] = text_or_null(usage.command);
+}
+
+void put_keys(Json& row, const store::UsageRow& usage, const std::vector<GroupBy>& group_by) {
+  for (const GroupBy by : group_by) {
+    switch (by) {
+      case GroupBy::host: row["host"] = usage.host; break;
+      case GroupBy::user: row["user"] = text_or_null(usage.user); break;
+      case GroupBy::gpu:
+        row["gpu_index"] = nullable(usage.gpu_index);
+        row["gpu_uuid"] = text_or_null(usage.gpu_uuid);
+        break;
+      case GroupBy::process: put_process(row, usage); break;
+      case GroupBy::container: row["container"] = text_or_null(usage.container); break;
+      default:
+        row["period"] = usage.period;
+        put_time(row, "period_start", usage.period_start_us.value_or(0));
+        break;
+    }
+  }
+}
+
+Json figures(const store::UsageRow& usage) {
+  return Json{{"gpu_hours", usage.gpu_hours},
+              {"sm_busy_hours", usage.sm_busy_hours},
+              {"sm_percent_while_held", nullable(usage.sm_percent_while_held)},
+              {"energy_kwh", usage.energy_kwh},
+              {"peak_memory_bytes", usage.peak_memory_bytes},
+              {"processes", usage.processes}};
+}
+
+Json quota_json(const QuotaUse& use) {
+  Json quota{{"user", use.user},
+             {"gpu_hours", use.quota.gpu_hours},
+             {"period", period_name(use.quota.period)},
+             {"period_label", use.period_label}};
+  put_time(quota, "period_start", use.period_start_us);
+  quota["used_gpu_hours"] = use.used_gpu_hours;
+  quota["percent"] = use.percent();
+  quota["over"] = use.over();
+  return quota;
+}
+
+Json quota_section(const QuotaSummary& summary) {
+  Json over = Json::array();
+  for (const QuotaUse& use : summary.over) over.push_back(quota_json(use));
+  return Json{{"file", summary.file}, {"over", std::move(over)}};
+}
+
+}  // namespace
+
+void put_window(Json& document, TimeUs since_us, TimeUs until_us) {
+  put_time(document, "since", since_us);
+  put_time(document, "until", until_us);
+}
+
+Json usage_json(const UsageReport& report) {
+  Json document{
+      {"schema_version", kReportSchemaVersion}, {"report", "usage"}, {"database", report.database}};
+  put_window(document, report.since_us, report.until_us);
+  Json group = Json::array();
+  for (const GroupBy by : report.group_by) group.push_back(std::string(group_name(by)));
+  document["group_by"] = std::move(group);
+  Json rows = Json::array();
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    Json row = Json::object();
+    put_keys(row, report.rows[i], report.group_by);
+    row.update(figures(report.rows[i]));
+    if (report.quota) {
+      const auto& use = report.quota->rows[i];
+      row["quota"] = use ? quota_json(*use) : Json(nullptr);
+    }
+    rows.push_back(std::move(row));
+  }
+  document["rows"] = std::move(rows);
+  document["total"] = figures(report.total);
+  document["quota"] = report.quota ? quota_section(*report.quota) : Json(nullptr);
+  return document;
+}
+
+}  // namespace gpumeter::view

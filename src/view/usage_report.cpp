@@ -1,0 +1,73 @@
+#include "view/usage_report.h"
+
+#include <algorithm>
+
+namespace gpumeter::view {
+namespace {
+
+std::expected<store::UsageRow, Error> total(store::Store& store, store::UsageQuery query) {
+  query.group_by.clear();
+  auto rows = store::usage(store, query);
+  if (!rows) return std::unexpected(std::move(rows.error()));
+  return rows->empty() ? store::UsageRow{} : rows->front();
+}
+
+std::expected<QuotaSummary, Error> summarise_quotas(store::Store& store, const QuotaFile& quotas,
+                                                    const UsageReport& report,
+                                                    const store::UsageQuery& query) {
+  auto uses = quota_use(store, quotas,
+                        {.since_us = report.since_us,
+                         .until_us = report.until_us,
+                         .user = query.user,
+                         .host = query.host});
+  if (!uses) return std::unexpected(std::move(uses.error()));
+  QuotaSummary summary{.file = quotas.name};
+  const std::optional<CalendarPeriod> period = report_period(report.group_by);
+  for (const store::UsageRow& row : report.rows) {
+    TimeUs from = report.since_us;
+    TimeUs to = report.until_us;
+    if (period && row.period_start_us) {
+      from = *row.period_start_us;
+      to = next_period_start(*period, from);
+    }
+    const QuotaUse* use = worst_use(*uses, row.user, from, to);
+    summary.rows.push_back(use != nullptr ? std::optional<QuotaUse>(*use) : std::nullopt);
+  }
+  std::ranges::copy_if(*uses, std::back_inserter(summary.over),
+                       [](const QuotaUse& use) { return use.over(); });
+  return summary;
+}
+
+}  // namespace
+
+std::optional<CalendarPeriod> report_period(const std::vector<store::GroupBy>& group_by) {
+  for (const store::GroupBy by : group_by) {
+    if (by == store::GroupBy::hour) return CalendarPeriod::hour;
+    if (by == store::GroupBy::day) return CalendarPeriod::day;
+    if (by == store::GroupBy::month) return CalendarPeriod::month;
+  }
+  return std::nullopt;
+}
+
+std::expected<UsageReport, Error> build_usage_report(store::Store& store,
+                                                     const store::UsageQuery& query,
+                                                     const QuotaFile* quotas) {
+  UsageReport report{.database = store.path().string(),
+                     .since_us = query.since_us,
+                     .until_us = query.until_us,
+                     .group_by = query.group_by};
+  auto rows = store::usage(store, query);
+  if (!rows) return std::unexpected(std::move(rows.error()));
+  report.rows = std::move(*rows);
+  auto all = total(store, query);
+  if (!all) return std::unexpected(std::move(all.error()));
+  report.total = std::move(*all);
+  if (quotas != nullptr) {
+    auto summary = summarise_quotas(store, *quotas, report, query);
+    if (!summary) return std::unexpected(std::move(summary.error()));
+    report.quota = std::move(*summary);
+  }
+  return report;
+}
+
+}  // namespace gpumeter::view

@@ -1,0 +1,17 @@
+#include "view/iso_time.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/sample_snapshot.h"
+
+namespace gpumeter::view {
+namespace {
+
+TEST(Iso8601Utc, ToTheSecondInUtc) {
+  EXPECT_EQ(iso8601_utc(cli::testing::kNow), "2024-05-01T12:00:00Z");
+  EXPECT_EQ(iso8601_utc(cli::testing::kNow + 999'999), "2024-05-01T12:00:00Z");
+  EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00Z");
+}
+
+}  // namespace
+}  // namespace gpumeter::view

@@ -1,0 +1,88 @@
+// The published schema and the field reference must describe exactly what list --json
+// prints: every key the renderer writes is in the schema and in docs/json.md, and nothing
+// more is required.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cli/sample_snapshot.h"
+#include "view/list_json.h"
+
+namespace gpumeter::view {
+namespace {
+
+std::string read_source_file(const std::string& relative) {
+  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
+  std::ifstream in(std::string(root ? root : ".") + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::set<std::string> keys_of(const Json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.insert(key);
+  return keys;
+}
+
+std::set<std::string> strings_of(const Json& array) {
+  std::set<std::string> out;
+  for (const Json& item : array) out.insert(item.get<std::string>());
+  return out;
+}
+
+class Schema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string text = read_source_file("schemas/list.schema.json");
+    ASSERT_FALSE(text.empty()) << "schemas/list.schema.json not found";
+    schema = Json::parse(text);
+  }
+
+  // A schema object lists as properties, and requires, exactly the keys printed.
+  static void expect_same_keys(const Json& definition, const Json& object) {
+    EXPECT_EQ(keys_of(definition["properties"]), keys_of(object));
+    EXPECT_EQ(strings_of(definition["required"]), keys_of(object));
+  }
+
+  Json schema;
+  Json printed = list_json(cli::testing::sample_snapshot());
+};
+
+TEST_F(Schema, TopLevelDriverGpuAndProcessKeysMatchTheRenderer) {
+  expect_same_keys(schema, printed);
+  expect_same_keys(schema["properties"]["driver"], printed["driver"]);
+  expect_same_keys(schema["$defs"]["gpu"], printed["gpus"][1]);
+  expect_same_keys(schema["$defs"]["process"], printed["gpus"][1]["processes"][0]);
+  EXPECT_EQ(schema["properties"]["schema_version"]["const"], kListSchemaVersion);
+}
+
+TEST_F(Schema, IntegralMetricsAreIntegersInTheSchema) {
+  const Json& properties = schema["$defs"]["gpu"]["properties"];
+  for (const MetricSpec& spec : device_metrics()) {
+    const std::string expected =
+        spec.integral ? "#/$defs/nullable_integer" : "#/$defs/nullable_number";
+    EXPECT_EQ(properties[std::string(spec.key)]["$ref"], expected) << spec.key;
+  }
+}
+
+TEST(JsonDocs, EveryPrintedKeyIsDocumented) {
+  const std::string docs = read_source_file("docs/json.md");
+  ASSERT_FALSE(docs.empty()) << "docs/json.md not found";
+  const Json printed = list_json(cli::testing::sample_snapshot());
+  std::set<std::string> keys = keys_of(printed);
+  for (const Json* object :
+       {&printed["driver"], &printed["gpus"][1], &printed["gpus"][1]["processes"][0]}) {
+    const std::set<std::string> more = keys_of(*object);
+    keys.insert(more.begin(), more.end());
+  }
+  for (const std::string& key : keys) {
+    EXPECT_NE(docs.find("`" + key + "`"), std::string::npos) << key << " is not in docs/json.md";
+  }
+}
+
+}  // namespace
+}  // namespace gpumeter::view
