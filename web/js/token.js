@@ -26,6 +26,8 @@ function prompt(refused) {
   const form = document.getElementById("token-form");
   const input = document.getElementById("token-input");
   document.getElementById("token-error").hidden = !refused;
+  // Without the token the page can show nothing: Escape does not close the dialog.
+  dialog.addEventListener("cancel", (event) => event.preventDefault());
   return new Promise((resolve) => {
     form.addEventListener("submit", () => {
       const token = input.value.trim();
