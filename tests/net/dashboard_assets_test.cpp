@@ -88,10 +88,10 @@ TEST(DashboardAssets, EtagsAreQuotedAndDifferPerFile) {
 }
 
 TEST(DashboardAssets, OtherPathsAreNotServed) {
-  for (const char* path : {"", "/assets", "/assets/", "/assets/js/", "/assets/js/none.js",
-                           "/index.htm", "/js/main.js", "/assets/../index.html",
-                           "/assets/js/main.js?v=1", "/api/v1/status", "/package.json",
-                           "/assets/node_modules/uplot/package.json"}) {
+  for (const char* path :
+       {"", "/assets", "/assets/", "/assets/js/", "/assets/js/none.js", "/index.htm", "/js/main.js",
+        "/assets/../index.html", "/assets/js/main.js?v=1", "/api/v1/status", "/package.json",
+        "/assets/node_modules/uplot/package.json"}) {
     EXPECT_FALSE(dashboard_asset(path).has_value()) << path;
   }
 }

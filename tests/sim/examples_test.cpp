@@ -119,9 +119,8 @@ TEST(Examples, DemoLiveKeepsMoving) {
   }
   EXPECT_GE(users.size(), 5u);
   const auto on = [&](std::size_t device, double t) {
-    return std::ranges::count_if(s.processes, [&](const ProcessSpec& p) {
-      return p.device == device && p.alive(t);
-    });
+    return std::ranges::count_if(
+        s.processes, [&](const ProcessSpec& p) { return p.device == device && p.alive(t); });
   };
   EXPECT_EQ(on(2, 60), 1);
   EXPECT_EQ(on(2, 3600), 0);
