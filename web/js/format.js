@@ -46,14 +46,21 @@ export function number(value, digits = 2) {
   return isAbsent(value) ? NA : value.toFixed(digits);
 }
 
-// "3d 4h", "2h 5m", "4m 10s", "12s": how long ago `timeUs` (µs since the epoch) was.
+// How long ago `timeUs` (µs since the epoch) was.
 export function age(timeUs, nowUs) {
   if (isAbsent(timeUs) || isAbsent(nowUs)) return NA;
-  return duration((nowUs - timeUs) / 1e6);
+  return wholeDuration((nowUs - timeUs) / 1e6);
 }
 
+// Tasks often last less than a second: a short duration keeps its fraction.
 export function duration(seconds) {
   if (isAbsent(seconds)) return NA;
+  if (seconds < 60) return `${Math.max(0, seconds).toFixed(seconds < 10 ? 2 : 1)}s`;
+  return wholeDuration(seconds);
+}
+
+// "3d 4h", "2h 5m", "4m 10s", "12s", as `gpumeter list` prints ages.
+function wholeDuration(seconds) {
   const s = Math.max(0, Math.floor(seconds));
   const parts = [[86400, "d"], [3600, "h"], [60, "m"], [1, "s"]];
   for (let i = 0; i < parts.length - 1; i++) {
@@ -64,6 +71,12 @@ export function duration(seconds) {
     }
   }
   return `${s}s`;
+}
+
+// Energy in Wh below a kWh, so that minutes of use do not read 0.00 kWh.
+export function kilowattHours(value) {
+  if (isAbsent(value)) return NA;
+  return value < 1 ? `${(value * 1000).toFixed(1)} Wh` : `${value.toFixed(2)} kWh`;
 }
 
 // Local date and time of µs since the epoch, to the second.

@@ -43,6 +43,7 @@ function perGpu(task, render) {
 
 function energy(task) {
   if (!task.usage) return {text: NA, title: task.usage_error ?? task.state, class: "na"};
+  if (task.usage.gpus.length === 0) return "-";
   const joules = task.usage.gpus.map((g) => g.energy_joules).filter((j) => j !== null);
   return joules.length === 0 ? NA : `${joules.reduce((a, b) => a + b, 0).toFixed(1)} J`;
 }

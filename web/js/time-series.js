@@ -19,7 +19,16 @@ export function alignSeries(docs, scale) {
     });
     return column;
   });
-  return [axis, ...columns];
+  return trimLeadingGaps([axis, ...columns]);
+}
+
+// A daemon that started minutes ago has no reading for the rest of the hour: the chart
+// starts at its first reading instead of squeezing the minutes against the right edge.
+function trimLeadingGaps(data) {
+  const [axis, ...columns] = data;
+  let first = 0;
+  while (first < axis.length - 2 && columns.every((column) => column[first] === null)) first++;
+  return data.map((column) => column.slice(first));
 }
 
 export function hasPoints(data) {

@@ -3,7 +3,7 @@
 // per hour, day or month.
 import {apiGet} from "./api.js";
 import {el, fillTable, replaceChildren} from "./dom.js";
-import {bytes, isAbsent, NA, percent} from "./format.js";
+import {bytes, isAbsent, kilowattHours, NA, percent} from "./format.js";
 
 const PERIODS = {hour: "24h", day: "30d", month: "365d"};
 const UNKNOWN_USER = "(unknown user)";
@@ -56,7 +56,7 @@ function renderTotals(table, doc) {
     {label: "User", cell: (r) => userName(r)},
     {label: "GPU-hours", class: "num", cell: (r) => bar(r.gpu_hours, most, hours(r.gpu_hours))},
     {label: "SM % while held", class: "num", cell: (r) => percent(r.sm_percent_while_held, 1)},
-    {label: "Energy", class: "num", cell: (r) => (isAbsent(r.energy_kwh) ? NA : `${r.energy_kwh.toFixed(2)} kWh`)},
+    {label: "Energy", class: "num", cell: (r) => kilowattHours(r.energy_kwh)},
     {label: "Peak memory", class: "num", cell: (r) => bytes(r.peak_memory_bytes)},
     {label: "Processes", class: "num", cell: (r) => String(r.processes)},
   ];
