@@ -9,7 +9,7 @@ export function renderGpuTable(table, status, onPick, empty = "no GPU on this ma
   const columns = [
     {label: "GPU", class: "num", cell: (g) => el("button", {class: "link", type: "button", title: `charts of GPU ${g.index}`, onclick: () => onPick(g.index)}, String(g.index))},
     {label: "Status", cell: (g) => statusBadge(g)},
-    {label: "Name", class: "nowrap", cell: (g) => reading(g, "name", (v) => v)},
+    {label: "Name", class: "nowrap", cell: (g) => reading(g, "name", shortName)},
     {label: "Util", class: "num", cell: (g) => reading(g, "utilization_gpu_percent", percent)},
     {label: "Memory", class: "num", cell: (g) => memoryCell(g)},
     {label: "Temp", class: "num", cell: (g) => reading(g, "temperature_celsius", celsius)},
@@ -18,12 +18,18 @@ export function renderGpuTable(table, status, onPick, empty = "no GPU on this ma
     {label: "Users", cell: (g) => listCell(g, g.users)},
     {label: "Since", class: "nowrap", cell: (g) => sinceCell(g, status?.time_us)},
     {label: "PIDs", cell: (g) => listCell(g, g.processes?.map((p) => p.pid))},
-    {label: "Command", class: "command", cell: (g) => listCell(g, g.processes?.map((p) => p.short_command ?? NA))},
+    {label: "Command", class: "command", cell: (g) => commandsCell(g)},
   ];
   fillTable(table, columns, status?.gpus ?? [], {
     rowProps: (g) => ({class: `tone-${statusOf(g).tone}`, dataset: {gpu: g.index, status: g.status}}),
     empty,
   });
+}
+
+// "NVIDIA A100-SXM4-80GB" reads as "A100-SXM4-80GB" (every GPU here is NVIDIA's); the full
+// name is the tooltip.
+function shortName(name) {
+  return {text: name.replace(/^NVIDIA /, ""), title: name};
 }
 
 export function statusBadge(gpu) {
@@ -55,6 +61,12 @@ function powerCell(gpu) {
 function listCell(gpu, values) {
   if (gpu.processes === null || gpu.processes === undefined) return absent(gpu.unavailable?.processes);
   return values.join(", ");
+}
+
+function commandsCell(gpu) {
+  const text = listCell(gpu, gpu.processes?.map((p) => p.short_command ?? NA));
+  if (typeof text !== "string") return text;
+  return {text, title: (gpu.processes ?? []).map((p) => p.command ?? NA).join("\n")};
 }
 
 function sinceCell(gpu, nowUs) {
