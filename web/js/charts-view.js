@@ -22,6 +22,13 @@ export class ChartsView {
     this.signature = "";
     this.gpus = [];
     picker.addEventListener("change", () => this.refresh());
+    // The axes' colours are read when a chart is made: a switch between light and dark
+    // (the system's evening setting) makes the charts again.
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
+      if (this.charts.length === 0) return;
+      this.clear();
+      this.refresh();
+    });
   }
 
   // The GPUs of the latest status document (for the picker, the axes' ranges and labels).

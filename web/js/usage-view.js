@@ -104,7 +104,9 @@ function periodLabel(period) {
 
 // Small figures keep three decimals: a few minutes on one GPU are hundredths of an hour.
 function hours(value) {
-  return isAbsent(value) ? NA : value.toFixed(Math.abs(value) < 1 ? 3 : 2);
+  if (isAbsent(value)) return NA;
+  if (value > 0 && value < 0.001) return "< 0.001";
+  return value.toFixed(value < 1 ? 3 : 2);
 }
 
 function bar(value, most, text) {
