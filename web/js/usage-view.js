@@ -3,7 +3,7 @@
 // per hour, day or month.
 import {apiGet} from "./api.js";
 import {el, fillTable, replaceChildren} from "./dom.js";
-import {bytes, isAbsent, kilowattHours, NA, percent} from "./format.js";
+import {bytes, isAbsent, kilowattHours, localTime, NA, percent} from "./format.js";
 
 const PERIODS = {hour: "24h", day: "30d", month: "365d"};
 const UNKNOWN_USER = "(unknown user)";
@@ -39,7 +39,7 @@ export class UsageView {
     renderTotals(summary, totals);
     renderPeriods(byPeriod, periods, bucket);
     replaceChildren(this.body,
-      el("p", {class: "hint"}, `From ${totals.since} to ${totals.until} (UTC), recorded in ${totals.database}.`),
+      el("p", {class: "hint"}, `From ${localTime(totals.since_time_us)} to ${localTime(totals.until_time_us)} (local time), recorded in ${totals.database}.`),
       el("div", {class: "scroll"}, summary),
       el("h3", {}, `GPU-hours per ${bucket}`),
       el("div", {class: "scroll"}, byPeriod));
