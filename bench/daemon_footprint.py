@@ -107,7 +107,8 @@ class Daemon:
         self.socket = os.path.join(directory, "gpumeter.sock")
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_")}
         command = [str(Path(build) / "bin" / "gpumeter"), "--simulate", str(scenario), "daemon",
-                   "--socket", self.socket, "--interval", interval, "--horizon", "1h"]
+                   "--socket", self.socket, "--interval", interval, "--horizon", "1h",
+                   "--listen", "127.0.0.1:0"]
         self.process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                         text=True)

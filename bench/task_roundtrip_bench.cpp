@@ -102,7 +102,8 @@ class Daemon {
                                   "--socket",
                                   socket_,
                                   "--interval",
-                                  std::to_string(interval_.count()) + "ms"};
+                                  std::to_string(interval_.count()) + "ms",
+                                  "--no-http"};
     std::vector<std::string> env = clean_environment();
     auto argv_pointers = pointers_to(argv);
     auto env_pointers = pointers_to(env);

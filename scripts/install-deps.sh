@@ -13,6 +13,8 @@ packages=(
   python3 python3-jsonschema
   librsvg2-bin
   systemd  # systemd-analyze, which checks the units in packaging/systemd
+  prometheus  # promtool lints the /metrics exposition; the server scrapes daemons in tests
+  wrk  # the /metrics load benchmark (docs/benchmarks.md)
   chromium  # the dashboard's browser tests
 )
 # npm for the dashboard's chart library; Debian's, unless a Node.js with npm is installed.

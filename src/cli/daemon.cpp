@@ -1,6 +1,6 @@
-// `gpumeter daemon`: runs the sampler, serves task markers on a Unix socket and records history
-// (the database, the daily CSV files) until SIGTERM or SIGINT (docs/daemon.md,
-// docs/task-protocol.md).
+// `gpumeter daemon`: runs the sampler, serves task markers on a Unix socket, records history
+// (the database, the daily CSV files) and serves the HTTP API until SIGTERM or SIGINT
+// (docs/daemon.md, docs/task-protocol.md, docs/http.md).
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sys/signalfd.h>
@@ -18,9 +18,13 @@
 #include "cli/daemon_options.h"
 #include "cli/systemd_notify.h"
 #include "core/sampler.h"
+#include "net/agent_routes.h"
+#include "net/http_server.h"
+#include "net/store_pool.h"
 #include "recorder/recorder.h"
 #include "store/store.h"
 #include "task/listener.h"
+#include "task/recent_results.h"
 #include "task/sampler_monitor.h"
 #include "task/server.h"
 #include "task/service.h"
@@ -142,11 +146,12 @@ struct Running {
   Running(Context& context, const DaemonSettings& settings, const HistorySettings& history,
           store::Store* store, task::Listener& listener, DaemonLog& log)
       : recorder(make_recorder(settings, history, store, log)),
+        recent(settings.retain_tasks, recorder.get()),
         sampler(context.session.gpus(), context.session.host(),
                 sampler_settings(context, settings)),
         monitor(sampler),
         config(service_settings(context, settings)),
-        service(monitor, config, recorder.get()),
+        service(monitor, config, &recent),
         server(service, listener, config.limits) {}
 
   static std::unique_ptr<recorder::Recorder> make_recorder(const DaemonSettings& settings,
@@ -171,6 +176,7 @@ struct Running {
   }
 
   std::unique_ptr<recorder::Recorder> recorder;  // first: the sampler and the service feed it
+  task::RecentResults recent;  // settled tasks for HTTP readers, passed on to the recorder
   Sampler sampler;
   task::SamplerMonitor monitor;
   task::ServiceConfig config;
@@ -178,19 +184,86 @@ struct Running {
   task::Server server;
 };
 
+// The HTTP side: the server (bound before anything starts) and what its routes read.
+struct Http {
+  std::unique_ptr<net::HttpServer> server;
+  std::vector<std::string> warnings;    // logged at every start (net::security_warnings)
+  std::optional<net::StorePool> store;  // read-only connections to the history database
+  std::optional<view::QuotaFile> quotas;
+};
+
+// Resolves the HTTP options and binds the server (nothing serves yet), so that a taken port
+// or a bad token file stops the daemon before anything starts. Null with --no-http.
+std::expected<std::unique_ptr<Http>, Error> open_http(const HttpOptions& options,
+                                                      const HistorySettings& history,
+                                                      const Session& session) {
+  auto resolved = resolve_http_options(options);
+  if (!resolved) return std::unexpected(std::move(resolved.error()));
+  std::optional<HttpSettings>& wanted = *resolved;
+  if (!wanted) return nullptr;
+  HttpSettings& settings = *wanted;
+  auto server = net::HttpServer::open(settings.config);
+  if (!server) return std::unexpected(std::move(server.error()));
+  auto http = std::make_unique<Http>();
+  http->server = std::move(*server);
+  http->warnings = net::security_warnings(settings.config);
+  http->quotas = std::move(settings.quotas);
+  if (history.database) http->store.emplace(*history.database, session.collect_options().hostname);
+  return http;
+}
+
+// Every route the daemon serves over HTTP is registered here, before the server starts.
+void add_http_routes(Http& http, Running& running, const DaemonSettings& settings) {
+  net::add_agent_routes(*http.server,
+                        net::AgentSources{.sampler = running.sampler,
+                                          .interval = settings.interval,
+                                          .store = http.store ? &*http.store : nullptr,
+                                          .quotas = http.quotas ? &*http.quotas : nullptr,
+                                          .tasks = &running.recent,
+                                          .now_us = net::wall_clock_now_us});
+}
+
+std::string http_line(const Http* http) {
+  return http != nullptr ? fmt::format("; serving HTTP on {}", http->server->url())
+                         : std::string("; serving no HTTP (--no-http)");
+}
+
+// Stops the HTTP server (whose handlers read the sampler) before anything else stops.
+class HttpRun {
+ public:
+  HttpRun(Http* http, Running& running, const DaemonSettings& settings) : http_(http) {
+    if (http_ == nullptr) return;
+    add_http_routes(*http_, running, settings);
+    http_->server->start();
+  }
+  HttpRun(const HttpRun&) = delete;
+  HttpRun& operator=(const HttpRun&) = delete;
+  ~HttpRun() {
+    if (http_ != nullptr) http_->server->stop();
+  }
+
+ private:
+  Http* http_;
+};
+
 int serve(Context& context, const DaemonSettings& settings, const HistorySettings& history,
-          store::Store* store, task::Listener& listener, const StopSignals& signals) {
+          store::Store* store, task::Listener& listener, Http* http, const StopSignals& signals) {
   DaemonLog log(context.err);
   Running running(context, settings, history, store, listener, log);
   running.sampler.start();
   if (running.recorder) running.recorder->start(running.sampler);
-  log.line(fmt::format("serving tasks on {} (mode {:04o}); sampling every {}ms, keeping {}s; {}",
+  std::optional<HttpRun> serving_http(std::in_place, http, running, settings);
+  if (http != nullptr) {
+    for (const std::string& warning : http->warnings) log.line("warning: " + warning);
+  }
+  log.line(fmt::format("serving tasks on {} (mode {:04o}); sampling every {}ms, keeping {}s; {}{}",
                        listener.path().string(), settings.socket_mode, settings.interval.count(),
                        std::chrono::duration_cast<std::chrono::seconds>(settings.horizon).count(),
-                       history_line(history)));
+                       history_line(history), http_line(http)));
   notify_systemd("READY=1\nSTATUS=sampling");
   const auto served = running.server.run(signals.fd());
   notify_systemd("STOPPING=1");
+  serving_http.reset();
   running.sampler.stop();
   if (running.recorder) running.recorder->finish(running.sampler);
   if (!served) return report(context.err, served.error());
@@ -231,6 +304,8 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
         "file system lacks shared memory): reports wait for writes\n",
         store->path().string(), store->journal_mode());
   }
+  auto http = open_http(options.http, *history, context.session);
+  if (!http) return report(context.err, http.error());
   if (auto ready = prepare_directory(settings->socket); !ready) {
     return report(context.err, ready.error());
   }
@@ -240,7 +315,7 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
   }
   auto listener = task::Listener::open(settings->socket, settings->socket_mode);
   if (!listener) return report(context.err, listener.error());
-  return serve(context, *settings, *history, store, *listener, signals);
+  return serve(context, *settings, *history, store, *listener, http->get(), signals);
 }
 
 }  // namespace

@@ -156,7 +156,9 @@ void add_daemon_options(CLI::App& daemon, DaemonOptions& options) {
                   "Read options from FILE (TOML or INI; keys are the long option names)")
       ->option_text("FILE")
       ->configurable(false);
+  add_metrics_processes_option(daemon, options.metrics_processes);
   add_history_options(daemon, options.history);
+  add_http_options(daemon, options.http);
 }
 
 std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,
@@ -187,6 +189,9 @@ std::expected<DaemonSettings, Error> resolve_daemon_options(const DaemonOptions&
   if (!interval || *interval < kMinInterval) return bad("--interval: at least 100ms");
   if (!horizon || *horizon < *interval) return bad("--horizon: at least the interval");
   if (!mode) return bad("--socket-mode: an octal mode such as 0600 or 0660");
+  const auto metrics = net::parse_process_limit(options.metrics_processes);
+  if (!metrics) return bad("--metrics-processes: " + metrics.error().message);
+  settings.metrics_processes = *metrics;
   settings.interval = *interval;
   settings.horizon = *horizon;
   settings.socket_mode = *mode;

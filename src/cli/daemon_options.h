@@ -16,7 +16,10 @@
 #include <string_view>
 
 #include "cli/history_options.h"
+#include "cli/http_options.h"
+#include "cli/metrics_option.h"
 #include "core/error.h"
+#include "net/metrics.h"
 #include "task/socket_path.h"
 
 namespace gpumeter::cli {
@@ -28,7 +31,9 @@ struct DaemonOptions {
   std::string socket_mode = "0600";
   std::size_t retain_tasks = 10'000;
   std::string config;  // a TOML or INI file; empty: none
+  std::string metrics_processes = kDefaultMetricsProcesses;
   HistoryOptions history;
+  HttpOptions http;
 };
 
 // What the options resolve to.
@@ -39,15 +44,18 @@ struct DaemonSettings {
   bool default_socket = true;  // the path came from the defaults
   mode_t socket_mode = 0600;
   std::size_t retain_tasks = 10'000;
+  net::ProcessLimit metrics_processes;  // the /metrics exposition's per-process series
 };
 
-// Registers the options on the `daemon` subcommand (the history options too).
+// Registers the options on the `daemon` subcommand (the history and HTTP options too).
 void add_daemon_options(CLI::App& daemon, DaemonOptions& options);
 
 // The keys of the daemon's options that only the daemon uses: `gpumeter record --once` reads
 // the same config file and passes these as `ignored`.
-inline constexpr std::array<std::string_view, 5> kSamplerOnlyKeys{"interval", "horizon", "socket",
-                                                                  "socket-mode", "retain-tasks"};
+inline constexpr std::array<std::string_view, 13> kDaemonOnlyKeys{
+    "interval", "horizon", "socket", "socket-mode", "retain-tasks", "metrics-processes",
+    // cli/http_options.h
+    "listen", "no-http", "token-file", "insecure", "tls-cert", "tls-key", "quota"};
 
 // Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
 // the option of that name, unless the command line set it; a [daemon] section is the same
@@ -67,7 +75,7 @@ CLI::Validator duration_validator(std::chrono::milliseconds at_least);
 std::optional<mode_t> parse_socket_mode(std::string_view text);
 
 // Validates and resolves the options. Errors: invalid_input for an interval below 100 ms,
-// a horizon shorter than the interval, a bad mode, no socket path.
+// a horizon shorter than the interval, a bad mode, a bad --metrics-processes, no socket path.
 std::expected<DaemonSettings, Error> resolve_daemon_options(const DaemonOptions& options,
                                                             const task::SocketEnvironment& env);
 

@@ -123,7 +123,7 @@ int record_once(Context& context, const HistorySettings& history,
 
 int run_record(Context& context, CLI::App& command, const RecordOptions& options) {
   if (!options.config.empty()) {
-    if (auto applied = apply_config_file(command, options.config, kSamplerOnlyKeys); !applied)
+    if (auto applied = apply_config_file(command, options.config, kDaemonOnlyKeys); !applied)
       return report(context.err, applied.error());
   }
   // The record interval does not apply to one reading: any valid one passes.

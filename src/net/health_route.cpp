@@ -12,14 +12,15 @@ namespace {
 void answer(const HealthSource& source, httplib::Response& response) {
   const std::optional<TimeUs> last = source.last_round_us();
   if (!last) {
-    reply_json(response, {{"status", "starting"}, {"last_round_age_seconds", nullptr}}, 503);
+    reply_json(response,
+               nlohmann::json{{"status", "starting"}, {"last_round_age_seconds", nullptr}}, 503);
     return;
   }
   const TimeUs age_us = std::max<TimeUs>(0, source.now_us() - *last);
   const bool stale = std::chrono::microseconds(age_us) > stale_after(source.interval);
   reply_json(response,
-             {{"status", stale ? "stale" : "ok"},
-              {"last_round_age_seconds", static_cast<double>(age_us) / 1e6}},
+             nlohmann::json{{"status", stale ? "stale" : "ok"},
+                            {"last_round_age_seconds", static_cast<double>(age_us) / 1e6}},
              stale ? 503 : 200);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -92,7 +93,7 @@ bool authorized(const httplib::Request& request, const std::string& token) {
 
 // Only SO_REUSEADDR (a restarted daemon binds again at once), not httplib's default
 // SO_REUSEPORT, which would let a second daemon share the port silently.
-void socket_options(socket_t socket) {
+void reuse_address(socket_t socket) {
   const int yes = 1;
   ::setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
 }
@@ -148,6 +149,8 @@ struct HttpServer::State {
   HttpConfig config;
   std::unique_ptr<httplib::Server> server;
   ListenAddress bound;
+  int listening_socket = -1;  // the last socket httplib made to bind
+  bool started = false;
   std::thread thread;
   std::atomic<bool> finished{false};
   mutable std::mutex counts_mutex;
@@ -157,7 +160,10 @@ struct HttpServer::State {
     const Rules rules{.max_request_bytes = config.max_request_bytes};
     const unsigned threads = config.threads > 0 ? config.threads : kDefaultThreads;
     server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server->set_socket_options(socket_options);
+    server->set_socket_options([this](socket_t socket) {
+      reuse_address(socket);
+      listening_socket = socket;
+    });
     server->set_tcp_nodelay(true);
     server->set_payload_max_length(config.max_request_bytes);
     server->set_read_timeout(config.read_timeout);
@@ -198,6 +204,9 @@ struct HttpServer::State {
                                                                       : -1;
     if (port > 0) {
       bound = ListenAddress{.host = host, .port = port};
+      // httplib listens with a backlog of 5: 64 clients reconnecting at once would overflow it
+      // and wait a second for their SYN to be sent again. Listening again only resizes it.
+      ::listen(listening_socket, SOMAXCONN);
       return {};
     }
     const std::string why = errno != 0 ? std::strerror(errno) : "no such address";
@@ -222,6 +231,8 @@ HttpServer::HttpServer(std::unique_ptr<State> state) : state_(std::move(state)) 
 
 HttpServer::~HttpServer() {
   stop();
+  // A server that never ran still holds its bound socket: httplib closes it only in stop().
+  if (!state_->started && state_->listening_socket >= 0) ::close(state_->listening_socket);
 }
 
 void HttpServer::get(const std::string& pattern, Handler handler, Access access) {
@@ -255,7 +266,8 @@ std::string HttpServer::url() const {
 }
 
 void HttpServer::start() {
-  if (state_->thread.joinable()) return;
+  if (state_->started) return;
+  state_->started = true;
   state_->thread = std::thread([state = state_.get()] {
     state->server->listen_after_bind();
     state->finished = true;

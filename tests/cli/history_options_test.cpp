@@ -139,10 +139,10 @@ TEST_F(SharedConfig, RecordSkipsTheSamplersKeysButNotTypos) {
   HistoryOptions options;
   add_history_options(record, options);
   record.parse(std::vector<std::string>{});
-  ASSERT_TRUE(apply_config_file(record, path_, kSamplerOnlyKeys));
+  ASSERT_TRUE(apply_config_file(record, path_, kDaemonOnlyKeys));
   EXPECT_EQ(options.csv_dir, "/srv/csv");
   std::ofstream(path_) << "intervall = \"1s\"\n";
-  const auto applied = apply_config_file(record, path_, kSamplerOnlyKeys);
+  const auto applied = apply_config_file(record, path_, kDaemonOnlyKeys);
   ASSERT_FALSE(applied);
   EXPECT_NE(applied.error().message.find(":1: unknown key \"intervall\""), std::string::npos)
       << applied.error().message;
@@ -156,7 +156,7 @@ TEST(ExampleConfig, ServesTheDaemonAndRecord) {
   HistoryOptions options;
   add_history_options(record, options);
   record.parse(std::vector<std::string>{});
-  const auto applied = apply_config_file(record, example, kSamplerOnlyKeys);
+  const auto applied = apply_config_file(record, example, kDaemonOnlyKeys);
   ASSERT_TRUE(applied) << applied.error().message;
   const auto settings = resolve(options);
   ASSERT_TRUE(settings) << settings.error().message;

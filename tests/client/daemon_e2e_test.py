@@ -30,7 +30,7 @@ class WithDaemon(unittest.TestCase):
         env["GPUMETER_WORKER_PID"] = str(os.getpid())  # this process is the GPU worker
         cls.daemon = subprocess.Popen(
             [GPUMETER, "--simulate", SCENARIO, "daemon", "--socket", cls.socket,
-             "--interval", "100ms"],
+             "--interval", "100ms", "--no-http"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while not os.path.exists(cls.socket):

@@ -145,7 +145,7 @@ class HistoryTest(unittest.TestCase):
         daemon = subprocess.Popen(
             [GPUMETER, "--simulate", SCENARIO, "daemon", "--socket", socket_path,
              "--interval", "100ms", "--state-dir", self.database.parent, "--csv-dir", self.csv,
-             *extra],
+             "--no-http", *extra],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.daemons.append(daemon)
         deadline = time.monotonic() + 60

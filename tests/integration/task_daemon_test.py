@@ -99,7 +99,7 @@ class TaskDaemon(unittest.TestCase):
         self.env["WORKER_PID"] = str(self.worker.pid)
         self.daemon = subprocess.Popen(
             [GPUMETER, "--simulate", scenario, "daemon", "--socket", self.socket,
-             "--socket-mode", "0666", "--interval", "100ms"],
+             "--socket-mode", "0666", "--interval", "100ms", "--no-http"],
             env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.addCleanup(self.stop_daemon)
         self.wait_for_socket()
@@ -234,7 +234,7 @@ class TaskDaemon(unittest.TestCase):
 
     def test_a_second_daemon_refuses_the_live_socket(self):
         result = run("--simulate", self.directory / "worker.json", "daemon", "--socket",
-                     self.socket, env=self.env, timeout=60)
+                     self.socket, "--no-http", env=self.env, timeout=60)
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("another gpumeter daemon", result.stderr)
         client = Connection(self.socket)

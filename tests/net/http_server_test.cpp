@@ -2,11 +2,10 @@
 #include "net/http_server.h"
 
 #include <gtest/gtest.h>
-#include <ifaddrs.h>
-#include <netdb.h>
 
 #include <nlohmann/json.hpp>
 
+#include "net/outside_address.h"
 #include "net/raw_http.h"
 #include "net/response.h"
 
@@ -29,7 +28,8 @@ std::unique_ptr<HttpServer> serve(const HttpConfig& config) {
   auto server = HttpServer::open(config);
   if (!server) throw std::runtime_error(server.error().message);
   (*server)->get("/api/v1/echo", [](const httplib::Request& request, httplib::Response& response) {
-    reply_json(response, {{"path", request.path}, {"q", request.get_param_value("q")}});
+    reply_json(response,
+               nlohmann::json{{"path", request.path}, {"q", request.get_param_value("q")}});
   });
   (*server)->get(
       "/public",
@@ -215,6 +215,21 @@ TEST(HttpServer, ATakenPortIsAnError) {
   EXPECT_NE(second.error().message.find(std::to_string(first->port())), std::string::npos);
 }
 
+TEST(HttpServer, APortIsFreeAgainOnceItsServerIsGone) {
+  HttpConfig config = loopback_config();
+  {
+    auto never_started = HttpServer::open(config);
+    ASSERT_TRUE(never_started.has_value());
+    config.listen.port = (*never_started)->port();
+  }
+  {
+    auto again = HttpServer::open(config);
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    (*again)->start();
+  }
+  EXPECT_TRUE(HttpServer::open(config).has_value());
+}
+
 TEST(HttpServerRules, NonLoopbackNeedsATokenOrInsecure) {
   HttpConfig config = loopback_config();
   config.listen.host = "0.0.0.0";
@@ -252,26 +267,8 @@ TEST(HttpServerRules, AnEmptyTokenOrOneTlsFileIsRefused) {
   EXPECT_NE(refused.error().message.find("--tls-key"), std::string::npos);
 }
 
-// An address of this machine that other machines may reach (not loopback), if it has one.
-std::optional<std::string> outside_address() {
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return std::nullopt;
-  std::optional<std::string> found;
-  for (const ifaddrs* entry = list; entry != nullptr && !found; entry = entry->ifa_next) {
-    if (entry->ifa_addr == nullptr || entry->ifa_addr->sa_family != AF_INET) continue;
-    char text[NI_MAXHOST] = {};
-    if (::getnameinfo(entry->ifa_addr, sizeof(sockaddr_in), text, sizeof(text), nullptr, 0,
-                      NI_NUMERICHOST) == 0 &&
-        !is_loopback(text)) {
-      found = text;
-    }
-  }
-  ::freeifaddrs(list);
-  return found;
-}
-
 TEST(HttpServerRules, TheTokenIsEnforcedOnAnOutsideAddress) {
-  const auto host = outside_address();
+  const auto host = testing::outside_address();
   if (!host) GTEST_SKIP() << "this machine has no address besides loopback";
   HttpConfig config = loopback_config();
   config.listen.host = *host;

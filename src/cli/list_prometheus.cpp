@@ -1,0 +1,36 @@
+#include "cli/list_prometheus.h"
+
+#include <thread>
+
+#include "core/sampler.h"
+#include "net/process_activity.h"
+
+namespace gpumeter::cli {
+namespace {
+
+TimeUs wall_clock_us() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
+}
+
+}  // namespace
+
+std::expected<std::string, Error> prometheus_once(Session& session,
+                                                  const net::ProcessLimit& limit) {
+  Sampler sampler(
+      session.gpus(), session.host(),
+      SamplerConfig{.interval = kOneShotSampling, .collect = session.collect_options()});
+  if (auto first = sampler.sample_once(wall_clock_us()); !first) {
+    return std::unexpected(std::move(first.error()));
+  }
+  std::this_thread::sleep_for(kOneShotSampling);
+  if (auto second = sampler.sample_once(wall_clock_us()); !second) {
+    return std::unexpected(std::move(second.error()));
+  }
+  const auto snapshot = sampler.snapshot();
+  const net::MetricsOptions options{.processes = limit, .sampler_metrics = false};
+  return net::render_metrics(*snapshot, sampler.stats(), options,
+                             net::recent_activity(sampler, snapshot->time_us));
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,33 @@
+// The routes of the agent inside `gpumeter daemon` (docs/http.md): /healthz,
+// /api/v1/status, /gpu_status, /api/v1/history, /api/v1/usage and /api/v1/tasks. They read
+// the sampler's snapshot and series, the history database through read-only connections,
+// and the recent task results; none calls a GPU source.
+#pragma once
+
+#include <chrono>
+#include <functional>
+
+#include "core/sampler.h"
+#include "net/http_server.h"
+#include "net/store_pool.h"
+#include "task/recent_results.h"
+#include "view/quota.h"
+
+namespace gpumeter::net {
+
+struct AgentSources {
+  const Sampler& sampler;
+  std::chrono::milliseconds interval{1000};    // the sampler's
+  StorePool* store = nullptr;                  // null: no history database
+  const view::QuotaFile* quotas = nullptr;     // null: no --quota
+  const task::RecentResults* tasks = nullptr;  // null: no task route
+  std::function<TimeUs()> now_us;              // the wall clock
+};
+
+// Registers every route of the agent on `server`; the sources must outlive it.
+void add_agent_routes(HttpServer& server, const AgentSources& sources);
+
+// The wall clock, µs since the Unix epoch.
+TimeUs wall_clock_now_us();
+
+}  // namespace gpumeter::net

@@ -1,0 +1,25 @@
+#include "net/metrics_cache.h"
+
+#include <utility>
+
+#include "net/process_activity.h"
+
+namespace gpumeter::net {
+
+MetricsCache::MetricsCache(const Sampler& sampler, MetricsOptions options)
+    : sampler_(sampler), options_(options) {}
+
+std::shared_ptr<const std::string> MetricsCache::current() {
+  std::shared_ptr<const Snapshot> snapshot = sampler_.snapshot();
+  if (!snapshot) return nullptr;
+  const std::lock_guard lock(mutex_);
+  if (snapshot != rendered_for_) {
+    const ProcessActivity activity = recent_activity(sampler_, snapshot->time_us);
+    text_ = std::make_shared<const std::string>(
+        render_metrics(*snapshot, sampler_.stats(), options_, activity));
+    rendered_for_ = std::move(snapshot);
+  }
+  return text_;
+}
+
+}  // namespace gpumeter::net

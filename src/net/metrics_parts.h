@@ -1,0 +1,39 @@
+// The parts of render_metrics (net/metrics.h), one group of families each. Internal to src/net.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/model.h"
+#include "core/sampler.h"
+#include "net/metrics.h"
+#include "net/prometheus_text.h"
+
+namespace gpumeter::net {
+
+// The labels of each GPU in snapshot order: host, gpu (index), uuid, name. An identity field
+// that could not be read is an empty value.
+std::vector<Labels> gpu_labels(const Snapshot& snapshot);
+
+// gpumeter_gpu_*: `labels` as gpu_labels() gives them.
+void append_gpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
+                        const std::vector<Labels>& labels);
+
+// gpumeter_process_* (as `limit` allows) and gpumeter_user_*.
+void append_process_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
+                            const std::vector<Labels>& labels, const ProcessActivity& activity,
+                            const ProcessLimit& limit);
+
+// gpumeter_build_info.
+void append_build_info(fmt::memory_buffer& out);
+
+// gpumeter_sampler_*, gpumeter_source_*, gpumeter_series_bytes.
+void append_sampler_metrics(fmt::memory_buffer& out, const SamplerStats& stats);
+
+// gpumeter_http_requests_total: responses sent, by status code.
+void append_http_metrics(fmt::memory_buffer& out, const std::map<int, std::uint64_t>& by_status);
+
+}  // namespace gpumeter::net

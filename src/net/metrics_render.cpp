@@ -1,0 +1,17 @@
+#include "net/metrics.h"
+#include "net/metrics_parts.h"
+
+namespace gpumeter::net {
+
+std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
+                           const MetricsOptions& options, const ProcessActivity& activity) {
+  fmt::memory_buffer out;
+  const std::vector<Labels> labels = gpu_labels(snapshot);
+  append_gpu_metrics(out, snapshot, labels);
+  append_process_metrics(out, snapshot, labels, activity, options.processes);
+  append_build_info(out);
+  if (options.sampler_metrics) append_sampler_metrics(out, stats);
+  return fmt::to_string(out);
+}
+
+}  // namespace gpumeter::net

@@ -1,0 +1,16 @@
+// GET /metrics: the Prometheus exposition of a running sampler (docs/metrics.md), rendered
+// once per sampling round for every scraper, with the HTTP server's own response counts.
+#pragma once
+
+#include "core/sampler.h"
+#include "net/http_server.h"
+#include "net/metrics.h"
+
+namespace gpumeter::net {
+
+// Registers GET /metrics on `server` (a token route: a configured token is required). 200
+// with the text format (kExpositionContentType); 503 with a JSON error before the sampler's
+// first snapshot. The sampler must outlive the server.
+void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options);
+
+}  // namespace gpumeter::net

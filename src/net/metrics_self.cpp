@@ -1,0 +1,82 @@
+// gpumeter's own families: its version and how its sampler fares.
+#include <array>
+#include <chrono>
+
+#include "net/metrics_parts.h"
+
+#ifndef GPUMETER_VERSION
+#error "GPUMETER_VERSION must be defined by the build"
+#endif
+
+namespace gpumeter::net {
+namespace {
+
+using enum MetricType;
+
+struct SourceRow {
+  std::string_view source;  // the label value
+  SourceHealth SamplerStats::* health;
+};
+
+// The kinds of source calls the sampler counts (core/sampler.h, SamplerStats).
+constexpr std::array kSources{
+    SourceRow{"gpu", &SamplerStats::gpu_read},
+    SourceRow{"gpu_process_utilization", &SamplerStats::utilization_drain},
+    SourceRow{"host", &SamplerStats::host},
+};
+
+void append_sources(fmt::memory_buffer& out, const SamplerStats& stats) {
+  std::array<Labels, kSources.size()> labels;
+  for (std::size_t i = 0; i < kSources.size(); ++i) labels[i].add("source", kSources[i].source);
+  Family calls(out, "gpumeter_source_calls_total", counter,
+               "Calls the sampler made to a kind of source");
+  for (std::size_t i = 0; i < kSources.size(); ++i) {
+    calls.sample(labels[i], static_cast<double>((stats.*kSources[i].health).calls));
+  }
+  Family errors(out, "gpumeter_source_errors_total", counter,
+                "Calls to a kind of source that failed (not counting unsupported values, lost "
+                "GPUs or exited processes)");
+  for (std::size_t i = 0; i < kSources.size(); ++i) {
+    errors.sample(labels[i], static_cast<double>((stats.*kSources[i].health).failures));
+  }
+  Family last(out, "gpumeter_source_last_success_timestamp_seconds", gauge,
+              "When a call to a kind of source last succeeded, seconds since the Unix epoch");
+  for (std::size_t i = 0; i < kSources.size(); ++i) {
+    const auto& success_us = (stats.*kSources[i].health).last_success_us;
+    if (success_us) last.sample(labels[i], static_cast<double>(*success_us) / 1e6);
+  }
+}
+
+}  // namespace
+
+void append_build_info(fmt::memory_buffer& out) {
+  Family info(out, "gpumeter_build_info", gauge, "Always 1: gpumeter's version in a label");
+  info.sample(Labels{}.add("version", GPUMETER_VERSION), 1);
+}
+
+void append_sampler_metrics(fmt::memory_buffer& out, const SamplerStats& stats) {
+  Family(out, "gpumeter_sampler_rounds_total", counter, "Sampling rounds run")
+      .sample(static_cast<double>(stats.rounds));
+  Family duration(out, "gpumeter_sampler_round_duration_seconds", gauge,
+                  "How long the last sampling round took");
+  if (stats.rounds > 0) {
+    duration.sample(std::chrono::duration<double>(stats.last_round_duration).count());
+  }
+  Family(out, "gpumeter_sampler_skipped_rounds_total", counter,
+         "Scheduled rounds skipped because the one before overran its interval")
+      .sample(static_cast<double>(stats.skipped_ticks));
+  append_sources(out, stats);
+  Family(out, "gpumeter_series_bytes", gauge,
+         "Memory the sampler's in-memory series hold for samples")
+      .sample(static_cast<double>(stats.series_bytes));
+}
+
+void append_http_metrics(fmt::memory_buffer& out, const std::map<int, std::uint64_t>& by_status) {
+  Family requests(out, "gpumeter_http_requests_total", counter,
+                  "HTTP responses the server sent, by status code");
+  for (const auto& [status, count] : by_status) {
+    requests.sample(Labels{}.add("code", std::to_string(status)), static_cast<double>(count));
+  }
+}
+
+}  // namespace gpumeter::net

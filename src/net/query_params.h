@@ -1,0 +1,28 @@
+// Reading the query parameters of a GET request, with errors that name the parameter.
+#pragma once
+
+#include <httplib.h>
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+#include "core/model.h"
+
+namespace gpumeter::net {
+
+// The parameter's value; absent when the request does not have it (an empty value counts
+// as absent).
+std::optional<std::string> query_param(const httplib::Request& request, const std::string& name);
+
+// The time in parameter `name` (net/query_time.h), else `fallback` when it is absent.
+// Errors: invalid_input "NAME: ... is not ..." listing the forms.
+std::expected<TimeUs, Error> time_param(const httplib::Request& request, const std::string& name,
+                                        TimeUs fallback, TimeUs now_us);
+
+// An invalid_input error "NAME: WHAT".
+Error bad_param(std::string_view name, std::string_view what);
+
+}  // namespace gpumeter::net

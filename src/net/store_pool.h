@@ -1,0 +1,45 @@
+// Read-only connections to the history database for the HTTP server's threads. A store::Store
+// is one SQLite connection and not thread-safe: each request borrows a connection of its own
+// and gives it back when done, so that requests read at once (WAL mode) while the daemon's
+// recorder writes through its own connection.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "store/store.h"
+
+namespace gpumeter::net {
+
+class StorePool {
+ public:
+  // Connections to `database`, opened read-only when first needed, reading as `host` (the
+  // name the daemon records under; empty: gethostname()); at most `keep` idle ones are kept
+  // for the next requests.
+  StorePool(std::filesystem::path database, std::string host, std::size_t keep = 8);
+
+  // Runs `reader` with a connection of its own. Errors: those of store::Store::open
+  // (read-only), e.g. a database that does not exist yet.
+  std::expected<void, Error> with_store(const std::function<void(store::Store&)>& reader);
+
+  const std::filesystem::path& path() const noexcept { return database_; }
+
+ private:
+  std::expected<std::unique_ptr<store::Store>, Error> borrow();
+  void give_back(std::unique_ptr<store::Store> store);
+
+  std::filesystem::path database_;
+  std::string host_;
+  std::size_t keep_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<store::Store>> idle_;
+};
+
+}  // namespace gpumeter::net

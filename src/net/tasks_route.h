@@ -1,0 +1,23 @@
+// GET /api/v1/tasks?since=10m: the tasks that ended recently, each the task record that
+// `gpumeter tasks --json` prints (docs/task-protocol.md):
+// {"schema_version": 1, "tasks": [...]}, by end time. The HTTP server sees every user's
+// tasks (docs/http.md, "Security").
+#pragma once
+
+#include <functional>
+
+#include "net/http_server.h"
+#include "task/recent_results.h"
+
+namespace gpumeter::net {
+
+struct TasksSources {
+  const task::RecentResults& results;
+  std::function<TimeUs()> now_us;  // the wall clock
+};
+
+// Registers the route (token access); `since` defaults to every task kept. 400 for a bad
+// `since`.
+void add_tasks_route(HttpServer& server, TasksSources sources);
+
+}  // namespace gpumeter::net

@@ -1,0 +1,38 @@
+// The results of recently settled tasks, for readers on other threads (the HTTP server): the
+// task service is single-threaded, so its registry cannot be read from elsewhere. A
+// ResultSink that keeps the last N settled tasks under a lock and passes each one on to the
+// next sink (the history recorder), if any.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "task/result_sink.h"
+
+namespace gpumeter::task {
+
+class RecentResults final : public ResultSink {
+ public:
+  // Keeps the last `capacity` (at least 1) settled tasks; `next`, when given, must outlive
+  // this object.
+  explicit RecentResults(std::size_t capacity, ResultSink* next = nullptr);
+
+  void settled(const Task& task) override;
+
+  struct Page {
+    std::vector<Task> tasks;  // by end time, then id
+    bool truncated = false;   // more tasks matched than `limit`: the latest `limit` are kept
+  };
+  // The kept tasks that ended at or after `since_us`; the latest `limit` of them.
+  Page ended_since(TimeUs since_us, std::size_t limit) const;
+
+ private:
+  std::size_t capacity_;
+  ResultSink* next_;
+  mutable std::mutex mutex_;
+  std::deque<Task> tasks_;  // in the order they settled
+};
+
+}  // namespace gpumeter::task

@@ -1,0 +1,288 @@
+"""A real Prometheus server (Debian's /usr/bin/prometheus) on loopback scrapes three
+`gpumeter daemon` agents, each on its own simulated machine, every second; the test then asks
+Prometheus, through its HTTP API, what a user of the fleet would ask, and compares the answers
+with the scenarios. One agent wants a bearer token, which Prometheus reads from a file.
+
+Run alone with: ctest -L prometheus (or ctest -R integration.prometheus_server)."""
+
+import json
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from gpumeter_testlib import GPUMETER, SOURCE_DIR, clean_env, scenario
+
+PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
+PROMTOOL = shutil.which("promtool")
+DASHBOARD = SOURCE_DIR / "examples" / "grafana" / "gpumeter-dashboard.json"
+# Three machines whose GPU memory stays put while the test runs (lost-gpu's GPU 1 falls off
+# the bus at t = 2 s, taking its process's memory with it).
+AGENTS = ["dgx-8gpu", "flaky", "lost-gpu"]
+TOKEN_AGENT = "flaky"
+TIMEOUT_S = 90
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def expected_figures(name, lost_after_s=0.0):
+    """GPUs, memory held (bytes) and users of a scenario whose processes hold constant memory,
+    once its GPUs scheduled to be lost by `lost_after_s` are."""
+    document = json.loads(scenario(name).read_text())
+    lost = {f["device"] for f in document.get("faults", {}).get("lost", [])
+            if f.get("at_s", 0) <= lost_after_s}
+    memory, users = 0, set()
+    for process in document.get("processes", []):
+        if process["device"] in lost:
+            continue
+        memory += process["used_memory_bytes"]
+        users.add(process["host"]["user"])
+    return {"gpus": len(document["devices"]), "memory": memory, "users": users}
+
+
+def http_get(url, token=None, timeout=5):
+    request = urllib.request.Request(url)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return response.status, response.headers.get("Content-Type"), response.read().decode()
+
+
+class Process:
+    """A child process whose output goes to a log file, shown when a test fails."""
+
+    def __init__(self, name, argv, log_dir, env=None):
+        self.name = name
+        self.log = Path(log_dir) / f"{name}.log"
+        self.handle = open(self.log, "w")
+        self.popen = subprocess.Popen(argv, stdout=self.handle, stderr=subprocess.STDOUT,
+                                      env=env)
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    def stop(self):
+        if self.alive():
+            self.popen.terminate()
+            try:
+                self.popen.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(timeout=20)
+        self.handle.close()
+
+    def tail(self, lines=30):
+        text = self.log.read_text(errors="replace").splitlines()
+        return f"--- {self.name} (exit {self.popen.poll()}) ---\n" + "\n".join(text[-lines:])
+
+
+@unittest.skipUnless(Path(PROMETHEUS).exists(), "prometheus is not installed "
+                     "(scripts/install-deps.sh)")
+class PrometheusScrapesAgents(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="gpumeter-prometheus-"))
+        cls.processes = []
+        cls.agents = {}
+        try:
+            cls.start_agents()
+            cls.start_prometheus()
+            cls.wait_for_targets()
+        except Exception:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        for process in cls.processes:
+            process.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def logs(cls):
+        return "\n".join(process.tail() for process in cls.processes)
+
+    @classmethod
+    def start_agents(cls):
+        token_file = cls.tmp / "token"
+        token_file.write_text("agent-token-0123456789\n")
+        token_file.chmod(0o600)
+        for name in AGENTS:
+            port = free_port()
+            argv = [GPUMETER, "--simulate", scenario(name), "daemon",
+                    "--listen", f"127.0.0.1:{port}", "--history", "false",
+                    "--socket", cls.tmp / f"{name}.sock"]
+            token = None
+            if name == TOKEN_AGENT:
+                argv += ["--token-file", token_file]
+                token = token_file.read_text().strip()
+            cls.processes.append(Process(name, list(map(str, argv)), cls.tmp, clean_env()))
+            cls.agents[name] = {"port": port, "token": token}
+        deadline = time.monotonic() + TIMEOUT_S
+        for name, agent in cls.agents.items():
+            url = f"http://127.0.0.1:{agent['port']}/metrics"
+            while True:
+                try:
+                    if http_get(url, agent["token"])[0] == 200:
+                        break
+                except (urllib.error.URLError, ConnectionError, OSError):
+                    pass
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"agent {name} never served /metrics\n{cls.logs()}")
+                time.sleep(0.1)
+
+    @classmethod
+    def start_prometheus(cls):
+        token_file = cls.tmp / "token"
+        jobs = []
+        for name, agent in cls.agents.items():
+            job = {"job_name": name, "scrape_interval": "1s", "scrape_timeout": "1s",
+                   "static_configs": [{"targets": [f"127.0.0.1:{agent['port']}"],
+                                       "labels": {"scenario": name}}]}
+            if agent["token"]:
+                job["authorization"] = {"type": "Bearer", "credentials_file": str(token_file)}
+            jobs.append(job)
+        config = cls.tmp / "prometheus.yml"
+        # JSON is YAML: no YAML writer needed.
+        config.write_text(json.dumps({"global": {"scrape_interval": "1s"},
+                                      "scrape_configs": jobs}, indent=2))
+        cls.prometheus_port = free_port()
+        cls.processes.append(Process("prometheus", [
+            PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={cls.tmp / 'data'}",
+            f"--web.listen-address=127.0.0.1:{cls.prometheus_port}",
+            "--storage.tsdb.retention.time=1h"], cls.tmp))
+
+    @classmethod
+    def api(cls, path, **params):
+        url = f"http://127.0.0.1:{cls.prometheus_port}/api/v1/{path}"
+        if params:
+            url += "?" + urllib.parse.urlencode(params)
+        status, _, body = http_get(url)
+        document = json.loads(body)
+        if document.get("status") != "success":
+            raise AssertionError(f"{url}: {body}")
+        return document["data"]
+
+    @classmethod
+    def wait_for_targets(cls):
+        deadline = time.monotonic() + TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                targets = cls.api("targets")["activeTargets"]
+                if len(targets) == len(AGENTS) and all(t["health"] == "up" for t in targets):
+                    return
+            except (urllib.error.URLError, ConnectionError, OSError, json.JSONDecodeError):
+                pass
+            if not all(p.alive() for p in cls.processes):
+                break
+            time.sleep(0.2)
+        raise AssertionError(f"the targets did not come up\n{cls.logs()}")
+
+    def query(self, promql):
+        return self.api("query", query=promql)["result"]
+
+    def eventually(self, promql, check, what):
+        """Queries until `check(result)` holds: a scrape may still be on its way."""
+        deadline = time.monotonic() + 30
+        while True:
+            result = self.query(promql)
+            if check(result) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        self.assertTrue(check(result), f"{what}: {promql} gave {result}\n{self.logs()}")
+        return result
+
+    def by_scenario(self, result):
+        return {r["metric"]["scenario"]: float(r["value"][1]) for r in result}
+
+    def test_counts_every_gpu_of_the_three_machines(self):
+        total = sum(expected_figures(name)["gpus"] for name in AGENTS)
+        self.eventually("count(gpumeter_gpu_info)",
+                        lambda r: r and float(r[0]["value"][1]) == total, "GPUs")
+
+    def test_memory_used_per_machine_matches_the_scenarios(self):
+        expected = {name: float(expected_figures(name, lost_after_s=2)["memory"])
+                    for name in AGENTS}
+        self.eventually("sum by (scenario) (gpumeter_gpu_memory_used_bytes)",
+                        lambda r: self.by_scenario(r) == expected, "memory per machine")
+
+    def test_every_user_has_series(self):
+        users = set()
+        for name in AGENTS:
+            users |= expected_figures(name, lost_after_s=2)["users"]
+        result = self.eventually(
+            "sum by (user) (gpumeter_user_gpu_memory_used_bytes)",
+            lambda r: {x["metric"]["user"] for x in r} == users, "users")
+        self.assertEqual(len(result), len(users))
+        self.eventually("count(gpumeter_process_sm_utilization_ratio > 0.5)",
+                        lambda r: r and float(r[0]["value"][1]) >= 3, "busy processes")
+
+    def test_a_lost_gpu_is_down_and_the_rest_up(self):
+        self.eventually('gpumeter_gpu_up{scenario="lost-gpu", gpu="1"}',
+                        lambda r: len(r) == 1 and float(r[0]["value"][1]) == 0, "lost GPU")
+        self.eventually("sum(gpumeter_gpu_up)",
+                        lambda r: r and float(r[0]["value"][1]) == 11, "GPUs up")
+
+    def test_every_agent_reports_its_health(self):
+        self.eventually("count(rate(gpumeter_sampler_rounds_total[5s]) > 0)",
+                        lambda r: r and float(r[0]["value"][1]) == len(AGENTS), "sampling")
+        self.eventually('gpumeter_source_errors_total{source="gpu_process_utilization"} > 0',
+                        lambda r: {x["metric"]["scenario"] for x in r} == {"flaky"},
+                        "the flaky driver's failures")
+        self.eventually('gpumeter_http_requests_total{code="200"} > 0',
+                        lambda r: len(r) == len(AGENTS), "HTTP requests")
+
+    def test_the_dashboards_queries_run(self):
+        dashboard = json.loads(DASHBOARD.read_text())
+        queries = []
+
+        def collect(node):
+            if isinstance(node, dict):
+                if isinstance(node.get("expr"), str):
+                    queries.append(node["expr"])
+                for value in node.values():
+                    collect(value)
+            elif isinstance(node, list):
+                for value in node:
+                    collect(value)
+        collect(dashboard)
+        self.assertGreater(len(queries), 20)
+        empty = []
+        for promql in queries:
+            promql = promql.replace("$host", ".*").replace("$gpu", ".*")
+            if not self.query(promql):
+                empty.append(promql)
+        # A fan reading exists on none of the three machines; every other panel has data.
+        self.assertEqual([q for q in empty if "fan" not in q], [], self.logs())
+
+    def test_the_agents_exposition_lints_clean(self):
+        if PROMTOOL is None:
+            self.skipTest("promtool is not installed")
+        for name, agent in self.agents.items():
+            status, content_type, body = http_get(
+                f"http://127.0.0.1:{agent['port']}/metrics", agent["token"])
+            self.assertEqual(content_type, "text/plain; version=0.0.4; charset=utf-8")
+            checked = subprocess.run([PROMTOOL, "check", "metrics"], input=body,
+                                     capture_output=True, text=True, timeout=60)
+            self.assertEqual((checked.returncode, checked.stdout + checked.stderr), (0, ""),
+                             name)
+
+    def test_the_token_agent_refuses_a_scrape_without_it(self):
+        agent = self.agents[TOKEN_AGENT]
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            http_get(f"http://127.0.0.1:{agent['port']}/metrics")
+        self.assertEqual(refused.exception.code, 401)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,116 @@
+// examples/grafana/gpumeter-dashboard.json: it parses, and every metric its queries name is a
+// family that the exposition of a simulated machine really carries.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/sampler.h"
+#include "core/sampler_sim.h"
+#include "net/exposition.h"
+#include "net/metrics.h"
+#include "net/process_activity.h"
+
+namespace gpumeter::net {
+namespace {
+
+using Json = nlohmann::json;
+
+// A GPU that offers every reading (a fan and an energy counter too), with a user's process.
+constexpr std::string_view kEverything = R"({
+  "devices": [{"name": "NVIDIA L40S", "memory_total_bytes": 48305799168,
+               "fan_percent": {"idle": 30, "busy": 80}, "power_limit_w": 350}],
+  "processes": [{"device": 0, "pid": 4321, "used_memory_bytes": 1073741824,
+                 "utilization": {"sm": 50},
+                 "host": {"user": "alice", "uid": 1001, "command": ["python3", "x.py"]}}]
+})";
+
+class Dashboard : public gpumeter::testing::SimulatedMachine {
+ protected:
+  // The families of the exposition after a few rounds, sampler ones included.
+  std::set<std::string> families() {
+    open(kEverything);
+    Sampler sampler(gpus(), host(), {});
+    run(sampler, 0, 12);
+    const auto snapshot = sampler.snapshot();
+    const std::string text =
+        render_metrics(*snapshot, sampler.stats(), {}, recent_activity(sampler, snapshot->time_us));
+    const auto parsed = testing::parse_exposition(text);
+    EXPECT_TRUE(parsed.has_value()) << parsed.error();
+    std::set<std::string> families;
+    if (parsed) {
+      for (const auto& [family, type] : parsed->types) families.insert(family);
+    }
+    return families;
+  }
+};
+
+Json read_dashboard() {
+  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
+  std::ifstream file(std::string(root ? root : ".") + "/examples/grafana/gpumeter-dashboard.json");
+  EXPECT_TRUE(file.good());
+  return Json::parse(file);  // throws, failing the test, on invalid JSON
+}
+
+// Every PromQL query in the dashboard: panel targets' `expr`, template variables' queries.
+void collect_queries(const Json& node, std::vector<std::string>& out) {
+  if (node.is_object()) {
+    for (const auto& [key, value] : node.items()) {
+      if ((key == "expr" || key == "definition") && value.is_string()) {
+        out.push_back(value.get<std::string>());
+      }
+      collect_queries(value, out);
+    }
+  } else if (node.is_array()) {
+    for (const Json& item : node) collect_queries(item, out);
+  }
+}
+
+TEST_F(Dashboard, NamesOnlyMetricsTheExpositionHas) {
+  const std::set<std::string> families = this->families();
+  const Json dashboard = read_dashboard();
+  std::vector<std::string> queries;
+  collect_queries(dashboard, queries);
+  ASSERT_GE(queries.size(), 20U);
+  const std::regex metric(R"(\bgpumeter_[a-z_]+)");
+  std::set<std::string> used;
+  for (const std::string& query : queries) {
+    SCOPED_TRACE(query);
+    std::size_t named = 0;
+    for (auto it = std::sregex_iterator(query.begin(), query.end(), metric);
+         it != std::sregex_iterator(); ++it, ++named) {
+      EXPECT_TRUE(families.contains(it->str())) << it->str() << " is not in the exposition";
+      used.insert(it->str());
+    }
+    EXPECT_GT(named, 0U) << "a query that names no gpumeter metric";
+  }
+  // It covers what it says it shows: each GPU reading, users, processes, the sampler's health.
+  for (const char* family :
+       {"gpumeter_gpu_sm_utilization_ratio", "gpumeter_gpu_memory_used_bytes",
+        "gpumeter_gpu_power_watts", "gpumeter_gpu_temperature_celsius",
+        "gpumeter_user_gpu_memory_used_bytes", "gpumeter_user_sm_utilization_ratio",
+        "gpumeter_process_gpu_memory_used_bytes", "gpumeter_sampler_rounds_total",
+        "gpumeter_source_errors_total"}) {
+    EXPECT_TRUE(used.contains(family)) << family;
+  }
+}
+
+TEST(DashboardFile, IsAnImportableDashboard) {
+  const Json dashboard = read_dashboard();
+  EXPECT_EQ(dashboard.at("uid"), "gpumeter");
+  EXPECT_EQ(dashboard.at("__inputs").at(0).at("pluginId"), "prometheus");
+  std::set<int> ids;
+  for (const Json& panel : dashboard.at("panels")) {
+    EXPECT_TRUE(ids.insert(panel.at("id").get<int>()).second) << "panel ids must be unique";
+    for (const Json& target : panel.value("targets", Json::array())) {
+      EXPECT_EQ(target.at("datasource").at("uid"), "${DS_PROMETHEUS}");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpumeter::net

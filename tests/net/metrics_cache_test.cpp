@@ -1,0 +1,51 @@
+// The cache renders once per snapshot, for any number of concurrent readers.
+#include "net/metrics_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "core/sampler_sim.h"
+
+namespace gpumeter::net {
+namespace {
+
+using Cache = gpumeter::testing::SimulatedMachine;
+
+TEST_F(Cache, NothingBeforeTheFirstSnapshotThenOneTextPerSnapshot) {
+  open_example("dgx-8gpu");
+  Sampler sampler(gpus(), host(), {});
+  MetricsCache cache(sampler, {});
+  EXPECT_EQ(cache.current(), nullptr);
+
+  run(sampler, 0, 1);
+  const auto first = cache.current();
+  ASSERT_NE(first, nullptr);
+  EXPECT_NE(first->find("gpumeter_sampler_rounds_total 2\n"), std::string::npos);
+  EXPECT_EQ(cache.current(), first);  // the same snapshot: the same text, not rendered again
+
+  run(sampler, 2, 2);
+  const auto second = cache.current();
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second, first);
+  EXPECT_NE(second->find("gpumeter_sampler_rounds_total 3\n"), std::string::npos);
+}
+
+TEST_F(Cache, ConcurrentReadersOfOneSnapshotShareOneText) {
+  open_example("dgx-8gpu");
+  Sampler sampler(gpus(), host(), {});
+  MetricsCache cache(sampler, {});
+  run(sampler, 0, 3);
+  std::vector<std::shared_ptr<const std::string>> seen(8);
+  std::vector<std::thread> readers;
+  for (auto& slot : seen) {
+    readers.emplace_back([&cache, &slot] { slot = cache.current(); });
+  }
+  for (auto& reader : readers) reader.join();
+  for (const auto& text : seen) EXPECT_EQ(text, seen.front());
+  ASSERT_NE(seen.front(), nullptr);
+}
+
+}  // namespace
+}  // namespace gpumeter::net

@@ -1,0 +1,57 @@
+#include "net/query_time.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/time_zone.h"
+
+namespace gpumeter::net {
+namespace {
+
+constexpr TimeUs kSecond = 1'000'000;
+constexpr TimeUs kNow = 1'700'000'000 * kSecond;  // 2023-11-14T22:13:20Z
+
+TEST(QueryTime, DurationsBeforeNow) {
+  EXPECT_EQ(parse_query_time("90s", kNow), kNow - 90 * kSecond);
+  EXPECT_EQ(parse_query_time("10m", kNow), kNow - 600 * kSecond);
+  EXPECT_EQ(parse_query_time("7d", kNow), kNow - 7 * 86400 * kSecond);
+  EXPECT_EQ(parse_query_time("now", kNow), kNow);
+}
+
+TEST(QueryTime, UnixSeconds) {
+  EXPECT_EQ(parse_query_time("@1699990000", kNow), 1'699'990'000 * kSecond);
+  EXPECT_FALSE(parse_query_time("@", kNow));
+  EXPECT_FALSE(parse_query_time("@12x", kNow));
+  EXPECT_FALSE(parse_query_time("@99999999999999999", kNow));
+}
+
+TEST(QueryTime, Iso8601WithAZone) {
+  EXPECT_EQ(parse_query_time("2023-11-14T22:13:20Z", kNow), kNow);
+  EXPECT_EQ(parse_query_time("2023-11-14T22:13:20.250Z", kNow), kNow + 250'000);
+  EXPECT_EQ(parse_query_time("2023-11-14T23:13:20+01:00", kNow), kNow);
+  EXPECT_EQ(parse_query_time("2023-11-14T17:13:20-0500", kNow), kNow);
+  EXPECT_EQ(parse_query_time("2023-11-14T22:13Z", kNow), kNow - 20 * kSecond);
+  for (const char* bad : {"2023-02-30T00:00:00Z", "2023-11-14T24:00:00Z", "2023-11-14T22:13:20+1",
+                          "2023-11-14T22:13:20Q", "2023-11-14T22:60Z"}) {
+    EXPECT_FALSE(parse_query_time(bad, kNow)) << bad;
+  }
+}
+
+TEST(QueryTime, LocalDatesAsReportsReadThem) {
+  const cli::testing::TimeZone utc("UTC0");
+  EXPECT_EQ(parse_query_time("2023-11-14", kNow), 1'699'920'000 * kSecond);
+  EXPECT_EQ(parse_query_time("2023-11-14 22:13", kNow), kNow - 20 * kSecond);
+  EXPECT_FALSE(parse_query_time("yesterday", kNow));
+  EXPECT_FALSE(parse_query_time("", kNow));
+}
+
+TEST(Step, WholeSecondsAtLeastOne) {
+  EXPECT_EQ(parse_step("10s"), std::chrono::seconds(10));
+  EXPECT_EQ(parse_step("1m"), std::chrono::seconds(60));
+  EXPECT_EQ(parse_step("2"), std::chrono::seconds(2));
+  EXPECT_FALSE(parse_step("0s"));
+  EXPECT_FALSE(parse_step("1.5s"));
+  EXPECT_FALSE(parse_step("100ms"));
+}
+
+}  // namespace
+}  // namespace gpumeter::net
