@@ -19,6 +19,7 @@
 #include "cli/systemd_notify.h"
 #include "core/sampler.h"
 #include "net/agent_routes.h"
+#include "net/dashboard_routes.h"
 #include "net/http_server.h"
 #include "net/store_pool.h"
 #include "recorder/recorder.h"
@@ -221,6 +222,7 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                           .quotas = http.quotas ? &*http.quotas : nullptr,
                                           .tasks = &running.recent,
                                           .now_us = net::wall_clock_now_us});
+  net::register_dashboard_routes(*http.server);
 }
 
 std::string http_line(const Http* http) {
