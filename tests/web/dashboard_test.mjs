@@ -217,6 +217,61 @@ describe("the dashboard", () => {
     });
   });
 
+  // `gpumeter master` serves the page with GET /api/v1/fleet. Here the fleet document is
+  // composed in the test, in the shape the master serves, from the status documents of two
+  // real daemons plus a node that cannot be reached; everything else the page reads is the
+  // first daemon's.
+  describe("in fleet mode", () => {
+    let daemons;
+    let page;
+    before(async () => {
+      daemons = [await Daemon.start({scenario: scenarioPath, epochOffsetSeconds: SCENARIO_TIME}),
+                 await Daemon.start({scenario: join(source, "examples", "scenarios", "workstation.json")})];
+      const [self, lab] = daemons;
+      page = await (await browser.newContext({viewport: LAPTOP})).newPage();
+      page.errors = [];
+      page.on("pageerror", (error) => page.errors.push(error.message));
+      await page.route("**/api/v1/fleet", async (route) => {
+        const nodes = [
+          {name: "self-node", url: "self", state: "ok", age_seconds: 0.4, error: null, status: await self.api("status")},
+          {name: "lab", url: lab.url.slice(0, -1), state: "ok", age_seconds: 1.2, error: null, status: await lab.api("status")},
+          {name: "old", url: "http://127.0.0.1:9", state: "unreachable", age_seconds: 312, error: "connection refused", status: null},
+        ];
+        await route.fulfill({json: {schema_version: 1, source: "agents", error: null, nodes}});
+      });
+      await page.goto(self.url);
+    });
+    after(async () => {
+      await page?.context().close();
+      for (const daemon of daemons ?? []) await daemon.stop();
+    });
+
+    it("lists the nodes with their states and shows the first good one", async () => {
+      await page.locator("#fleet-table tbody tr[data-node]").nth(2).waitFor();
+      assert.equal(await page.locator("#fleet").isVisible(), true);
+      const states = await page.locator("#fleet-table tbody tr[data-node]").evaluateAll((rows) => rows.map((r) => r.dataset.state));
+      assert.deepEqual(states, ["ok", "ok", "unreachable"]);
+      const names = await cellTexts(page, '#gpu-table td[data-label="Name"]');
+      assert.deepEqual(names, (await daemons[0].api("status")).gpus.map((g) => g.name.replace(/^NVIDIA /, "")));
+      assert.match(await page.locator("#charts-note").innerText(), /kept by a gpumeter daemon on it/);
+    });
+
+    it("shows the node the user picks, and N/A for one that cannot be reached", async () => {
+      await page.click('#fleet-table tr[data-node="lab"] button');
+      const labGpus = (await daemons[1].api("status")).gpus;
+      await page.waitForFunction((n) => document.querySelectorAll("#gpu-table tbody tr[data-gpu]").length === n &&
+        document.querySelector("#fleet-table tr.chosen")?.dataset.node === "lab", labGpus.length);
+      const titles = await page.locator('#gpu-table td[data-label="Name"]').evaluateAll((cells) => cells.map((c) => c.title));
+      assert.deepEqual(titles, labGpus.map((g) => g.name));
+      assert.match(await page.locator("#charts-note").innerText(), new RegExp(`open ${daemons[1].url.slice(0, -1)}`));
+      await page.screenshot({path: join(artifacts, "dashboard-fleet.png"), fullPage: true});
+      await page.click('#fleet-table tr[data-node="old"] button');
+      await page.waitForFunction(() => /old is unreachable/.test(document.querySelector("#gpu-table tbody").textContent));
+      assert.equal(await page.locator("#gpu-table tbody tr[data-gpu]").count(), 0);
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
   describe("of a daemon that requires a token", () => {
     const TOKEN = "s3cret-token-for-the-browser-test";
     let daemon;

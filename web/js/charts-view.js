@@ -66,6 +66,7 @@ export class ChartsView {
     this.note.textContent = message;
     this.note.hidden = false;
     this.picker.parentElement.hidden = true;
+    this.hint.hidden = true;
     this.clear();
   }
 
@@ -73,6 +74,7 @@ export class ChartsView {
     const gpus = this.chosenGpus();
     this.note.hidden = true;
     this.picker.parentElement.hidden = false;
+    this.hint.hidden = false;
     this.build(gpus);
     await Promise.all(CHART_METRICS.map((metric, i) => this.load(metric, gpus, this.charts[i])));
   }

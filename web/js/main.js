@@ -19,7 +19,8 @@ const byId = (id) => document.getElementById(id);
 const page = {
   fleet: false,  // served by `gpumeter master`
   node: null,    // the chosen node's name, in fleet mode
-  local: true,   // the shown node's history, usage and tasks are served here
+  local: true,   // the shown node's history, usage and tasks are served here (not in fleet mode)
+  shownNode: null,  // the node the sections below the fleet table were last set up for
   status: null,  // the shown node's status document
   why: "",       // why there is no status document
 };
@@ -48,7 +49,7 @@ function showStatus() {
   const {status} = page;
   nodeLine.show(status, page.fleet ? page.node : null);
   renderGpuTable(byId("gpu-table"), status, (index) => charts.pick(index), page.why);
-  const figures = page.local ? processUsage.figures : new Error("served by the node itself");
+  const figures = page.local ? processUsage.figures : new Error("kept by the node's own daemon");
   renderProcessTable(byId("process-table"), status, figures, processUsage.window, page.why || undefined);
   if (status) charts.setGpus(status.gpus);
 }
@@ -61,25 +62,27 @@ async function fleetStatus() {
   renderFleetTable(byId("fleet-table"), fleet, page.node, pickNode);
   const node = fleet.nodes.find((n) => n.name === page.node);
   page.why = node ? `N/A: ${node.name} is ${node.state}${node.error ? ` (${node.error})` : ""}` : "no node configured";
-  const local = node?.url === "self";
-  if (local !== page.local) {
-    page.local = local;
-    if (local) localViews.forEach((view) => view.now()); else disableLocalViews(node);
+  // The master keeps no history: every node's charts, usage and tasks are its own daemon's.
+  if (page.local !== false || page.shownNode !== page.node) {
+    page.local = false;
+    page.shownNode = page.node;
+    disableLocalViews(node);
   }
   return node?.status ?? null;
 }
 
 function pickNode(name) {
   page.node = name;
-  page.local = null;  // decided again for this node
   statusLoop.now();
 }
 
 function disableLocalViews(node) {
-  const message = node ? `History, usage and tasks of ${node.name} are served by that node itself: open ${node.url}` : "";
+  const message = !node ? "" : node.url === "self" ?
+    `History, usage and tasks of ${node.name} are kept by a gpumeter daemon on it; the master only reads its GPUs` :
+    `History, usage and tasks of ${node.name} are served by its own daemon: open ${node.url}`;
   charts.disable(message);
   usage.disable(message);
-  renderTaskTable(byId("task-table"), {tasks: [], open: []});
+  renderTaskTable(byId("task-table"), {tasks: [], open: []}, message);
 }
 
 // Fleet mode when the server answers /api/v1/fleet; a node's own server answers 404.
@@ -87,15 +90,14 @@ async function detectFleet() {
   try {
     await apiGet("fleet");
     page.fleet = true;
-    page.local = null;
     byId("fleet").hidden = false;
   } catch (error) {
     if (error.kind !== "not_found") connection.failed(error);
   }
 }
 
-// Views of the node that serves the page: they wait for the first status, and rest while a
-// remote node of the fleet is shown.
+// Views of the daemon that serves the page: they wait for the first status, and rest in fleet
+// mode (the master keeps no history).
 function localOnly(task) {
   return async () => {
     await firstStatus;
@@ -104,13 +106,11 @@ function localOnly(task) {
 }
 
 await detectFleet();
-const localViews = [
-  every(10000, localOnly(() => charts.refresh())),
-  every(10000, localOnly(async () => {
-    await processUsage.refresh();
-    showStatus();
-  })),
-  every(10000, localOnly(() => refreshTasks(byId("task-table")))),
-  every(60000, localOnly(() => usage.refresh())),
-];
+every(10000, localOnly(() => charts.refresh()));
+every(10000, localOnly(async () => {
+  await processUsage.refresh();
+  showStatus();
+}));
+every(10000, localOnly(() => refreshTasks(byId("task-table"))));
+every(60000, localOnly(() => usage.refresh()));
 const statusLoop = every(2000, refreshStatus);

@@ -11,7 +11,10 @@ export async function refreshTasks(table) {
   }
 }
 
-export function renderTaskTable(table, doc) {
+const NO_TASK = "no task in the last hour (workers mark tasks with the client library: docs/task-protocol.md)";
+
+// empty: what an empty table says.
+export function renderTaskTable(table, doc, empty = NO_TASK) {
   const ended = [...(doc.tasks ?? [])].reverse();
   const rows = [...(doc.open ?? []), ...ended];
   const columns = [
@@ -30,7 +33,7 @@ export function renderTaskTable(table, doc) {
   ];
   fillTable(table, columns, rows, {
     rowProps: (t) => ({dataset: {task: t.task}}),
-    empty: "no task in the last hour (workers mark tasks with the client library: docs/task-protocol.md)",
+    empty,
   });
 }
 

@@ -16,12 +16,14 @@ export class UsageView {
   }
 
   disable(message) {
+    this.bucketPicker.parentElement.hidden = true;
     replaceChildren(this.body, el("p", {class: "note"}, message));
   }
 
   async refresh() {
     const bucket = this.bucketPicker.value;
     const since = PERIODS[bucket];
+    this.bucketPicker.parentElement.hidden = false;
     try {
       const [totals, periods] = await Promise.all([
         apiGet("usage", {by: "user", since}),
