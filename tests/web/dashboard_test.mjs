@@ -57,7 +57,8 @@ describe("the dashboard", () => {
     let status;
 
     before(async () => {
-      daemon = await Daemon.start({scenario: scenarioPath, epochOffsetSeconds: SCENARIO_TIME});
+      daemon = await Daemon.start({scenario: scenarioPath, epochOffsetSeconds: SCENARIO_TIME,
+                                   extraArgs: ["--quota", join(source, "examples", "quota-demo.txt")]});
       const worker = spawnSync("python3", [join(source, "examples", "workers", "python_worker.py"),
                                            "--tasks", "2", "--max-idle", "0.2", "--socket", daemon.socket],
                                {encoding: "utf8", timeout: 60000});
@@ -136,6 +137,21 @@ describe("the dashboard", () => {
         for (const user of expected.users) assert.ok(users.includes(user), `${user} missing from ${users}`);
         const hours = await cellTexts(page, '#usage-users td[data-label="GPU-hours"]');
         assert.ok(hours.every((h) => /^(< )?\d+\.\d+$/.test(h)), hours.join());
+      });
+
+      it("draws a quota bar for each user a quota limits", async () => {
+        const usage = await daemon.api("usage?by=user&since=24h");
+        assert.ok(usage.rows.some((r) => r.quota) && usage.rows.some((r) => r.user && !r.quota), "quota-demo.txt limits some users");
+        for (const row of usage.rows.filter((r) => r.user)) {
+          const cell = page.locator(`#usage-users tr[data-user="${row.user}"] td[data-label="Quota"]`);
+          const text = await cell.innerText();
+          if (!row.quota) {
+            assert.equal(text, "no quota", row.user);
+            continue;
+          }
+          assert.ok(text.includes(`/ ${row.quota.gpu_hours} h`), `${row.user}: ${text}`);
+          assert.equal(await cell.locator(".meter-fill").count(), 1);
+        }
       });
 
       it("lists the tasks a worker marked", async () => {

@@ -76,7 +76,8 @@ function quotaCell(quota) {
                      title: `${quota.period} quota, ${quota.period_label}`},
             el("span", {class: "meter-fill", style: {width: `${share}%`}}),
             el("span", {class: "meter-text"},
-               `${quota.used_gpu_hours.toFixed(1)} / ${quota.gpu_hours} h (${quota.percent.toFixed(0)}%)${quota.over ? " over" : ""}`));
+               `${hours(quota.used_gpu_hours)} / ${quota.gpu_hours} h a ${quota.period} ` +
+               `(${quota.percent.toFixed(0)}%)${quota.over ? ", over" : ""}`));
 }
 
 // Periods as rows (newest first), users as columns.
