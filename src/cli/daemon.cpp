@@ -21,6 +21,7 @@
 #include "net/agent_routes.h"
 #include "net/dashboard_routes.h"
 #include "net/http_server.h"
+#include "net/metrics_route.h"
 #include "net/store_pool.h"
 #include "recorder/recorder.h"
 #include "store/store.h"
@@ -222,6 +223,8 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                           .quotas = http.quotas ? &*http.quotas : nullptr,
                                           .tasks = &running.recent,
                                           .now_us = net::wall_clock_now_us});
+  net::register_metrics_route(*http.server, running.sampler,
+                              {.processes = settings.metrics_processes});
   net::register_dashboard_routes(*http.server);
 }
 

@@ -9,17 +9,18 @@ namespace gpumeter::net {
 MetricsCache::MetricsCache(const Sampler& sampler, MetricsOptions options)
     : sampler_(sampler), options_(options) {}
 
-std::shared_ptr<const std::string> MetricsCache::current() {
+std::shared_ptr<const RenderedMetrics> MetricsCache::current() {
   std::shared_ptr<const Snapshot> snapshot = sampler_.snapshot();
   if (!snapshot) return nullptr;
   const std::lock_guard lock(mutex_);
   if (snapshot != rendered_for_) {
     const ProcessActivity activity = recent_activity(sampler_, snapshot->time_us);
-    text_ = std::make_shared<const std::string>(
-        render_metrics(*snapshot, sampler_.stats(), options_, activity));
+    rendered_ = std::make_shared<const RenderedMetrics>(
+        RenderedMetrics{.text = render_metrics(*snapshot, sampler_.stats(), options_, activity),
+                        .host = snapshot->hostname});
     rendered_for_ = std::move(snapshot);
   }
-  return text_;
+  return rendered_;
 }
 
 }  // namespace gpumeter::net

@@ -12,6 +12,12 @@
 
 namespace gpumeter::net {
 
+// One snapshot's exposition, and the host it describes (for families added per request).
+struct RenderedMetrics {
+  std::string text;
+  std::string host;
+};
+
 class MetricsCache {
  public:
   // The sampler must outlive the cache.
@@ -19,14 +25,14 @@ class MetricsCache {
 
   // The exposition of the sampler's latest snapshot (its stats and recent per-process SM use
   // read when it is first rendered); null before the sampler's first snapshot. Thread-safe.
-  std::shared_ptr<const std::string> current();
+  std::shared_ptr<const RenderedMetrics> current();
 
  private:
   const Sampler& sampler_;
   MetricsOptions options_;
   std::mutex mutex_;
   std::shared_ptr<const Snapshot> rendered_for_;  // kept, so that its address is not reused
-  std::shared_ptr<const std::string> text_;
+  std::shared_ptr<const RenderedMetrics> rendered_;
 };
 
 }  // namespace gpumeter::net

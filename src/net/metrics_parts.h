@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include "core/model.h"
@@ -27,13 +28,17 @@ void append_process_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                             const std::vector<Labels>& labels, const ProcessActivity& activity,
                             const ProcessLimit& limit);
 
-// gpumeter_build_info.
-void append_build_info(fmt::memory_buffer& out);
+// The label set of gpumeter's own families: host="<hostname>".
+Labels host_labels(std::string_view hostname);
+
+// gpumeter_build_info; `host` as host_labels() gives it, as below.
+void append_build_info(fmt::memory_buffer& out, const Labels& host);
 
 // gpumeter_sampler_*, gpumeter_source_*, gpumeter_series_bytes.
-void append_sampler_metrics(fmt::memory_buffer& out, const SamplerStats& stats);
+void append_sampler_metrics(fmt::memory_buffer& out, const Labels& host, const SamplerStats& stats);
 
 // gpumeter_http_requests_total: responses sent, by status code.
-void append_http_metrics(fmt::memory_buffer& out, const std::map<int, std::uint64_t>& by_status);
+void append_http_metrics(fmt::memory_buffer& out, const Labels& host,
+                         const std::map<int, std::uint64_t>& by_status);
 
 }  // namespace gpumeter::net

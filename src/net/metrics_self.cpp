@@ -1,4 +1,5 @@
-// gpumeter's own families: its version and how its sampler fares.
+// gpumeter's own families: its version and how its sampler and HTTP server fare. Each carries
+// the `host` label, as the GPU families do, so that one selector filters a machine's series.
 #include <array>
 #include <chrono>
 
@@ -25,9 +26,11 @@ constexpr std::array kSources{
     SourceRow{"host", &SamplerStats::host},
 };
 
-void append_sources(fmt::memory_buffer& out, const SamplerStats& stats) {
+void append_sources(fmt::memory_buffer& out, const Labels& host, const SamplerStats& stats) {
   std::array<Labels, kSources.size()> labels;
-  for (std::size_t i = 0; i < kSources.size(); ++i) labels[i].add("source", kSources[i].source);
+  for (std::size_t i = 0; i < kSources.size(); ++i) {
+    labels[i] = host.with("source", kSources[i].source);
+  }
   Family calls(out, "gpumeter_source_calls_total", counter,
                "Calls the sampler made to a kind of source");
   for (std::size_t i = 0; i < kSources.size(); ++i) {
@@ -49,33 +52,41 @@ void append_sources(fmt::memory_buffer& out, const SamplerStats& stats) {
 
 }  // namespace
 
-void append_build_info(fmt::memory_buffer& out) {
-  Family info(out, "gpumeter_build_info", gauge, "Always 1: gpumeter's version in a label");
-  info.sample(Labels{}.add("version", GPUMETER_VERSION), 1);
+Labels host_labels(std::string_view hostname) {
+  Labels labels;
+  labels.add("host", hostname);
+  return labels;
 }
 
-void append_sampler_metrics(fmt::memory_buffer& out, const SamplerStats& stats) {
+void append_build_info(fmt::memory_buffer& out, const Labels& host) {
+  Family info(out, "gpumeter_build_info", gauge, "Always 1: gpumeter's version in a label");
+  info.sample(host.with("version", GPUMETER_VERSION), 1);
+}
+
+void append_sampler_metrics(fmt::memory_buffer& out, const Labels& host,
+                            const SamplerStats& stats) {
   Family(out, "gpumeter_sampler_rounds_total", counter, "Sampling rounds run")
-      .sample(static_cast<double>(stats.rounds));
+      .sample(host, static_cast<double>(stats.rounds));
   Family duration(out, "gpumeter_sampler_round_duration_seconds", gauge,
                   "How long the last sampling round took");
   if (stats.rounds > 0) {
-    duration.sample(std::chrono::duration<double>(stats.last_round_duration).count());
+    duration.sample(host, std::chrono::duration<double>(stats.last_round_duration).count());
   }
   Family(out, "gpumeter_sampler_skipped_rounds_total", counter,
          "Scheduled rounds skipped because the one before overran its interval")
-      .sample(static_cast<double>(stats.skipped_ticks));
-  append_sources(out, stats);
+      .sample(host, static_cast<double>(stats.skipped_ticks));
+  append_sources(out, host, stats);
   Family(out, "gpumeter_series_bytes", gauge,
          "Memory the sampler's in-memory series hold for samples")
-      .sample(static_cast<double>(stats.series_bytes));
+      .sample(host, static_cast<double>(stats.series_bytes));
 }
 
-void append_http_metrics(fmt::memory_buffer& out, const std::map<int, std::uint64_t>& by_status) {
+void append_http_metrics(fmt::memory_buffer& out, const Labels& host,
+                         const std::map<int, std::uint64_t>& by_status) {
   Family requests(out, "gpumeter_http_requests_total", counter,
                   "HTTP responses the server sent, by status code");
   for (const auto& [status, count] : by_status) {
-    requests.sample(Labels{}.add("code", std::to_string(status)), static_cast<double>(count));
+    requests.sample(host.with("code", std::to_string(status)), static_cast<double>(count));
   }
 }
 

@@ -6,6 +6,7 @@ with the scenarios. One agent wants a bearer token, which Prometheus reads from 
 Run alone with: ctest -L prometheus (or ctest -R integration.prometheus_server)."""
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -118,28 +119,40 @@ class PrometheusScrapesAgents(unittest.TestCase):
         token_file.write_text("agent-token-0123456789\n")
         token_file.chmod(0o600)
         for name in AGENTS:
-            port = free_port()
-            argv = [GPUMETER, "--simulate", scenario(name), "daemon",
-                    "--listen", f"127.0.0.1:{port}", "--history", "false",
-                    "--socket", cls.tmp / f"{name}.sock"]
+            # Port 0: the daemon binds any free port and logs the URL it serves on.
+            argv = [GPUMETER, "--simulate", scenario(name), "daemon", "--listen", "127.0.0.1:0",
+                    "--history", "false", "--socket", cls.tmp / f"{name}.sock"]
             token = None
             if name == TOKEN_AGENT:
                 argv += ["--token-file", token_file]
                 token = token_file.read_text().strip()
-            cls.processes.append(Process(name, list(map(str, argv)), cls.tmp, clean_env()))
-            cls.agents[name] = {"port": port, "token": token}
+            process = Process(name, list(map(str, argv)), cls.tmp, clean_env())
+            cls.processes.append(process)
+            cls.agents[name] = {"process": process, "token": token}
         deadline = time.monotonic() + TIMEOUT_S
         for name, agent in cls.agents.items():
+            agent["port"] = cls.served_port(agent["process"], deadline)
             url = f"http://127.0.0.1:{agent['port']}/metrics"
             while True:
                 try:
                     if http_get(url, agent["token"])[0] == 200:
                         break
                 except (urllib.error.URLError, ConnectionError, OSError):
-                    pass
+                    pass  # 503 until the first round, or not listening yet
                 if time.monotonic() > deadline:
                     raise AssertionError(f"agent {name} never served /metrics\n{cls.logs()}")
                 time.sleep(0.1)
+
+    @classmethod
+    def served_port(cls, process, deadline):
+        """The port in the daemon's "serving HTTP on http://127.0.0.1:PORT" line."""
+        while time.monotonic() < deadline and process.alive():
+            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)",
+                              process.log.read_text(errors="replace"))
+            if found:
+                return int(found.group(1))
+            time.sleep(0.05)
+        raise AssertionError(f"{process.name} did not say where it serves\n{cls.logs()}")
 
     @classmethod
     def start_prometheus(cls):

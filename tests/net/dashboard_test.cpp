@@ -13,6 +13,7 @@
 #include "core/sampler_sim.h"
 #include "net/exposition.h"
 #include "net/metrics.h"
+#include "net/metrics_parts.h"
 #include "net/process_activity.h"
 
 namespace gpumeter::net {
@@ -31,14 +32,17 @@ constexpr std::string_view kEverything = R"({
 
 class Dashboard : public gpumeter::testing::SimulatedMachine {
  protected:
-  // The families of the exposition after a few rounds, sampler ones included.
+  // The families of the exposition after a few rounds, sampler and HTTP ones included.
   std::set<std::string> families() {
     open(kEverything);
     Sampler sampler(gpus(), host(), {});
     run(sampler, 0, 12);
     const auto snapshot = sampler.snapshot();
-    const std::string text =
-        render_metrics(*snapshot, sampler.stats(), {}, recent_activity(sampler, snapshot->time_us));
+    fmt::memory_buffer http;  // what the route appends: the server's response counts
+    append_http_metrics(http, host_labels(snapshot->hostname), {{200, 1}});
+    const std::string text = render_metrics(*snapshot, sampler.stats(), {},
+                                            recent_activity(sampler, snapshot->time_us)) +
+                             fmt::to_string(http);
     const auto parsed = testing::parse_exposition(text);
     EXPECT_TRUE(parsed.has_value()) << parsed.error();
     std::set<std::string> families;

@@ -7,11 +7,21 @@
 #include <vector>
 
 #include "core/sampler_sim.h"
+#include "net/exposition.h"
 
 namespace gpumeter::net {
 namespace {
 
 using Cache = gpumeter::testing::SimulatedMachine;
+
+// gpumeter_sampler_rounds_total in the rendered text.
+double rounds(const RenderedMetrics& rendered) {
+  const auto parsed = testing::parse_exposition(rendered.text);
+  if (!parsed) ADD_FAILURE() << parsed.error();
+  const auto found =
+      parsed ? parsed->find("gpumeter_sampler_rounds_total") : std::vector<testing::Sample>{};
+  return found.size() == 1 ? found[0].value : -1;
+}
 
 TEST_F(Cache, NothingBeforeTheFirstSnapshotThenOneTextPerSnapshot) {
   open_example("dgx-8gpu");
@@ -22,14 +32,15 @@ TEST_F(Cache, NothingBeforeTheFirstSnapshotThenOneTextPerSnapshot) {
   run(sampler, 0, 1);
   const auto first = cache.current();
   ASSERT_NE(first, nullptr);
-  EXPECT_NE(first->find("gpumeter_sampler_rounds_total 2\n"), std::string::npos);
+  EXPECT_EQ(rounds(*first), 2);
+  EXPECT_EQ(first->host, sampler.snapshot()->hostname);
   EXPECT_EQ(cache.current(), first);  // the same snapshot: the same text, not rendered again
 
   run(sampler, 2, 2);
   const auto second = cache.current();
   ASSERT_NE(second, nullptr);
   EXPECT_NE(second, first);
-  EXPECT_NE(second->find("gpumeter_sampler_rounds_total 3\n"), std::string::npos);
+  EXPECT_EQ(rounds(*second), 3);
 }
 
 TEST_F(Cache, ConcurrentReadersOfOneSnapshotShareOneText) {
@@ -37,7 +48,7 @@ TEST_F(Cache, ConcurrentReadersOfOneSnapshotShareOneText) {
   Sampler sampler(gpus(), host(), {});
   MetricsCache cache(sampler, {});
   run(sampler, 0, 3);
-  std::vector<std::shared_ptr<const std::string>> seen(8);
+  std::vector<std::shared_ptr<const RenderedMetrics>> seen(8);
   std::vector<std::thread> readers;
   for (auto& slot : seen) {
     readers.emplace_back([&cache, &slot] { slot = cache.current(); });

@@ -59,7 +59,10 @@ TEST_F(Route, NotReadyBeforeTheFirstRoundThenTheExposition) {
   EXPECT_EQ(parsed->find("gpumeter_sampler_rounds_total").at(0).value, 4);
   // Responses sent before this one, by code: the early 503.
   EXPECT_EQ(parsed->types.at("gpumeter_http_requests_total"), "counter");
-  EXPECT_EQ(parsed->find("gpumeter_http_requests_total", {{"code", "503"}}).at(0).value, 1);
+  const std::string host = sampler_->snapshot()->hostname;
+  EXPECT_EQ(
+      parsed->find("gpumeter_http_requests_total", {{"code", "503"}, {"host", host}}).at(0).value,
+      1);
   EXPECT_TRUE(parsed->find("gpumeter_http_requests_total", {{"code", "200"}}).empty());
 
   const auto again = testing::parse_exposition(get()->body);

@@ -217,7 +217,8 @@ TEST_F(Metrics, TheSamplersHealthMatchesItsStats) {
   open_example("flaky");  // every 4th per-process query of GPU 0 fails
   const Exposition e = scrape_after(12);
   const SamplerStats stats = sampler().stats();
-  EXPECT_EQ(value(e, "gpumeter_sampler_rounds_total", {}), 13);
+  const LabelMap host{{"host", sampler().snapshot()->hostname}};
+  EXPECT_EQ(value(e, "gpumeter_sampler_rounds_total", host), 13);
   EXPECT_EQ(value(e, "gpumeter_sampler_skipped_rounds_total", {}), 0);
   EXPECT_GE(value(e, "gpumeter_sampler_round_duration_seconds", {}), 0);
   EXPECT_EQ(value(e, "gpumeter_series_bytes", {}), static_cast<double>(stats.series_bytes));
@@ -230,7 +231,11 @@ TEST_F(Metrics, TheSamplersHealthMatchesItsStats) {
   EXPECT_EQ(value(e, "gpumeter_source_calls_total", {{"source", "gpu"}}), 13);
   EXPECT_EQ(value(e, "gpumeter_source_last_success_timestamp_seconds", {{"source", "gpu"}}),
             static_cast<double>(time_us(12)) / 1e6);
-  EXPECT_EQ(e.find("gpumeter_build_info", {{"version", GPUMETER_VERSION}}).size(), 1U);
+  EXPECT_EQ(
+      e.find("gpumeter_build_info", {{"version", GPUMETER_VERSION}, {"host", host.at("host")}})
+          .size(),
+      1U);
+  for (const auto& sample : e.samples) EXPECT_TRUE(sample.labels.contains("host")) << sample.name;
 
   const Exposition once = scrape({.sampler_metrics = false});
   for (const auto& [family, type] : once.types) {
