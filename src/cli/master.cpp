@@ -1,0 +1,48 @@
+// `gpumeter master`: polls the agents of a config file (or reads a Prometheus server) and
+// serves the fleet: GET /api/v1/fleet and the dashboard (docs/master.md). `--once` polls once
+// and prints the fleet document instead.
+#include <memory>
+#include <optional>
+
+#include "cli/commands.h"
+#include "cli/master_fleet.h"
+#include "cli/master_options.h"
+#include "cli/master_serve.h"
+#include "net/master_fleet_json.h"
+#include "view/json.h"
+
+namespace gpumeter::cli {
+namespace {
+
+int run_master(const CLI::App& master, const MasterOptions& options, const GlobalOptions& global,
+               std::ostream& out, std::ostream& err) {
+  MasterLog log(err);
+  auto settings = resolve_master_options(master, options, hostname());
+  if (!settings) return report(err, settings.error());
+  // Serving: the stop signals are blocked before the poller's threads start.
+  std::optional<StopSignals> signals;
+  if (!settings->once) signals.emplace();
+  auto fleet = MasterFleet::open(*settings, global, log);
+  if (!fleet) return report(err, fleet.error());
+  if (signals) return serve_master(*settings, **fleet, *signals, log, err);
+  (*fleet)->refresh();
+  out << view::dump_json(net::fleet_json((*fleet)->state(), (*fleet)->source()), false) << '\n';
+  return 0;
+}
+
+}  // namespace
+
+Subcommand add_master_command(CLI::App& app) {
+  auto options = std::make_shared<MasterOptions>();
+  CLI::App* master = app.add_subcommand(
+      "master", "Poll many agents and serve the fleet: JSON and the dashboard (docs/master.md)");
+  add_master_options(*master, *options);
+  Subcommand command{master};
+  command.run_with_options = [options, master](const GlobalOptions& global, std::ostream& out,
+                                               std::ostream& err) {
+    return run_master(*master, *options, global, out, err);
+  };
+  return command;
+}
+
+}  // namespace gpumeter::cli

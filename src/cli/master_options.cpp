@@ -1,0 +1,89 @@
+#include "cli/master_options.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "net/master_prometheus_client.h"
+
+namespace gpumeter::cli {
+namespace {
+
+bool given(const CLI::App& master, const std::string& name) {
+  const CLI::Option* option = master.get_option_no_throw(name);
+  return option != nullptr && option->count() > 0;
+}
+
+// The command line's path when given, else the file's.
+std::optional<std::filesystem::path> path_option(const CLI::App& master, const std::string& name,
+                                                 const std::string& value,
+                                                 const std::optional<std::filesystem::path>& file) {
+  if (given(master, name)) return std::filesystem::path(value);
+  return file;
+}
+
+}  // namespace
+
+void add_master_options(CLI::App& master, MasterOptions& options) {
+  master.add_option("--config", options.config, "The agents to poll and how (docs/master.md)")
+      ->option_text("FILE")
+      ->required();
+  master
+      .add_option("--listen", options.listen,
+                  fmt::format("Serve the fleet on HOST:PORT (default {})", kMasterDefaultListen))
+      ->option_text("HOST:PORT");
+  master
+      .add_option("--token-file", options.token_file,
+                  "Require \"Authorization: Bearer <token>\" with the token in FILE")
+      ->option_text("FILE");
+  master.add_flag("--insecure", options.insecure,
+                  "Allow a non-loopback --listen address without a token (logged as a warning)");
+  master.add_option("--tls-cert", options.tls_cert, "Serve https with this certificate (PEM)")
+      ->option_text("FILE");
+  master.add_option("--tls-key", options.tls_key, "The private key of --tls-cert (PEM)")
+      ->option_text("FILE");
+  master
+      .add_option("--prometheus", options.prometheus,
+                  "Read the fleet from this Prometheus server instead of polling the agents")
+      ->option_text("URL");
+  master.add_flag("--once", options.once,
+                  "Poll once, print the fleet document (GET /api/v1/fleet) and exit");
+}
+
+std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& master,
+                                                            const MasterOptions& options,
+                                                            std::string_view self_name) {
+  auto config = read_master_config(options.config, self_name);
+  if (!config) return std::unexpected(std::move(config.error()));
+  MasterSettings settings{
+      .config_file = options.config, .config = std::move(*config), .once = options.once};
+  const MasterFileOptions& file = settings.config.options;
+  if (given(master, "--listen")) {
+    settings.listen = options.listen;
+  } else if (file.listen) {
+    settings.listen = *file.listen;
+  }
+  settings.token_file = path_option(master, "--token-file", options.token_file, file.token_file);
+  settings.tls_cert = path_option(master, "--tls-cert", options.tls_cert, file.tls_cert);
+  settings.tls_key = path_option(master, "--tls-key", options.tls_key, file.tls_key);
+  settings.insecure =
+      given(master, "--insecure") ? options.insecure : file.insecure.value_or(false);
+  settings.prometheus_text =
+      given(master, "--prometheus") ? options.prometheus : file.prometheus.value_or("");
+  if (!settings.prometheus_text.empty()) {
+    auto url = net::parse_agent_url(settings.prometheus_text, net::kDefaultPrometheusPort);
+    if (!url) {
+      return std::unexpected(
+          Error{ErrorCode::invalid_input, "--prometheus: " + url.error().message});
+    }
+    settings.prometheus = std::move(*url);
+  } else if (settings.config.agents.empty()) {
+    return std::unexpected(Error{
+        ErrorCode::invalid_input,
+        fmt::format("{}: no [[agent]] tables (expected at least one, or prometheus = \"URL\")",
+                    options.config)});
+  }
+  return settings;
+}
+
+}  // namespace gpumeter::cli

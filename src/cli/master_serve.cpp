@@ -1,0 +1,105 @@
+#include "cli/master_serve.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <utility>
+
+#include "cli/commands.h"
+#include "cli/systemd_notify.h"
+#include "net/health_route.h"
+#include "net/http_server.h"
+#include "net/master_fleet_json.h"
+#include "net/master_routes.h"
+#include "net/master_ticker.h"
+#include "net/token_file.h"
+
+namespace gpumeter::cli {
+namespace {
+
+TimeUs wall_clock_us() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings) {
+  auto listen = net::parse_listen(settings.listen);
+  if (!listen) {
+    return std::unexpected(Error{ErrorCode::invalid_input, "--listen: " + listen.error().message});
+  }
+  net::HttpConfig config{.listen = *listen,
+                         .insecure = settings.insecure,
+                         .tls_certificate = settings.tls_cert,
+                         .tls_key = settings.tls_key};
+  if (settings.token_file) {
+    auto token = net::read_token_file(*settings.token_file);
+    if (!token) return std::unexpected(std::move(token.error()));
+    config.token = std::move(*token);
+  }
+  return config;
+}
+
+void add_routes(net::HttpServer& server, MasterFleet& fleet, const MasterConfig& config,
+                const std::atomic<TimeUs>& last_round) {
+  net::add_fleet_route(server, [&fleet] { return net::fleet_json(fleet.state(), fleet.source()); });
+  net::add_health_route(server, {.last_round_us = [&last_round]() -> std::optional<TimeUs> {
+                                   const TimeUs last = last_round.load();
+                                   if (last == 0) return std::nullopt;
+                                   return last;
+                                 },
+                                 .interval = config.interval,
+                                 .now_us = wall_clock_us});
+}
+
+}  // namespace
+
+StopSignals::StopSignals() {
+  sigemptyset(&set_);
+  sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set_, &previous_);
+}
+
+StopSignals::~StopSignals() {
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+int StopSignals::wait() const {
+  int signal = 0;
+  sigwait(&set_, &signal);
+  return signal;
+}
+
+int serve_master(const MasterSettings& settings, MasterFleet& fleet, const StopSignals& signals,
+                 MasterLog& log, std::ostream& err) {
+  auto config = http_config(settings);
+  if (!config) return report(err, config.error());
+  for (const std::string& warning : net::security_warnings(*config)) {
+    log.line("warning: " + warning);
+  }
+  auto server = net::HttpServer::open(*config);
+  if (!server) return report(err, server.error());
+  std::atomic<TimeUs> last_round{0};
+  add_routes(**server, fleet, settings.config, last_round);
+  const auto round = [&fleet, &last_round] {
+    fleet.refresh();
+    last_round = wall_clock_us();
+  };
+  round();  // the first request finds every node polled once
+  const net::Ticker ticker(settings.config.interval, round, false);
+  (*server)->start();
+  log.line(fmt::format(
+      "serving the fleet ({} nodes from {}) on {}/api/v1/fleet, polling every "
+      "{}ms",
+      fleet.state().size(), fleet.source(), (*server)->url(), settings.config.interval.count()));
+  notify_systemd("READY=1\nSTATUS=polling");
+  const int signal = signals.wait();
+  notify_systemd("STOPPING=1");
+  log.line(fmt::format("stopping ({})", signal == SIGTERM ? "SIGTERM" : "SIGINT"));
+  (*server)->stop();
+  return 0;
+}
+
+}  // namespace gpumeter::cli

@@ -1,0 +1,101 @@
+#include "net/master_prometheus_client.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "net/master_node.h"
+
+namespace gpumeter::net {
+namespace {
+
+// Prometheus writes sample values as strings: "0.42", "NaN", "+Inf", "-Inf".
+std::optional<double> sample_value(const Json& text) {
+  if (!text.is_string()) return std::nullopt;
+  const std::string& value = text.get_ref<const std::string&>();
+  if (value == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (value == "+Inf") return std::numeric_limits<double>::infinity();
+  if (value == "-Inf") return -std::numeric_limits<double>::infinity();
+  double number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error != std::errc{} || end != value.data() + value.size()) return std::nullopt;
+  return number;
+}
+
+// The string member `key` of `object`, if it is one.
+const std::string* string_member(const Json& object, const char* key) {
+  const auto found = object.find(key);
+  return found == object.end() ? nullptr : found->get_ptr<const std::string*>();
+}
+
+std::expected<PromSample, std::string> parse_sample(const Json& item) {
+  PromSample sample;
+  if (!item.is_object() || !item.contains("metric") || !item["metric"].is_object() ||
+      !item.contains("value") || !item["value"].is_array() || item["value"].size() != 2 ||
+      !item["value"][0].is_number()) {
+    return std::unexpected("expected {\"metric\": {...}, \"value\": [time, \"value\"]} items");
+  }
+  for (const auto& [name, label] : item["metric"].items()) {
+    const auto* text = label.get_ptr<const std::string*>();
+    if (text == nullptr) return std::unexpected("expected string label values");
+    sample.labels[name] = *text;
+  }
+  const auto value = sample_value(item["value"][1]);
+  if (!value) return std::unexpected("expected sample values written as strings");
+  sample.value = *value;
+  sample.time_seconds = item["value"][0].get<double>();
+  return sample;
+}
+
+}  // namespace
+
+std::expected<std::vector<PromSample>, std::string> parse_query_answer(const std::string& body) {
+  const Json answer = Json::parse(body, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object())
+    return std::unexpected("the answer is not JSON");
+  const std::string* status = string_member(answer, "status");
+  if (status == nullptr || *status != "success") {
+    const std::string* error = string_member(answer, "error");
+    return std::unexpected(
+        fmt::format("query failed: {}", error != nullptr ? *error : "no reason given"));
+  }
+  const auto data = answer.find("data");
+  const std::string* type = data == answer.end() ? nullptr : string_member(*data, "resultType");
+  if (type == nullptr || *type != "vector" || !data->contains("result") ||
+      !(*data)["result"].is_array()) {
+    return std::unexpected("expected a vector result");
+  }
+  std::vector<PromSample> samples;
+  for (const Json& item : answer["data"]["result"]) {
+    auto sample = parse_sample(item);
+    if (!sample) return std::unexpected(sample.error());
+    samples.push_back(std::move(*sample));
+  }
+  return samples;
+}
+
+PrometheusClient::PrometheusClient(const AgentUrl& url, const ClientOptions& options)
+    : path_(url.path("/api/v1/query")),
+      timeout_(options.timeout),
+      client_(make_client(url, options)) {}
+
+PrometheusClient::~PrometheusClient() = default;
+
+std::expected<std::vector<PromSample>, std::string> PrometheusClient::query(
+    const std::string& promql) {
+  const httplib::Params params{{"query", promql}};
+  const httplib::Result result = client_->Get(path_, params, httplib::Headers{});
+  if (!result) {
+    return std::unexpected(describe_failure(result.error(), timeout_));
+  }
+  if (result->status != 200 && result->status != 400 && result->status != 422) {
+    return std::unexpected(fmt::format("HTTP {}", result->status));
+  }
+  // Prometheus explains bad queries (400, 422) in the same JSON shape as answers.
+  return parse_query_answer(result->body);
+}
+
+}  // namespace gpumeter::net

@@ -1,0 +1,40 @@
+// Prometheus mode of the master: instead of polling agents, each round asks a Prometheus
+// server that scrapes them, and rebuilds every host's status document from the exported
+// metrics (docs/master.md, "Prometheus mode"). Nodes are the `host` labels it finds.
+#pragma once
+
+#include <string>
+
+#include "net/master_fleet.h"
+#include "net/master_http_client.h"
+#include "net/master_prometheus_client.h"
+
+namespace gpumeter::net {
+
+struct PrometheusSettings {
+  FleetSettings fleet;
+  ClientOptions client;
+  std::string lookback = "1h";  // hosts seen within it are listed, reachable or not
+};
+
+class PrometheusPoller {
+ public:
+  PrometheusPoller(const AgentUrl& url, PrometheusSettings settings);
+
+  // One round: five instant queries. A failed query leaves every node's last good document
+  // in place, marks the nodes unreachable, and sets the fleet's error.
+  void refresh();
+
+  const FleetState& fleet() const noexcept { return fleet_; }
+
+ private:
+  void fail_all(const std::string& error);
+  std::size_t node(const std::string& host, const std::string& instance);
+
+  std::string origin_;
+  PrometheusSettings settings_;
+  PrometheusClient client_;
+  FleetState fleet_;
+};
+
+}  // namespace gpumeter::net
