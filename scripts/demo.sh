@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds gpumeter and shows the GPUs: the real ones when NVIDIA's
-# driver is present, else the bundled simulated 8-GPU machine.
+# driver is present, else the bundled simulated 8-GPU machine. Then serves the web dashboard
+# of a simulated 4-GPU server whose load keeps moving, until Ctrl-C (scripts/demo-live.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,8 +13,15 @@ cmake --build build/release -j "$(nproc)"
 gpumeter=build/release/bin/gpumeter
 if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1' || [ -n "${GPUMETER_NVML_LIBRARY:-}" ]; then
   echo "== gpumeter list (NVIDIA driver found)"
-  exec "$gpumeter" list
+  "$gpumeter" list
+else
+  echo "== no NVIDIA driver here: gpumeter list on the simulated 8-GPU machine"
+  echo "   ($gpumeter --simulate examples/scenarios/dgx-8gpu.json list)"
+  "$gpumeter" --simulate examples/scenarios/dgx-8gpu.json list
 fi
-echo "== no NVIDIA driver here: gpumeter list on the simulated 8-GPU machine"
-echo "   ($gpumeter --simulate examples/scenarios/dgx-8gpu.json list)"
-exec "$gpumeter" --simulate examples/scenarios/dgx-8gpu.json list
+
+# GPUMETER_DEMO_LIVE=0 stops here (for scripts that need the demo to end by itself).
+if [ "${GPUMETER_DEMO_LIVE:-1}" = 0 ]; then
+  exit 0
+fi
+exec scripts/demo-live.sh "$gpumeter"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything gpumeter needs to build and test, from Debian's packages.
+# Installs everything gpumeter needs to build and test, from Debian's packages, and the
+# dashboard's npm packages (web/package-lock.json) into web/node_modules.
 # Non-interactive and idempotent: when everything is present it only checks and exits.
 set -euo pipefail
 
@@ -14,7 +15,12 @@ packages=(
   systemd  # systemd-analyze, which checks the units in packaging/systemd
   prometheus  # promtool lints the /metrics exposition; the server scrapes daemons in tests
   wrk  # the /metrics load benchmark (docs/benchmarks.md)
+  chromium  # the dashboard's browser tests
 )
+# npm for the dashboard's chart library; Debian's, unless a Node.js with npm is installed.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(npm)
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -23,15 +29,21 @@ for package in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo_cmd=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-echo "Installing: ${missing[*]}"
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
-  sudo_cmd=(sudo)
+# The dashboard's packages, exactly as locked; again only when the lock file changed since.
+web="$(dirname "$0")/../web"
+if [ ! -f "$web/node_modules/.package-lock.json" ] ||
+   [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
+  echo "Installing the dashboard's npm packages (web/package-lock.json)"
+  (cd "$web" && npm ci --no-audit --no-fund --loglevel=error)
 fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -19,6 +19,7 @@
 #include "cli/systemd_notify.h"
 #include "core/sampler.h"
 #include "net/agent_routes.h"
+#include "net/dashboard_routes.h"
 #include "net/http_server.h"
 #include "net/metrics_route.h"
 #include "net/store_pool.h"
@@ -224,6 +225,7 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                           .now_us = net::wall_clock_now_us});
   net::register_metrics_route(*http.server, running.sampler,
                               {.processes = settings.metrics_processes});
+  net::register_dashboard_routes(*http.server);
 }
 
 std::string http_line(const Http* http) {

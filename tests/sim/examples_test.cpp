@@ -105,6 +105,29 @@ TEST(Examples, BurstyWorkerIdlesBetweenBursts) {
   EXPECT_NEAR(p.sm.mean(0, 200), 9.5, 1e-9);
 }
 
+// The live demo and the dashboard's browser test need load that keeps moving, several users,
+// a GPU that empties and one that fills.
+TEST(Examples, DemoLiveKeepsMoving) {
+  const Scenario s = load("demo-live");
+  ASSERT_EQ(s.devices.size(), 4u);
+  std::set<std::string> users;
+  for (const ProcessSpec& p : s.processes) {
+    if (p.host && !p.host->hidden) users.insert(p.host->user);
+    std::set<double> levels;
+    for (double t = 7200; t < 7800; t += 15) levels.insert(p.sm.at(t));
+    EXPECT_GE(levels.size(), 2u) << "the process on GPU " << p.device << " keeps one level";
+  }
+  EXPECT_GE(users.size(), 5u);
+  const auto on = [&](std::size_t device, double t) {
+    return std::ranges::count_if(
+        s.processes, [&](const ProcessSpec& p) { return p.device == device && p.alive(t); });
+  };
+  EXPECT_EQ(on(2, 60), 1);
+  EXPECT_EQ(on(2, 3600), 0);
+  EXPECT_EQ(on(3, 60), 1);
+  EXPECT_EQ(on(3, 600), 2);
+}
+
 TEST(Examples, TheDocumentedExampleLoads) {
   std::ifstream in(GPUMETER_TEST_DOCS_DIR "/scenarios.md");
   std::stringstream text;

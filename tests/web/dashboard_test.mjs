@@ -1,0 +1,322 @@
+// The dashboard in a real browser (Debian's Chromium, headless) against a real
+// `gpumeter daemon --simulate` serving the page and the API: the GPU table, the charts of the
+// last hour, the processes, usage and tasks show what the daemon says, at a laptop's and a
+// phone's size, in light and dark colours, readable; a token is asked for once; a daemon that
+// goes away is reported. Screenshots go to <build>/tests/web/artifacts/.
+import assert from "node:assert/strict";
+import {spawnSync} from "node:child_process";
+import {mkdirSync} from "node:fs";
+import {join} from "node:path";
+import {after, before, describe, it} from "node:test";
+
+import {launchBrowser, SKIP} from "./browser.mjs";
+import {Daemon} from "./daemon.mjs";
+import {contrastReport, horizontalOverflow, seriesPixels} from "./page_checks.mjs";
+import {scenarioAt} from "./scenario.mjs";
+
+const source = process.env.GPUMETER_SOURCE_DIR;
+const artifacts = join(process.env.GPUMETER_BINARY_DIR, "tests", "web", "artifacts");
+const scenarioPath = join(source, "examples", "scenarios", "demo-live.json");
+const SCENARIO_TIME = 300;  // s after the scenario's start: every user's process is running
+const expected = scenarioAt(scenarioPath, SCENARIO_TIME);
+// The words of `gpumeter list`'s statuses (docs/cli.md), as the page must show them.
+const STATUS_WORDS = {free: "free", in_use: "in use", unknown_owner: "owner unknown", unknown: "unknown", lost: "lost"};
+const SERIES_COLOURS = ["#2f7fd1", "#d1452f", "#2c9a4a", "#9b59d0"];
+const LAPTOP = {width: 1366, height: 850};
+const PHONE = {width: 390, height: 844};
+
+const launched = await launchBrowser();
+if (!launched.browser) {
+  console.log(`skipped: ${launched.why}`);
+  process.exit(SKIP);
+}
+const {browser} = launched;
+mkdirSync(artifacts, {recursive: true});
+
+// A page that fails the test on any script error.
+async function openPage(url, viewport, options = {}) {
+  const context = await browser.newContext({viewport, ...options});
+  const page = await context.newPage();
+  page.errors = [];
+  page.on("pageerror", (error) => page.errors.push(error.message));
+  await page.goto(url);
+  return page;
+}
+
+async function cellTexts(page, selector) {
+  return page.locator(selector).allInnerTexts();
+}
+
+describe("the dashboard", () => {
+  after(async () => {
+    await browser.close();
+  });
+
+  describe("of a daemon on the simulated 4-GPU server", () => {
+    let daemon;
+    let status;
+
+    before(async () => {
+      daemon = await Daemon.start({scenario: scenarioPath, epochOffsetSeconds: SCENARIO_TIME,
+                                   extraArgs: ["--quota", join(source, "examples", "quota-demo.txt")]});
+      const worker = spawnSync("python3", [join(source, "examples", "workers", "python_worker.py"),
+                                           "--tasks", "2", "--max-idle", "0.2", "--socket", daemon.socket],
+                               {encoding: "utf8", timeout: 60000});
+      assert.equal(worker.status, 0, worker.stderr);
+      // The charts need two points of every series (a 10 s step), usage a recorded interval.
+      await daemon.until("usage?by=user&since=1h", (d) => expected.users.every((u) => d.rows.some((r) => r.user === u)),
+                         "every user in the recorded usage");
+      await daemon.until("history?gpu=0&metric=utilization_gpu_percent&since=1h&step=10s",
+                         (d) => d.avg.filter((v) => v !== null).length >= 2, "two points of history");
+      status = await daemon.api("status");
+    });
+
+    after(async () => {
+      await daemon?.stop();
+    });
+
+    describe("on a laptop", () => {
+      let page;
+      before(async () => { page = await openPage(daemon.url, LAPTOP); });
+      after(async () => { await page.context().close(); });
+
+      it("lists every GPU with the status words and colours of gpumeter list", async () => {
+        await page.locator("#gpu-table tbody tr[data-gpu]").nth(expected.gpuCount - 1).waitFor();
+        const rows = page.locator("#gpu-table tbody tr[data-gpu]");
+        assert.equal(await rows.count(), status.gpus.length);
+        assert.equal(status.gpus.length, expected.gpuCount);
+        for (const gpu of status.gpus) {
+          const row = page.locator(`#gpu-table tr[data-gpu="${gpu.index}"]`);
+          assert.equal(await row.getAttribute("data-status"), gpu.status);
+          assert.equal(await row.locator(".badge").innerText(), STATUS_WORDS[gpu.status]);
+          assert.equal(await row.locator('td[data-label="Name"]').getAttribute("title"), gpu.name);
+          assert.match(await row.locator('td[data-label="Util"]').innerText(), /^\d+%$/);
+        }
+        assert.ok(status.gpus.some((g) => g.status === "unknown_owner"), "the scenario has a hidden owner");
+      });
+
+      it("shows each process with its user and command, and N/A for the owner it cannot see", async () => {
+        const processCount = status.gpus.reduce((n, g) => n + g.processes.length, 0);
+        await page.locator("#process-table tbody tr[data-pid]").nth(processCount - 1).waitFor();
+        assert.equal(await page.locator("#process-table tbody tr[data-pid]").count(), processCount);
+        const commands = (await cellTexts(page, '#process-table td[data-label="Command"]')).join("\n");
+        for (const command of expected.commands) assert.ok(commands.includes(command), `${command} missing`);
+        const users = await cellTexts(page, '#process-table td[data-label="User"]');
+        assert.deepEqual([...new Set(users.filter((u) => u !== "N/A"))].sort(), expected.users);
+        assert.equal(users.filter((u) => u === "N/A").length, expected.hidden);
+      });
+
+      it("draws the last hour of utilization, memory, power and temperature for every GPU", async () => {
+        await page.waitForFunction((n) => document.querySelectorAll("figure.chart canvas").length === n, 4);
+        await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .u-legend .u-value")]
+          .filter((v) => /\d/.test(v.textContent)).length >= 16, null, {timeout: 30000});
+        const pixels = await seriesPixels(page, SERIES_COLOURS);
+        assert.deepEqual(Object.keys(pixels).sort(),
+                         ["memory_used_bytes", "power_draw_watts", "temperature_celsius", "utilization_gpu_percent"]);
+        for (const [metric, count] of Object.entries(pixels)) assert.ok(count > 100, `${metric}: ${count} pixels drawn`);
+        const axes = await page.locator("figure.chart").allInnerTexts();
+        for (const [i, unit] of ["%", "GiB", "W", "°C"].entries()) assert.match(axes[i], new RegExp(`\\(${unit}\\)`));
+      });
+
+      it("zooms all charts by dragging across one, and shows the whole hour again on double-click", async () => {
+        const over = page.locator('figure[data-metric="utilization_gpu_percent"] .u-over');
+        const box = await over.boundingBox();
+        await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, {steps: 5});
+        await page.mouse.up();
+        assert.equal(await page.locator("#chart-grid").getAttribute("data-zoomed"), "true");
+        assert.match(await page.locator("#charts-hint").innerText(), /^Showing \d\d:\d\d:\d\d to \d\d:\d\d:\d\d/);
+        await over.dblclick();
+        assert.equal(await page.locator("#chart-grid").getAttribute("data-zoomed"), "false");
+      });
+
+      it("shows the GPU-hours of every user of the scenario", async () => {
+        await page.locator("#usage-users tbody tr[data-user]").first().waitFor();
+        const users = await page.locator("#usage-users tbody tr[data-user]").evaluateAll((rows) => rows.map((r) => r.dataset.user));
+        for (const user of expected.users) assert.ok(users.includes(user), `${user} missing from ${users}`);
+        const hours = await cellTexts(page, '#usage-users td[data-label="GPU-hours"]');
+        assert.ok(hours.every((h) => /^(< )?\d+\.\d+$/.test(h)), hours.join());
+      });
+
+      it("draws a quota bar for each user a quota limits", async () => {
+        const usage = await daemon.api("usage?by=user&since=24h");
+        assert.ok(usage.rows.some((r) => r.quota) && usage.rows.some((r) => r.user && !r.quota), "quota-demo.txt limits some users");
+        for (const row of usage.rows.filter((r) => r.user)) {
+          const cell = page.locator(`#usage-users tr[data-user="${row.user}"] td[data-label="Quota"]`);
+          const text = await cell.innerText();
+          if (!row.quota) {
+            assert.equal(text, "no quota", row.user);
+            continue;
+          }
+          assert.ok(text.includes(`/ ${row.quota.gpu_hours} h`), `${row.user}: ${text}`);
+          assert.equal(await cell.locator(".meter-fill").count(), 1);
+        }
+      });
+
+      it("lists the tasks a worker marked", async () => {
+        const tasks = await daemon.api("tasks?since=1h");
+        assert.equal(tasks.tasks.length, 2);
+        await page.locator("#task-table tbody tr[data-task]").nth(1).waitFor({timeout: 15000});
+        const names = await cellTexts(page, '#task-table td[data-label="Name"]');
+        assert.deepEqual(names.sort(), tasks.tasks.map((t) => t.name).sort());
+      });
+
+      it("keeps text readable (WCAG AA contrast) in light and dark colours", async () => {
+        for (const scheme of ["light", "dark"]) {
+          // The charts are made again in the new colours: wait for the new ones to be drawn.
+          await page.evaluate(() => { window.chartBeforeSwitch = document.querySelector("figure.chart"); });
+          await page.emulateMedia({colorScheme: scheme});
+          if (scheme !== "light") {
+            await page.waitForFunction(() => !document.contains(window.chartBeforeSwitch) &&
+              [...document.querySelectorAll("figure.chart .u-legend .u-value")].filter((v) => /\d/.test(v.textContent)).length >= 16);
+          }
+          const report = await contrastReport(page);
+          assert.ok(report.length > 50, `${report.length} text elements measured`);
+          const poor = report.filter((r) => r.ratio < 4.5);
+          assert.deepEqual(poor, [], `${scheme}: low contrast`);
+          await page.screenshot({path: join(artifacts, `dashboard-laptop-${scheme}.png`), fullPage: true});
+        }
+        await page.emulateMedia({colorScheme: "light"});
+      });
+
+      it("raised no script error", () => {
+        assert.deepEqual(page.errors, []);
+      });
+    });
+
+    describe("on a phone", () => {
+      let page;
+      before(async () => { page = await openPage(daemon.url, PHONE, {isMobile: true, hasTouch: true, deviceScaleFactor: 2}); });
+      after(async () => { await page.context().close(); });
+
+      it("turns the tables into cards and never scrolls sideways", async () => {
+        await page.locator("#gpu-table tbody tr[data-gpu]").nth(expected.gpuCount - 1).waitFor();
+        assert.equal(await page.locator("#gpu-table thead").isVisible(), false);
+        assert.equal(await page.locator('#gpu-table tr[data-gpu="0"] td[data-label="Memory"]').isVisible(), true);
+        await page.waitForFunction(() => document.querySelectorAll("figure.chart canvas").length === 4);
+        await page.waitForTimeout(500);
+        const {page: width, viewport} = await horizontalOverflow(page);
+        assert.ok(width <= viewport, `the page is ${width} px wide on a ${viewport} px screen`);
+        for (const box of await page.locator("figure.chart canvas").evaluateAll((c) => c.map((x) => x.getBoundingClientRect().width))) {
+          assert.ok(box <= viewport, `a chart is ${box} px wide`);
+        }
+      });
+
+      it("draws the charts", async () => {
+        await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .u-legend .u-value")]
+          .filter((v) => /\d/.test(v.textContent)).length >= 16, null, {timeout: 30000});
+        const pixels = await seriesPixels(page, SERIES_COLOURS);
+        for (const [metric, count] of Object.entries(pixels)) assert.ok(count > 100, `${metric}: ${count} pixels drawn`);
+        await page.locator("#usage-users tbody tr[data-user]").first().waitFor();
+        await page.screenshot({path: join(artifacts, "dashboard-phone.png"), fullPage: true});
+        assert.deepEqual(page.errors, []);
+      });
+    });
+
+    describe("when the daemon goes away", () => {
+      it("says the server is unreachable and greys out the last data", async () => {
+        const page = await openPage(daemon.url, LAPTOP);
+        await page.locator("#gpu-table tbody tr[data-gpu]").first().waitFor();
+        await daemon.stop();
+        await page.waitForSelector(".connection.failing", {timeout: 15000});
+        assert.match(await page.locator("#connection").innerText(), /server unreachable since \d\d:\d\d:\d\d.*showing the data of/);
+        assert.equal(await page.evaluate(() => document.body.classList.contains("stale")), true);
+        // The last reading stays on the page through the failed refreshes that follow.
+        const shown = await page.locator("#gpu-table tbody").innerText();
+        await page.waitForTimeout(4500);
+        assert.equal(await page.locator("#gpu-table tbody").innerText(), shown);
+        assert.equal(await page.locator("#gpu-table tbody tr[data-gpu]").count(), expected.gpuCount);
+        await page.screenshot({path: join(artifacts, "dashboard-unreachable.png")});
+        await page.context().close();
+      });
+    });
+  });
+
+  // `gpumeter master` serves the page with GET /api/v1/fleet. Here the fleet document is
+  // composed in the test, in the shape the master serves, from the status documents of two
+  // real daemons plus a node that cannot be reached; everything else the page reads is the
+  // first daemon's.
+  describe("in fleet mode", () => {
+    let daemons;
+    let page;
+    before(async () => {
+      daemons = [await Daemon.start({scenario: scenarioPath, epochOffsetSeconds: SCENARIO_TIME}),
+                 await Daemon.start({scenario: join(source, "examples", "scenarios", "workstation.json")})];
+      const [self, lab] = daemons;
+      page = await (await browser.newContext({viewport: LAPTOP})).newPage();
+      page.errors = [];
+      page.on("pageerror", (error) => page.errors.push(error.message));
+      await page.route("**/api/v1/fleet", async (route) => {
+        const nodes = [
+          {name: "self-node", url: "self", state: "ok", age_seconds: 0.4, error: null, status: await self.api("status")},
+          {name: "lab", url: lab.url.slice(0, -1), state: "ok", age_seconds: 1.2, error: null, status: await lab.api("status")},
+          {name: "old", url: "http://127.0.0.1:9", state: "unreachable", age_seconds: 312, error: "connection refused", status: null},
+        ];
+        await route.fulfill({json: {schema_version: 1, source: "agents", error: null, nodes}});
+      });
+      await page.goto(self.url);
+    });
+    after(async () => {
+      await page?.context().close();
+      for (const daemon of daemons ?? []) await daemon.stop();
+    });
+
+    it("lists the nodes with their states and shows the first good one", async () => {
+      await page.locator("#fleet-table tbody tr[data-node]").nth(2).waitFor();
+      assert.equal(await page.locator("#fleet").isVisible(), true);
+      const states = await page.locator("#fleet-table tbody tr[data-node]").evaluateAll((rows) => rows.map((r) => r.dataset.state));
+      assert.deepEqual(states, ["ok", "ok", "unreachable"]);
+      const names = await cellTexts(page, '#gpu-table td[data-label="Name"]');
+      assert.deepEqual(names, (await daemons[0].api("status")).gpus.map((g) => g.name.replace(/^NVIDIA /, "")));
+      assert.match(await page.locator("#charts-note").innerText(), /kept by a gpumeter daemon on it/);
+    });
+
+    it("shows the node the user picks, and N/A for one that cannot be reached", async () => {
+      await page.click('#fleet-table tr[data-node="lab"] button');
+      const labGpus = (await daemons[1].api("status")).gpus;
+      await page.waitForFunction((n) => document.querySelectorAll("#gpu-table tbody tr[data-gpu]").length === n &&
+        document.querySelector("#fleet-table tr.chosen")?.dataset.node === "lab", labGpus.length);
+      const titles = await page.locator('#gpu-table td[data-label="Name"]').evaluateAll((cells) => cells.map((c) => c.title));
+      assert.deepEqual(titles, labGpus.map((g) => g.name));
+      assert.match(await page.locator("#charts-note").innerText(), new RegExp(`open ${daemons[1].url.slice(0, -1)}`));
+      await page.screenshot({path: join(artifacts, "dashboard-fleet.png"), fullPage: true});
+      await page.click('#fleet-table tr[data-node="old"] button');
+      await page.waitForFunction(() => /old is unreachable/.test(document.querySelector("#gpu-table tbody").textContent));
+      assert.equal(await page.locator("#gpu-table tbody tr[data-gpu]").count(), 0);
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
+  describe("of a daemon that requires a token", () => {
+    const TOKEN = "s3cret-token-for-the-browser-test";
+    let daemon;
+    before(async () => { daemon = await Daemon.start({scenario: scenarioPath, token: TOKEN}); });
+    after(async () => { await daemon?.stop(); });
+
+    it("serves the page without the token but not the data", async () => {
+      assert.equal((await fetch(daemon.url)).status, 200);
+      assert.equal((await fetch(`${daemon.url}api/v1/status`)).status, 401);
+    });
+
+    it("asks for the token once per tab, says when it is wrong, and sends it as a bearer token", async () => {
+      const page = await openPage(daemon.url, LAPTOP);
+      const dialog = page.locator("#token-dialog");
+      await dialog.waitFor({state: "visible"});
+      await page.fill("#token-input", "wrong");
+      await page.click("#token-form button");
+      await page.locator("#token-error").waitFor({state: "visible"});
+      await page.screenshot({path: join(artifacts, "dashboard-token.png")});
+      await page.fill("#token-input", TOKEN);
+      await page.click("#token-form button");
+      await page.locator("#gpu-table tbody tr[data-gpu]").first().waitFor();
+      assert.equal(await dialog.isVisible(), false);
+      assert.equal(await page.evaluate(() => sessionStorage.getItem("gpumeter.token")), TOKEN);
+      await page.reload();
+      await page.locator("#gpu-table tbody tr[data-gpu]").first().waitFor();
+      assert.equal(await dialog.isVisible(), false);
+      assert.deepEqual(page.errors, []);
+      await page.context().close();
+    });
+  });
+});

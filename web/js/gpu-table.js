@@ -1,0 +1,78 @@
+// The table of GPUs, from an /api/v1/status document (`gpumeter list --json`).
+import {el, fillTable} from "./dom.js";
+import {absent, age, bytes, celsius, megahertz, NA, percent, reading, watts} from "./format.js";
+import {statusOf} from "./status.js";
+
+// onPick(index): the user chose a GPU (its charts are shown). status null: no reading, and
+// `empty` says why.
+export function renderGpuTable(table, status, onPick, empty = "no GPU on this machine") {
+  const columns = [
+    {label: "GPU", class: "num", cell: (g) => el("button", {class: "link", type: "button", title: `charts of GPU ${g.index}`, onclick: () => onPick(g.index)}, String(g.index))},
+    {label: "Status", cell: (g) => statusBadge(g)},
+    {label: "Name", class: "nowrap", cell: (g) => reading(g, "name", shortName)},
+    {label: "Util", class: "num", cell: (g) => reading(g, "utilization_gpu_percent", percent)},
+    {label: "Memory", class: "num", cell: (g) => memoryCell(g)},
+    {label: "Temp", class: "num", cell: (g) => reading(g, "temperature_celsius", celsius)},
+    {label: "Power", class: "num", cell: (g) => powerCell(g)},
+    {label: "SM clock", class: "num", cell: (g) => reading(g, "clock_sm_mhz", megahertz)},
+    {label: "Users", cell: (g) => listCell(g, g.users)},
+    {label: "Since", class: "nowrap", cell: (g) => sinceCell(g, status?.time_us)},
+    {label: "PIDs", cell: (g) => listCell(g, g.processes?.map((p) => p.pid))},
+    {label: "Command", class: "command", cell: (g) => commandsCell(g)},
+  ];
+  fillTable(table, columns, status?.gpus ?? [], {
+    rowProps: (g) => ({class: `tone-${statusOf(g).tone}`, dataset: {gpu: g.index, status: g.status}}),
+    empty,
+  });
+}
+
+// "NVIDIA A100-SXM4-80GB" reads as "A100-SXM4-80GB" (every GPU here is NVIDIA's); the full
+// name is the tooltip.
+function shortName(name) {
+  return {text: name.replace(/^NVIDIA /, ""), title: name};
+}
+
+export function statusBadge(gpu) {
+  const s = statusOf(gpu);
+  return el("span", {class: `badge tone-${s.tone}`, title: s.marker}, s.label);
+}
+
+function memoryCell(gpu) {
+  const used = gpu.memory_used_bytes;
+  const total = gpu.memory_total_bytes;
+  if (used === null || used === undefined) return absent(gpu.unavailable?.memory_used_bytes);
+  const text = `${bytes(used)} / ${bytes(total)}`;
+  if (!total) return text;
+  const share = Math.min(100, (100 * used) / total);
+  return el("span", {class: "meter", title: `${share.toFixed(0)}% of memory in use`},
+            el("span", {class: "meter-fill", style: {width: `${share}%`}}), el("span", {class: "meter-text"}, text));
+}
+
+function powerCell(gpu) {
+  const draw = gpu.power_draw_watts;
+  const limit = gpu.power_limit_watts;
+  if ((draw === null || draw === undefined) && (limit === null || limit === undefined)) {
+    return absent(gpu.unavailable?.power_draw_watts);
+  }
+  return `${watts(draw)} / ${watts(limit)}`;
+}
+
+// Users, pids, commands: absent when the process list could not be read.
+function listCell(gpu, values) {
+  if (gpu.processes === null || gpu.processes === undefined) return absent(gpu.unavailable?.processes);
+  return values.join(", ");
+}
+
+function commandsCell(gpu) {
+  const text = listCell(gpu, gpu.processes?.map((p) => p.short_command ?? NA));
+  if (typeof text !== "string") return text;
+  return {text, title: (gpu.processes ?? []).map((p) => p.command ?? NA).join("\n")};
+}
+
+function sinceCell(gpu, nowUs) {
+  if (gpu.processes === null || gpu.processes === undefined) return absent(gpu.unavailable?.processes);
+  if (gpu.processes.length === 0) return "";
+  // As `gpumeter list`: the oldest start among the processes whose start is known.
+  const starts = gpu.processes.map((p) => p.start_time_us).filter((t) => t !== null && t !== undefined);
+  return starts.length === 0 ? NA : age(Math.min(...starts), nowUs);
+}

@@ -1,0 +1,116 @@
+// The dashboard: reads the gpumeter server's JSON API and refreshes itself: the status every
+// 2 s, charts, processes' SM use and tasks every 10 s, usage every minute. On `gpumeter
+// master` (fleet mode, when GET /api/v1/fleet answers) it shows the fleet and the node the
+// user picks.
+import {apiGet} from "./api.js";
+import {ChartsView} from "./charts-view.js";
+import {Connection} from "./connection.js";
+import {renderFleetTable} from "./fleet-table.js";
+import {renderGpuTable} from "./gpu-table.js";
+import {NodeLine} from "./node-line.js";
+import {renderProcessTable} from "./process-table.js";
+import {ProcessUsage} from "./process-usage.js";
+import {every} from "./schedule.js";
+import {refreshTasks, renderTaskTable} from "./task-table.js";
+import {UsageView} from "./usage-view.js";
+
+const byId = (id) => document.getElementById(id);
+
+const page = {
+  fleet: false,  // served by `gpumeter master`
+  node: null,    // the chosen node's name, in fleet mode
+  local: true,   // the shown node's history, usage and tasks are served here (not in fleet mode)
+  shownNode: null,  // the node the sections below the fleet table were last set up for
+  status: null,  // the shown node's status document
+  why: "",       // why there is no status document
+};
+
+const connection = new Connection(byId("connection"));
+const nodeLine = new NodeLine(byId("node-line"));
+const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("charts-note"), byId("charts-hint"));
+const usage = new UsageView(byId("usage-body"), byId("usage-bucket"));
+const processUsage = new ProcessUsage();
+let gotStatus;
+const firstStatus = new Promise((resolve) => { gotStatus = resolve; });
+
+async function refreshStatus() {
+  try {
+    page.status = page.fleet ? await fleetStatus() : await apiGet("status");
+    connection.ok();
+  } catch (error) {
+    connection.failed(error);
+    return;
+  }
+  showStatus();
+  gotStatus();
+}
+
+function showStatus() {
+  const {status} = page;
+  nodeLine.show(status, page.fleet ? page.node : null);
+  renderGpuTable(byId("gpu-table"), status, (index) => charts.pick(index), page.why);
+  const figures = page.local ? processUsage.figures : new Error("kept by the node's own daemon");
+  renderProcessTable(byId("process-table"), status, figures, processUsage.window, page.why || undefined);
+  if (status) charts.setGpus(status.gpus);
+}
+
+// In fleet mode: the fleet table, and the chosen node's status from the fleet document.
+async function fleetStatus() {
+  const fleet = await apiGet("fleet");
+  const names = fleet.nodes.map((n) => n.name);
+  if (!names.includes(page.node)) page.node = fleet.nodes.find((n) => n.state === "ok")?.name ?? names[0] ?? null;
+  renderFleetTable(byId("fleet-table"), fleet, page.node, pickNode);
+  const node = fleet.nodes.find((n) => n.name === page.node);
+  page.why = node ? `N/A: ${node.name} is ${node.state}${node.error ? ` (${node.error})` : ""}` : "no node configured";
+  // The master keeps no history: every node's charts, usage and tasks are its own daemon's.
+  if (page.local !== false || page.shownNode !== page.node) {
+    page.local = false;
+    page.shownNode = page.node;
+    disableLocalViews(node);
+  }
+  return node?.status ?? null;
+}
+
+function pickNode(name) {
+  page.node = name;
+  statusLoop.now();
+}
+
+function disableLocalViews(node) {
+  const message = !node ? "" : node.url === "self" ?
+    `History, usage and tasks of ${node.name} are kept by a gpumeter daemon on it; the master only reads its GPUs` :
+    `History, usage and tasks of ${node.name} are served by its own daemon: open ${node.url}`;
+  charts.disable(message);
+  usage.disable(message);
+  renderTaskTable(byId("task-table"), {tasks: [], open: []}, message);
+}
+
+// Fleet mode when the server answers /api/v1/fleet; a node's own server answers 404.
+async function detectFleet() {
+  try {
+    await apiGet("fleet");
+    page.fleet = true;
+    byId("fleet").hidden = false;
+  } catch (error) {
+    if (error.kind !== "not_found") connection.failed(error);
+  }
+}
+
+// Views of the daemon that serves the page: they wait for the first status, and rest in fleet
+// mode (the master keeps no history).
+function localOnly(task) {
+  return async () => {
+    await firstStatus;
+    if (page.local) await task();
+  };
+}
+
+await detectFleet();
+every(10000, localOnly(() => charts.refresh()));
+every(10000, localOnly(async () => {
+  await processUsage.refresh();
+  showStatus();
+}));
+every(10000, localOnly(() => refreshTasks(byId("task-table"))));
+every(60000, localOnly(() => usage.refresh()));
+const statusLoop = every(2000, refreshStatus);
