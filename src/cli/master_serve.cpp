@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/systemd_notify.h"
+#include "net/dashboard_routes.h"
 #include "net/health_route.h"
 #include "net/http_server.h"
 #include "net/master_fleet_json.h"
@@ -43,8 +44,8 @@ std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings
 
 void add_routes(net::HttpServer& server, MasterFleet& fleet, const MasterConfig& config,
                 const std::atomic<TimeUs>& last_round) {
-  net::add_fleet_route(server,
-                       [&fleet] { return net::fleet_text(fleet.state(), fleet.source()); });
+  net::register_dashboard_routes(server);
+  net::add_fleet_route(server, [&fleet] { return net::fleet_text(fleet.state(), fleet.source()); });
   net::add_health_route(server, {.last_round_us = [&last_round]() -> std::optional<TimeUs> {
                                    const TimeUs last = last_round.load();
                                    if (last == 0) return std::nullopt;

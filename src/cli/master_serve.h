@@ -1,5 +1,5 @@
-// `gpumeter master` serving: the fleet on its HTTP server (GET /api/v1/fleet, GET /healthz),
-// a poll round every interval, until SIGTERM or SIGINT.
+// `gpumeter master` serving: the fleet on its HTTP server (the dashboard, GET /api/v1/fleet,
+// GET /healthz), a poll round every interval, until SIGTERM or SIGINT.
 #pragma once
 
 #include <csignal>

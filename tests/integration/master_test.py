@@ -257,6 +257,14 @@ name = "down"
         status, _ = http_get(self.base + "/api/v1/fleet", token="wrong")
         self.assertEqual(status, 401)
 
+    def test_serves_the_dashboard_openly(self):
+        request = urllib.request.Request(self.base + "/")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            self.assertEqual(response.status, 200)
+            self.assertTrue(response.headers["Content-Type"].startswith("text/html"))
+            page = response.read().decode()
+        self.assertIn('id="fleet"', page)
+
     def test_health_is_open(self):
         status, body = http_get(self.base + "/healthz")
         self.assertEqual(status, 200)
