@@ -2,7 +2,7 @@
 # Installs what is needed, builds with warnings as errors, runs the static checks and every
 # test; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs the
 # tests under them, and runs the threaded parts (the sampler, the task server, the history
-# recorder, the master's poller) under ThreadSanitizer.
+# recorder, the HTTP server, the master's poller) under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,8 +33,8 @@ cmake --build build/asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j "$jobs" -LE ctypes
 
-echo "== sampler, task server, history recorder and the master's poller under TSan"
+echo "== sampler, task server, history recorder, HTTP server and the master's poller under TSan"
 configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
-cmake --build build/tsan -j "$jobs" --target sampler_tests task_tests recorder_tests net_master_tests
+cmake --build build/tsan -j "$jobs" --target sampler_tests task_tests recorder_tests net_tests net_master_tests
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_master_tests)\.'
+  ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|net_master_tests)\.'
