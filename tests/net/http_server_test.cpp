@@ -57,6 +57,19 @@ TEST(HttpServer, ServesRegisteredRoutesAsJson) {
   EXPECT_EQ(server->url(), "http://127.0.0.1:" + std::to_string(server->port()));
 }
 
+TEST(HttpServer, CompressesWithGzipEvenForClientsThatPreferBrotli) {
+  const auto server = serve(loopback_config());
+  httplib::Client client("127.0.0.1", server->port());
+  client.set_decompress(false);
+  const auto brotli_first = client.Get("/api/v1/echo", {{"Accept-Encoding", "br, gzip, deflate"}});
+  ASSERT_TRUE(brotli_first) << httplib::to_string(brotli_first.error());
+  EXPECT_EQ(brotli_first->get_header_value("Content-Encoding"), "gzip");
+  const auto brotli_only = client.Get("/api/v1/echo", {{"Accept-Encoding", "br"}});
+  ASSERT_TRUE(brotli_only) << httplib::to_string(brotli_only.error());
+  EXPECT_FALSE(brotli_only->has_header("Content-Encoding"));
+  EXPECT_EQ(body_of(brotli_only)["path"], "/api/v1/echo");
+}
+
 TEST(HttpServer, UnknownPathIsA404WithAJsonError) {
   const auto server = serve(loopback_config());
   httplib::Client client("127.0.0.1", server->port());
