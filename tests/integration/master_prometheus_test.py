@@ -8,7 +8,6 @@ config gives each its own with a metric relabelling, as a fleet of one-machine-p
 have them anyway. Run alone with: ctest -R integration.master_prometheus."""
 
 import json
-import re
 import shutil
 import subprocess
 import tempfile
@@ -17,7 +16,7 @@ import unittest
 from pathlib import Path
 
 from gpumeter_testlib import GPUMETER, clean_env, scenario
-from prometheus_server_test import PROMETHEUS, Process, free_port, http_get
+from prometheus_server_test import PROMETHEUS, Process, free_port, http_get, served_port
 
 AGENTS = ["dgx-8gpu", "lost-gpu", "workstation"]
 STOPPED = "workstation"
@@ -75,14 +74,7 @@ class MasterReadsPrometheus(unittest.TestCase):
 
     @classmethod
     def served_port(cls, process, deadline):
-        """The port in the daemon's "serving HTTP on http://127.0.0.1:PORT" line."""
-        while time.monotonic() < deadline and process.alive():
-            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)",
-                              process.log.read_text(errors="replace"))
-            if found:
-                return int(found.group(1))
-            time.sleep(0.05)
-        raise AssertionError(f"{process.name} did not say where it serves\n{cls.logs()}")
+        return served_port(process, deadline, cls.logs)
 
     @classmethod
     def start_prometheus(cls):

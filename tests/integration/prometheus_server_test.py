@@ -59,6 +59,17 @@ def http_get(url, token=None, timeout=5):
         return response.status, response.headers.get("Content-Type"), response.read().decode()
 
 
+def served_port(process, deadline, logs):
+    """The port in the daemon's "serving HTTP on http://127.0.0.1:PORT" line."""
+    while time.monotonic() < deadline and process.alive():
+        found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)",
+                          process.log.read_text(errors="replace"))
+        if found:
+            return int(found.group(1))
+        time.sleep(0.05)
+    raise AssertionError(f"{process.name} did not say where it serves\n{logs()}")
+
+
 class Process:
     """A child process whose output goes to a log file, shown when a test fails."""
 
@@ -145,14 +156,7 @@ class PrometheusScrapesAgents(unittest.TestCase):
 
     @classmethod
     def served_port(cls, process, deadline):
-        """The port in the daemon's "serving HTTP on http://127.0.0.1:PORT" line."""
-        while time.monotonic() < deadline and process.alive():
-            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)",
-                              process.log.read_text(errors="replace"))
-            if found:
-                return int(found.group(1))
-            time.sleep(0.05)
-        raise AssertionError(f"{process.name} did not say where it serves\n{cls.logs()}")
+        return served_port(process, deadline, cls.logs)
 
     @classmethod
     def start_prometheus(cls):
