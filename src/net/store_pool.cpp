@@ -17,7 +17,9 @@ std::expected<std::unique_ptr<store::Store>, Error> StorePool::borrow() {
     }
   }
   // Opened outside the lock: opening reads the file's header and schema.
-  auto opened = store::Store::open(database_, {.host = host_, .read_only = true});
+  auto opened = store::Store::open(
+      database_,
+      {.host = host_, .read_only = true, .page_cache_kib = store::kLongLivedPageCacheKib});
   if (!opened) return std::unexpected(std::move(opened.error()));
   return std::make_unique<store::Store>(std::move(*opened));
 }

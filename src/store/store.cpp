@@ -4,7 +4,9 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 #include "store/schema.h"
@@ -91,6 +93,13 @@ std::expected<std::string, Error> configure(sqlite::Connection& connection,
   return journal_mode;
 }
 
+std::expected<void, Error> set_page_cache(sqlite::Connection& connection,
+                                          std::optional<std::uint32_t> kib) {
+  if (!kib) return {};
+  // A negative cache_size is in KiB rather than in pages.
+  return connection.exec(fmt::format("PRAGMA cache_size = -{}", std::max<std::uint32_t>(*kib, 1)));
+}
+
 std::string this_host() {
   std::array<char, 256> name{};
   if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
@@ -144,6 +153,8 @@ std::expected<Store, Error> Store::open_for_writing(const fs::path& path,
   state->connection = std::move(*connection);
   auto journal_mode = configure(*state->connection, options.busy_timeout);
   if (!journal_mode) return std::unexpected(std::move(journal_mode.error()));
+  if (auto cached = set_page_cache(*state->connection, options.page_cache_kib); !cached)
+    return std::unexpected(std::move(cached.error()));
   state->journal_mode = std::move(*journal_mode);
   if (auto migrated = migrate(*state->connection); !migrated)
     return std::unexpected(std::move(migrated.error()));
@@ -181,6 +192,8 @@ std::expected<Store, Error> Store::open_for_reading(const fs::path& path,
       !set) {
     return std::unexpected(std::move(set.error()));
   }
+  if (auto cached = set_page_cache(*state->connection, options.page_cache_kib); !cached)
+    return std::unexpected(std::move(cached.error()));
   state->journal_mode = "read-only";
   state->host = options.host.empty() ? this_host() : options.host;
   auto id = find_host(*state->connection, state->host);

@@ -25,6 +25,9 @@ namespace sqlite {
 class Connection;
 }
 
+// The page cache a long-lived process gives each of its connections (OpenOptions), KiB.
+inline constexpr std::uint32_t kLongLivedPageCacheKib = 512;
+
 struct OpenOptions {
   // The name of this machine, recorded with every row written (the ledger is keyed by host,
   // pid, start time and GPU). Empty: gethostname().
@@ -38,6 +41,10 @@ struct OpenOptions {
   // For reports: opens an existing database without writing anything, whoever owns it
   // (check_database_for_reading). Its schema must be this build's; writes fail.
   bool read_only = false;
+  // The connection's page cache, KiB; absent: SQLite's default (2,000 KiB). A long-lived
+  // process that mostly appends (the daemon) keeps it small: the kernel's file cache holds
+  // the file's pages anyway, and each connection's cache stays resident once filled.
+  std::optional<std::uint32_t> page_cache_kib;
 };
 
 class Store {

@@ -81,6 +81,22 @@ TEST(Open, SettingsAreThoseDocumented) {
   EXPECT_EQ(connection.scalar("PRAGMA busy_timeout").value(), 1234);
 }
 
+TEST(Open, ThePageCacheIsSQLitesUnlessAskedToBeSmaller) {
+  TempDir dir;
+  const auto path = dir / "c.db";
+  {
+    Store store = testing::open_store(path);
+    EXPECT_EQ(store.connection().scalar("PRAGMA cache_size").value(), -2000);  // SQLite's default
+  }
+  Store writer = testing::open_store(path, {.page_cache_kib = 300});
+  EXPECT_EQ(writer.connection().scalar("PRAGMA cache_size").value(), -300);  // in KiB
+  auto reader = Store::open(
+      path, {.host = "node1", .read_only = true, .page_cache_kib = kLongLivedPageCacheKib});
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ(reader->connection().scalar("PRAGMA cache_size").value(),
+            -std::int64_t{kLongLivedPageCacheKib});
+}
+
 TEST(Open, NewerSchemaIsRefusedAndTheFileIsNotModified) {
   TempDir dir;
   const auto path = dir / "newer.db";
