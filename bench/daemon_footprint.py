@@ -6,7 +6,9 @@ sampling interval asked for, lets it warm up, then measures over a fixed span:
 
   - CPU: user + system time of the daemon (all its threads, /proc/PID/stat fields 14 and 15)
     divided by the wall time of the span, in % of one core;
-  - memory: VmRSS (resident now) and VmHWM (its peak so far) from /proc/PID/status at the end.
+  - memory: VmRSS (resident now), VmHWM (its peak so far), and VmRSS split into RssAnon (heap,
+    stacks) and RssFile (pages of mapped files: the shared libraries) from /proc/PID/status at
+    the end.
 
 The series fill up over the horizon (default one hour), so the RSS after a short span is not
 the RSS of a full horizon; bench/sampler_bench.cpp's BM_OneSimulatedHour measures that.
@@ -48,15 +50,18 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS_PER_SECOND
 
 
+MEMORY_KEYS = ("VmRSS", "VmHWM", "RssAnon", "RssFile")
+
+
 def memory_kib(pid):
-    """VmRSS and VmHWM of the process, KiB."""
+    """VmRSS, VmHWM, RssAnon (heap, stacks) and RssFile (mapped library pages) of the process, KiB."""
     values = {}
     with open(f"/proc/{pid}/status", encoding="ascii") as f:
         for line in f:
             key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
+            if key in MEMORY_KEYS:
                 values[key] = int(rest.split()[0])
-    return values["VmRSS"], values["VmHWM"]
+    return values
 
 
 def ask(socket_path, request):
@@ -139,14 +144,14 @@ def measure_once(build, scenario, interval, span_s, warmup_s):
             cpu_before, wall_before = cpu_seconds(daemon.process.pid), time.monotonic()
             time.sleep(span_s)
             cpu_after, wall_after = cpu_seconds(daemon.process.pid), time.monotonic()
-            rss_kib, hwm_kib = memory_kib(daemon.process.pid)
+            memory = memory_kib(daemon.process.pid)
             last_round = last_round_us(daemon.socket)
         finally:
             daemon.stop()
     if first_round is None or last_round is None or last_round <= first_round:
         raise SystemExit(f"the daemon did not sample during the span (interval {interval})")
     return {"cpu_percent": 100 * (cpu_after - cpu_before) / (wall_after - wall_before),
-            "rss_mib": rss_kib * 1024 / MIB, "hwm_mib": hwm_kib * 1024 / MIB}
+            **{key: memory[key] * 1024 / MIB for key in MEMORY_KEYS}}
 
 
 def summary(values, digits):
@@ -184,8 +189,9 @@ def main():
     print(f"scenario {Path(args.scenario).name}; warm-up {args.warmup:g} s; median of "
           f"{args.repeat} runs (min–max); load average before: {os.getloadavg()[0]:.2f}",
           file=sys.stderr)
-    print("| interval | host processes | span | CPU, % of one core | VmRSS, MiB | VmHWM, MiB |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| interval | host processes | span | CPU, % of one core | VmRSS, MiB | VmHWM, MiB "
+          "| RssAnon, MiB | RssFile, MiB |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as directory:
         for host in hosts:
             real = RealProcesses(args.scenario, directory) if host == "real" else None
@@ -196,8 +202,8 @@ def main():
                                for _ in range(args.repeat)]
                     print(f"| {interval} | {host} | {span:g} s "
                           f"| {summary([r['cpu_percent'] for r in results], 2)} "
-                          f"| {summary([r['rss_mib'] for r in results], 1)} "
-                          f"| {summary([r['hwm_mib'] for r in results], 1)} |", flush=True)
+                          + "".join(f"| {summary([r[key] for r in results], 1)} "
+                                    for key in MEMORY_KEYS) + "|", flush=True)
             finally:
                 if real:
                     real.stop()

@@ -11,18 +11,20 @@
 //    real machine.
 //  - BM_OneSimulatedHour: 3,601 rounds at 1 s; reports the series' allocated bytes at the end,
 //    and this process's VmRSS and VmHWM (run it alone, with --benchmark_filter, so that no
-//    other benchmark's memory is counted).
+//    other benchmark's memory is counted), then what malloc_trim costs and gives back.
 // In the first and last, the scenario's pids are not real processes, so host CPU and memory
 // are read from procfs for this very process instead: the figures are meaningless, the cost
 // is real. (Reading /proc/self/stat of a process with several threads costs a little more
 // than of one with one.)
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -206,12 +208,20 @@ void BM_SamplingRoundRealProcesses(benchmark::State& state) {
   time_rounds(state, machine);
 }
 
+constexpr double kKibPerMib = 1024.0;
+
+gpumeter::host::ProcStatus own_status() {
+  const auto text = gpumeter::host::read_file("/proc/self/status");
+  return text ? gpumeter::host::parse_status(*text) : gpumeter::host::ProcStatus{};
+}
+
+double rss_mib() {
+  return static_cast<double>(own_status().rss_kib.value_or(0)) / kKibPerMib;
+}
+
 // VmRSS and VmHWM of this process, MiB (0 when unreadable).
 void count_memory(benchmark::State& state) {
-  const auto text = gpumeter::host::read_file("/proc/self/status");
-  const gpumeter::host::ProcStatus status =
-      text ? gpumeter::host::parse_status(*text) : gpumeter::host::ProcStatus{};
-  constexpr double kKibPerMib = 1024.0;
+  const gpumeter::host::ProcStatus status = own_status();
   state.counters["VmRSS_MiB"] = static_cast<double>(status.rss_kib.value_or(0)) / kKibPerMib;
   state.counters["VmHWM_MiB"] = static_cast<double>(status.peak_rss_kib.value_or(0)) / kKibPerMib;
 }
@@ -232,6 +242,13 @@ void BM_OneSimulatedHour(benchmark::State& state) {
         static_cast<double>(stats.gpu_read.failures + stats.utilization_drain.failures);
     // While the sampler, and with it the series, is alive.
     count_memory(state);
+    // What the daemon's once-a-minute trim (cli/heap_tuning.h) costs and gives back here.
+    const auto trim_start = std::chrono::steady_clock::now();
+    malloc_trim(0);
+    state.counters["trim_ms"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - trim_start)
+            .count();
+    state.counters["VmRSS_trimmed_MiB"] = rss_mib();
   }
 }
 
