@@ -300,7 +300,6 @@ std::expected<std::optional<store::Store>, Error> open_history(const HistorySett
 }
 
 int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options) {
-  limit_heap_arenas();  // before the threads start
   if (!options.config.empty()) {
     if (auto applied = apply_config_file(daemon, options.config); !applied) {
       return report(context.err, applied.error());

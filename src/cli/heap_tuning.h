@@ -1,19 +1,15 @@
-// How the daemon keeps its heap small: a long-lived process with many threads (the sampler,
-// the recorder, the task server and the HTTP server's pool) would otherwise hold one glibc
-// malloc arena per thread that ever allocated, each keeping the memory it freed, and the
-// holes that growing buffers leave in the heap stay resident until trimmed (docs/benchmarks.md,
-// "The daemon: CPU and memory").
+// How the daemon keeps its heap small: memory a long-lived process frees inside its heap (the
+// holes growing buffers leave, what the threads' malloc arenas keep) stays resident until the
+// heap is trimmed (docs/benchmarks.md, "The daemon: CPU and memory").
 #pragma once
 
 #include <chrono>
 
 namespace gpumeter::cli {
 
-// Caps the number of malloc arenas. Call before any thread starts. A no-op without glibc.
-void limit_heap_arenas();
-
-// Gives the free pages inside the heap back to the kernel at most once per `every`; call it
-// from one thread only (the sampler's, after each round). A no-op without glibc.
+// Gives the free pages inside the heap (every malloc arena) back to the kernel at most once
+// per `every`; call it from one thread only (the sampler's, after each round). A no-op without
+// glibc.
 class HeapTrimmer {
  public:
   explicit HeapTrimmer(std::chrono::steady_clock::duration every) : every_(every) {}
