@@ -37,14 +37,16 @@ std::string refusal_text(std::uint32_t gpu, Change change, AccountingRefusal ref
     case AccountingRefusal::needs_root:
       return fmt::format("GPU {}: {} needs root (run with sudo)", gpu, action_of(change));
     case AccountingRefusal::mig_enabled:
-      return fmt::format("GPU {}: MIG is enabled: the driver keeps accounting mode off on "
-                         "MIG-enabled GPUs (disable MIG to use it)",
-                         gpu);
+      return fmt::format(
+          "GPU {}: MIG is enabled: the driver keeps accounting mode off on "
+          "MIG-enabled GPUs (disable MIG to use it)",
+          gpu);
     case AccountingRefusal::not_supported:
       return change == Change::clear
-                 ? fmt::format("GPU {}: nothing to clear: accounting mode is off or not "
-                               "supported on this GPU",
-                               gpu)
+                 ? fmt::format(
+                       "GPU {}: nothing to clear: accounting mode is off or not "
+                       "supported on this GPU",
+                       gpu)
                  : fmt::format("GPU {}: this GPU or driver does not support accounting mode", gpu);
     case AccountingRefusal::gpu_lost:
       return fmt::format("GPU {}: {} failed: the GPU has fallen off the bus", gpu,
@@ -60,8 +62,7 @@ std::string done_text(std::uint32_t gpu, Change change) {
     case Change::enable: return fmt::format("GPU {}: accounting mode enabled", gpu);
     case Change::disable:
       return fmt::format("GPU {}: accounting mode disabled (its records are gone)", gpu);
-    case Change::clear:
-      return fmt::format("GPU {}: records of exited processes cleared", gpu);
+    case Change::clear: return fmt::format("GPU {}: records of exited processes cleared", gpu);
   }
   return {};
 }
@@ -89,8 +90,9 @@ std::expected<Snapshot, Error> selected(Snapshot snapshot, std::optional<std::ui
 
 int change_one(AccountingControl& control, const Device& device, Change change, Context& context) {
   const std::uint32_t gpu = device.identity.index;
-  const auto done = change == Change::clear ? control.clear_accounting(gpu)
-                                            : control.set_accounting_mode(gpu, change == Change::enable);
+  const auto done = change == Change::clear
+                        ? control.clear_accounting(gpu)
+                        : control.set_accounting_mode(gpu, change == Change::enable);
   if (!done) {
     context.err << refusal_text(gpu, change, done.error()) << '\n';
     return 1;
@@ -192,9 +194,8 @@ Subcommand add_accounting_command(CLI::App& app) {
       ->add_option("--database", options->database,
                    "History database to name users and commands from (as `report` finds it)")
       ->option_text("PATH");
-  return {accounting, [options, chosen](Context& context) {
-            return run_chosen(context, chosen, *options);
-          }};
+  return {accounting,
+          [options, chosen](Context& context) { return run_chosen(context, chosen, *options); }};
 }
 
 }  // namespace gpumeter::cli

@@ -91,9 +91,11 @@ Row record_row(const Device& device, const AccountingRecord& record, TimeUs now_
 std::optional<std::string> no_records_note(const Device& device) {
   const auto index = device.identity.index;
   const Maybe<Accounting>& a = device.accounting;
-  if (!a) return fmt::format("GPU {}: accounting mode unavailable ({})", index, to_string(a.error()));
+  if (!a)
+    return fmt::format("GPU {}: accounting mode unavailable ({})", index, to_string(a.error()));
   if (!a->enabled) return fmt::format("GPU {}: accounting mode is disabled", index);
-  if (!a->records) return fmt::format("GPU {}: records unavailable ({})", index, to_string(a->records.error()));
+  if (!a->records)
+    return fmt::format("GPU {}: records unavailable ({})", index, to_string(a->records.error()));
   return std::nullopt;
 }
 

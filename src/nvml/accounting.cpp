@@ -77,11 +77,13 @@ bool mig_mode_enabled(DeviceQuery& query) {
 
 std::expected<void, AccountingRefusal> refusal_for(DeviceQuery& query, const CallResult& code) {
   if (code && *code == abi::kSuccess) return {};
-  if (code && *code == abi::kErrorNoPermission) return std::unexpected(AccountingRefusal::needs_root);
+  if (code && *code == abi::kErrorNoPermission)
+    return std::unexpected(AccountingRefusal::needs_root);
   if (query.lost()) return std::unexpected(AccountingRefusal::gpu_lost);
   if (mig_mode_enabled(query)) return std::unexpected(AccountingRefusal::mig_enabled);
   const Unavailable reason = code ? to_unavailable(*code) : code.error();
-  if (reason == Unavailable::not_supported) return std::unexpected(AccountingRefusal::not_supported);
+  if (reason == Unavailable::not_supported)
+    return std::unexpected(AccountingRefusal::not_supported);
   if (reason == Unavailable::gpu_lost) return std::unexpected(AccountingRefusal::gpu_lost);
   return std::unexpected(AccountingRefusal::error);
 }

@@ -119,9 +119,8 @@ std::expected<void, AccountingRefusal> NvmlSource::change_accounting(std::uint32
 
 std::expected<void, AccountingRefusal> NvmlSource::set_accounting_mode(std::uint32_t device_index,
                                                                        bool enabled) {
-  return change_accounting(device_index, [&](DeviceQuery& query) {
-    return nvml::set_accounting_mode(query, enabled);
-  });
+  return change_accounting(
+      device_index, [&](DeviceQuery& query) { return nvml::set_accounting_mode(query, enabled); });
 }
 
 std::expected<void, AccountingRefusal> NvmlSource::clear_accounting(std::uint32_t device_index) {

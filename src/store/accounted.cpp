@@ -31,9 +31,9 @@ std::optional<AccountedProcess> accounted_process(const Device& device,
 
 std::expected<void, Error> validate(const AccountedProcess& record) {
   const auto invalid = [&](std::string_view why) {
-    return std::unexpected(Error{ErrorCode::invalid_input,
-                                 fmt::format("accounting record of pid {} not stored: {}",
-                                             record.pid, why)});
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              fmt::format("accounting record of pid {} not stored: {}", record.pid, why)});
   };
   if (record.gpu_uuid.empty()) return invalid("no GPU uuid");
   if (!good_percent(record.gpu_percent)) return invalid("GPU utilization outside 0-100");

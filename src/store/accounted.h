@@ -27,8 +27,8 @@ struct AccountedProcess {
   std::string gpu_uuid;
   std::uint32_t gpu_index = 0;
   Pid pid = 0;
-  TimeUs start_time_us = 0;  // the driver's
-  std::uint64_t time_ms = 0;  // how long it ran
+  TimeUs start_time_us = 0;              // the driver's
+  std::uint64_t time_ms = 0;             // how long it ran
   std::optional<double> gpu_percent;     // lifetime mean
   std::optional<double> memory_percent;  // lifetime mean
   std::optional<std::uint64_t> max_memory_bytes;

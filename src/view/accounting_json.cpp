@@ -113,10 +113,8 @@ void put_accounting_summary(Json& gpu, Json& unavailable, const Maybe<Accounting
   }
   Json summary = Json::object();
   summary["enabled"] = accounting->enabled;
-  summary["buffer_size"] =
-      accounting->buffer_size ? Json(*accounting->buffer_size) : Json(nullptr);
-  summary["records"] =
-      accounting->records ? Json(accounting->records->size()) : Json(nullptr);
+  summary["buffer_size"] = accounting->buffer_size ? Json(*accounting->buffer_size) : Json(nullptr);
+  summary["records"] = accounting->records ? Json(accounting->records->size()) : Json(nullptr);
   gpu["accounting"] = std::move(summary);
 }
 

@@ -36,10 +36,10 @@ AccountedProcess accounted(Pid pid, TimeUs start_us, std::uint64_t time_ms, doub
 // (figures_source, gpu_seconds, sm_busy_seconds, peak, final, accounting_gpu_percent,
 // accounting_time_ms) of every row of a pid.
 std::vector<std::vector<std::string>> rows_of(RawDatabase& raw, Pid pid) {
-  return raw.rows(fmt::format(
-      "SELECT figures_source, gpu_seconds, sm_busy_seconds, peak_memory_bytes, final, "
-      "accounting_gpu_percent, accounting_time_ms FROM ledger WHERE pid = {}",
-      pid));
+  return raw.rows(
+      fmt::format("SELECT figures_source, gpu_seconds, sm_busy_seconds, peak_memory_bytes, final, "
+                  "accounting_gpu_percent, accounting_time_ms FROM ledger WHERE pid = {}",
+                  pid));
 }
 
 TEST(WriteAccounted, AProcessTheSamplerNeverSawGetsARowOfTheDriversFigures) {
@@ -66,15 +66,15 @@ TEST(WriteAccounted, AProcessTheSamplerSawKeepsItsSampledFiguresAndGainsTheDrive
   // The driver's start time lies 1.5 s from the host's, its peak above the sampled one.
   const AccountedProcess record =
       accounted(100, seen.start_time_us + 1'500'000, 60'000, 35, 5 * kGiB);
-  ASSERT_TRUE(write(store, {.process_intervals = {interval(seen, kT0, kT0 + 60 * kSecond, 50,
-                                                           2 * kGiB)},
-                            .accounted = {record}}));
+  ASSERT_TRUE(
+      write(store, {.process_intervals = {interval(seen, kT0, kT0 + 60 * kSecond, 50, 2 * kGiB)},
+                    .accounted = {record}}));
   ASSERT_TRUE(write(store, {.accounted = {record}}));
   RawDatabase raw(dir / "a.db");
   const auto rows = rows_of(raw, 100);
   ASSERT_EQ(rows.size(), 1U) << "never counted twice";
-  EXPECT_EQ(rows[0], (std::vector<std::string>{"sampler", "60.0", "30.0", "5368709120", "1",
-                                               "35.0", "60000"}));
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"sampler", "60.0", "30.0", "5368709120", "1", "35.0",
+                                               "60000"}));
 }
 
 TEST(WriteAccounted, ARowWithAnUnknownStartTimeSeenDuringTheProcessLifeIsTheSameProcess) {
@@ -94,7 +94,8 @@ TEST(WriteAccounted, AReusedPidWithAnotherStartTimeIsAnotherProcess) {
   TempDir dir;
   Store store = testing::open_store(dir / "a.db");
   const ProcessIdentity earlier = process(300, "cy", "GPU-a");
-  const AccountedProcess later = accounted(300, earlier.start_time_us + 3600 * kSecond, 1000, 10, kGiB);
+  const AccountedProcess later =
+      accounted(300, earlier.start_time_us + 3600 * kSecond, 1000, 10, kGiB);
   ASSERT_TRUE(write(store, {.process_intervals = {interval(earlier, kT0, kT0 + kSecond, 80)},
                             .accounted = {later}}));
   RawDatabase raw(dir / "a.db");

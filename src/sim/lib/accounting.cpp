@@ -96,11 +96,11 @@ using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C 
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
 abi::Return nvmlDeviceGetAccountingMode(abi::Device device, unsigned* mode) {
-  return device_call(
-      "nvmlDeviceGetAccountingMode", device, Feature::accounting, [&](const DeviceCall& call) {
-        const bool on = enabled(call, change_of(call));
-        return store(mode, on ? abi::kFeatureEnabled : abi::kFeatureDisabled);
-      });
+  return device_call("nvmlDeviceGetAccountingMode", device, Feature::accounting,
+                     [&](const DeviceCall& call) {
+                       const bool on = enabled(call, change_of(call));
+                       return store(mode, on ? abi::kFeatureEnabled : abi::kFeatureDisabled);
+                     });
 }
 
 abi::Return nvmlDeviceGetAccountingBufferSize(abi::Device device, unsigned* size) {
@@ -111,37 +111,36 @@ abi::Return nvmlDeviceGetAccountingBufferSize(abi::Device device, unsigned* size
 }
 
 abi::Return nvmlDeviceGetAccountingPids(abi::Device device, unsigned* count, unsigned* pids) {
-  return accounting_call(
-      "nvmlDeviceGetAccountingPids", device,
-      [&](const DeviceCall& call, const AccountingChange& change) {
-        if (count == nullptr) return abi::kErrorInvalidArgument;
-        const auto records = records_of(call, change);
-        const auto need = static_cast<unsigned>(records.size());
-        if (*count < need) {
-          *count = need;
-          return abi::kErrorInsufficientSize;
-        }
-        if (need > 0 && pids == nullptr) return abi::kErrorInvalidArgument;
-        std::ranges::transform(records, pids, &AccountingRecord::pid);
-        *count = need;
-        return abi::kSuccess;
-      });
+  return accounting_call("nvmlDeviceGetAccountingPids", device,
+                         [&](const DeviceCall& call, const AccountingChange& change) {
+                           if (count == nullptr) return abi::kErrorInvalidArgument;
+                           const auto records = records_of(call, change);
+                           const auto need = static_cast<unsigned>(records.size());
+                           if (*count < need) {
+                             *count = need;
+                             return abi::kErrorInsufficientSize;
+                           }
+                           if (need > 0 && pids == nullptr) return abi::kErrorInvalidArgument;
+                           std::ranges::transform(records, pids, &AccountingRecord::pid);
+                           *count = need;
+                           return abi::kSuccess;
+                         });
 }
 
 // On pid reuse the newest record wins, as the driver keeps only the last process.
 abi::Return nvmlDeviceGetAccountingStats(abi::Device device, unsigned pid,
                                          abi::AccountingStats* stats) {
-  return accounting_call(
-      "nvmlDeviceGetAccountingStats", device,
-      [&](const DeviceCall& call, const AccountingChange& change) {
-        if (stats == nullptr) return abi::kErrorInvalidArgument;
-        const auto records = records_of(call, change);
-        const auto newest =
-            std::ranges::find(records | std::views::reverse, pid, &AccountingRecord::pid);
-        if (newest == (records | std::views::reverse).end()) return abi::kErrorNotFound;
-        *stats = stats_of(call, *newest);
-        return abi::kSuccess;
-      });
+  return accounting_call("nvmlDeviceGetAccountingStats", device,
+                         [&](const DeviceCall& call, const AccountingChange& change) {
+                           if (stats == nullptr) return abi::kErrorInvalidArgument;
+                           const auto records = records_of(call, change);
+                           const auto newest = std::ranges::find(records | std::views::reverse, pid,
+                                                                 &AccountingRecord::pid);
+                           if (newest == (records | std::views::reverse).end())
+                             return abi::kErrorNotFound;
+                           *stats = stats_of(call, *newest);
+                           return abi::kSuccess;
+                         });
 }
 
 // Enabling starts an empty buffer: processes that started before are not accounted.
