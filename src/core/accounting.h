@@ -31,7 +31,8 @@ struct AccountingRecord {
 // A GPU's accounting as read at one instant.
 struct Accounting {
   bool enabled = false;
-  // Records the driver keeps before the oldest are overwritten; absent while disabled.
+  // Records the driver keeps before the oldest are overwritten, as the driver answers (current
+  // drivers do also while the mode is off); absent with the reason when it does not.
   Maybe<std::uint32_t> buffer_size = std::unexpected(Unavailable::not_supported);
   // Oldest first, as the driver lists them; absent (not_supported) while disabled.
   Maybe<std::vector<AccountingRecord>> records = std::unexpected(Unavailable::not_supported);

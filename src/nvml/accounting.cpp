@@ -95,9 +95,9 @@ Maybe<Accounting> read_accounting(DeviceQuery& query) {
   if (!mode) return std::unexpected(mode.error());
   Accounting accounting;
   accounting.enabled = *mode;
-  if (!accounting.enabled) return accounting;
+  // Current drivers answer the size also while the mode is off (580.159.04 on an H200).
   accounting.buffer_size = query.get<unsigned>(query.api().accounting_buffer_size);
-  accounting.records = read_records(query);
+  if (accounting.enabled) accounting.records = read_records(query);
   return accounting;
 }
 

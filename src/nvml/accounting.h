@@ -14,7 +14,7 @@ namespace gpumeter::nvml {
 // Attempts at sizing the pid list before giving up with Unavailable::error.
 inline constexpr int kAccountingPidAttempts = 4;
 
-// The mode, and while it is enabled the buffer size and every record (oldest first). A pid
+// The mode, the buffer size, and while the mode is enabled every record (oldest first). A pid
 // that left the buffer between the pid list and its stats is skipped. Errors: the reason the
 // mode could not be read (not_supported without accounting, gpu_lost, ...); a failing record
 // list or buffer size makes only that member absent.

@@ -1,6 +1,11 @@
 // Accounting: lifetime averages per process, kept after the process exits until the
 // driver's circular buffer wraps. The mode starts as the scenario says; a privileged caller
 // may change it and clear the records of exited processes (accounting_state.h).
+//
+// With the mode disabled, driver 580.159.04 (H200) answers the buffer size, an empty pid
+// list (INSUFFICIENT_SIZE with count 0 to a NULL buffer, SUCCESS with 0 to a buffer) and
+// NOT_FOUND for any pid's stats, rather than the NOT_SUPPORTED its header documents: the
+// simulator does the same.
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,9 +24,9 @@ bool mig_enabled(const DeviceSpec& /*spec*/) {
   return false;
 }
 
-// Root, or a scenario that lets every caller act as root.
+// As the scenario says, else root.
 bool privileged(const Library& library) {
-  return ::geteuid() == 0 || library.scenario().driver.privileged;
+  return library.scenario().driver.privileged.value_or(::geteuid() == 0);
 }
 
 // The mode's changes, read again: another process may have changed them.
@@ -39,8 +44,10 @@ std::int64_t absolute_us(const DeviceCall& call, double t) {
   return call.library.epoch_us() + std::llround(t * 1e6);
 }
 
-// The buffer's records, less those that a re-enabled mode or a clear removed.
+// The buffer's records, less those that a re-enabled mode or a clear removed; none while
+// the mode is off.
 std::vector<AccountingRecord> records_of(const DeviceCall& call, const AccountingChange& change) {
+  if (!enabled(call, change)) return {};
   auto records = call.timeline().accounting(call.index, call.t());
   std::erase_if(records, [&](const AccountingRecord& r) {
     const std::int64_t start = absolute_us(call, r.start_s);
@@ -52,14 +59,11 @@ std::vector<AccountingRecord> records_of(const DeviceCall& call, const Accountin
   return records;
 }
 
-// Accounting calls need the feature and the mode enabled.
+// Accounting calls need the feature (not the mode: see above).
 template <class Body>
 abi::Return accounting_call(const char* function, abi::Device device, Body&& body) {
-  return device_call(function, device, Feature::accounting, [&](const DeviceCall& call) {
-    const AccountingChange change = change_of(call);
-    if (!enabled(call, change)) return abi::kErrorNotSupported;
-    return body(call, change);
-  });
+  return device_call(function, device, Feature::accounting,
+                     [&](const DeviceCall& call) { return body(call, change_of(call)); });
 }
 
 // Root-only calls: NO_PERMISSION first, then MIG's refusal.
@@ -116,11 +120,10 @@ abi::Return nvmlDeviceGetAccountingPids(abi::Device device, unsigned* count, uns
                            if (count == nullptr) return abi::kErrorInvalidArgument;
                            const auto records = records_of(call, change);
                            const auto need = static_cast<unsigned>(records.size());
-                           if (*count < need) {
+                           if (*count < need || pids == nullptr) {
                              *count = need;
                              return abi::kErrorInsufficientSize;
                            }
-                           if (need > 0 && pids == nullptr) return abi::kErrorInvalidArgument;
                            std::ranges::transform(records, pids, &AccountingRecord::pid);
                            *count = need;
                            return abi::kSuccess;
