@@ -31,7 +31,7 @@ class AccountingDaemon(unittest.TestCase):
         with open(cls.log, "w") as log:
             cls.daemon = subprocess.Popen(
                 [GPUMETER, "--simulate", scenario("accounting"), "daemon",
-                 "--interval", "2s", "--record-interval", "1s", "--state-dir", cls.directory,
+                 "--interval", "2s", "--record-interval", "2s", "--state-dir", cls.directory,
                  "--socket", cls.directory / "d.sock", "--listen", "127.0.0.1:0"],
                 env=env, stdout=log, stderr=subprocess.STDOUT)
         cls.port = cls.served_port()

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "nvml/sim_backend.h"
 
@@ -55,7 +56,14 @@ class AccountingSimTest : public SimBackendTest {
     return pids;
   }
 
-  AccountingControl& control() { return *source->accounting_control(); }
+  AccountingControl& control() {
+    AccountingControl* control = source->accounting_control();
+    if (control == nullptr) {
+      ADD_FAILURE() << "the NVML source offers no accounting control";
+      std::abort();
+    }
+    return *control;
+  }
 
   std::unique_ptr<GpuSource> source;
 };
