@@ -7,8 +7,10 @@
 // driver's figures go into the row's accounting_* columns, its peak memory raises the row's
 // peak (a peak between two samples is one the sampler could not see) and the row is final.
 // Otherwise the sampler never saw it (shorter than an interval, or before the daemon ran): a
-// new row is made from the driver's figures alone, with figures_source = 'accounting'. Writing
-// the same record again changes nothing.
+// new row is made from the driver's figures alone, with figures_source = 'accounting', written
+// as one process interval over the process's life (held throughout, busy for its lifetime
+// mean, no energy), so that its minutes and hours count in reports. Writing the same record
+// again changes nothing.
 #pragma once
 
 #include <cstdint>

@@ -24,14 +24,9 @@ UPDATE ledger SET
   final = 1
 WHERE id = ?1)sql";
 
-// Held for its whole life; busy for the lifetime mean of it.
-constexpr const char* kInsertRow = R"sql(
-INSERT INTO ledger (host_id, pid, start_time_us, device_id, gpu_index, first_seen_us,
-                    last_seen_us, gpu_seconds, sm_busy_seconds, peak_memory_bytes, final,
-                    figures_source, accounting_gpu_percent, accounting_memory_percent,
-                    accounting_max_memory_bytes, accounting_time_ms)
-VALUES (?1, ?2, ?3, ?4, ?5, ?3, ?6, ?7 / 1000.0, COALESCE(?8, 0) / 100.0 * ?7 / 1000.0,
-        COALESCE(?10, 0), 1, 'accounting', ?8, ?9, ?10, ?7))sql";
+// A row made from the driver's figures says so.
+constexpr const char* kMarkFromDriver =
+    "UPDATE ledger SET figures_source = 'accounting' WHERE id = ?1";
 
 std::optional<std::int64_t> as_int64(const std::optional<std::uint64_t>& value) {
   if (!value) return std::nullopt;
@@ -63,31 +58,60 @@ std::expected<void, Error> add_driver_figures(sqlite::Connection& connection, st
   return (*statement)->run();
 }
 
-std::expected<void, Error> insert_row(sqlite::Connection& connection, std::int64_t host_id,
-                                      std::int64_t device_id, const AccountedProcess& record) {
-  auto statement = connection.cached(kInsertRow);
+// The process as one interval over its whole life: held throughout, busy for its lifetime mean,
+// no energy (the driver does not split it). Written as the sampler's intervals are, so that
+// its minutes and hours count in reports.
+ProcessInterval whole_life(const AccountedProcess& record) {
+  const double seconds = static_cast<double>(record.time_ms) / 1000.0;
+  return ProcessInterval{.process = ProcessIdentity{.pid = record.pid,
+                                                    .start_time_us = record.start_time_us,
+                                                    .gpu_uuid = record.gpu_uuid,
+                                                    .gpu_index = record.gpu_index},
+                         .begin_us = record.start_time_us,
+                         .end_us = record.end_us(),
+                         .held_seconds = seconds,
+                         .sm_busy_seconds = seconds * record.gpu_percent.value_or(0) / 100.0,
+                         .peak_memory_bytes = record.max_memory_bytes.value_or(0),
+                         .final = true};
+}
+
+std::expected<void, Error> mark_from_driver(sqlite::Connection& connection, std::int64_t id) {
+  auto statement = connection.cached(kMarkFromDriver);
   if (!statement) return std::unexpected(std::move(statement.error()));
-  (*statement)
-      ->bind_all(host_id, std::int64_t{record.pid}, record.start_time_us, device_id,
-                 std::int64_t{record.gpu_index}, record.end_us(),
-                 static_cast<std::int64_t>(record.time_ms), record.gpu_percent,
-                 record.memory_percent, as_int64(record.max_memory_bytes));
+  (*statement)->bind_all(id);
   return (*statement)->run();
+}
+
+// The row of the process, made from the driver's figures when there is none yet.
+std::expected<std::int64_t, Error> row_for(sqlite::Connection& connection, std::int64_t host_id,
+                                           const DeviceIds& devices, const Horizons& horizons,
+                                           std::int64_t device_id, const AccountedProcess& record) {
+  auto found = find_row(connection, host_id, device_id, record);
+  if (!found) return std::unexpected(std::move(found.error()));
+  if (*found) return **found;
+  const ProcessInterval interval = whole_life(record);
+  auto written = write_process_intervals(connection, host_id, devices, horizons,
+                                         std::span<const ProcessInterval>(&interval, 1));
+  if (!written) return std::unexpected(std::move(written.error()));
+  auto made = find_row(connection, host_id, device_id, record);
+  if (!made) return std::unexpected(std::move(made.error()));
+  if (!*made) return std::unexpected(Error{ErrorCode::internal, "ledger row not found"});
+  if (auto marked = mark_from_driver(connection, **made); !marked)
+    return std::unexpected(std::move(marked.error()));
+  return **made;
 }
 
 }  // namespace
 
 std::expected<void, Error> write_accounted(sqlite::Connection& connection, std::int64_t host_id,
-                                           const DeviceIds& devices,
+                                           const DeviceIds& devices, const Horizons& horizons,
                                            std::span<const AccountedProcess> records) {
   for (const AccountedProcess& record : records) {
     const auto device = devices.find(record.gpu_uuid);
     if (device == devices.end()) continue;  // every uuid of the batch has an id
-    auto row = find_row(connection, host_id, device->second, record);
+    auto row = row_for(connection, host_id, devices, horizons, device->second, record);
     if (!row) return std::unexpected(std::move(row.error()));
-    auto written = *row ? add_driver_figures(connection, **row, record)
-                        : insert_row(connection, host_id, device->second, record);
-    if (!written) return written;
+    if (auto added = add_driver_figures(connection, *row, record); !added) return added;
   }
   return {};
 }

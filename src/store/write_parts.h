@@ -34,7 +34,7 @@ std::expected<std::size_t, Error> write_process_intervals(
 // Accounting records of exited processes (store/accounted.h); after the process intervals,
 // so that rows the sampler made in the same batch are found.
 std::expected<void, Error> write_accounted(sqlite::Connection& connection, std::int64_t host_id,
-                                           const DeviceIds& devices,
+                                           const DeviceIds& devices, const Horizons& horizons,
                                            std::span<const AccountedProcess> records);
 
 std::expected<void, Error> write_tasks(sqlite::Connection& connection, std::int64_t host_id,

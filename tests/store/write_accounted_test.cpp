@@ -57,6 +57,9 @@ TEST(WriteAccounted, AProcessTheSamplerNeverSawGetsARowOfTheDriversFigures) {
   EXPECT_EQ(raw.integer("SELECT first_seen_us FROM ledger WHERE pid = 7"), kT0 + 3 * kSecond);
   EXPECT_EQ(raw.integer("SELECT last_seen_us FROM ledger WHERE pid = 7"),
             kT0 + 3 * kSecond + 400'000);
+  // Its minute and hour count in reports, as a sampled process's do.
+  EXPECT_EQ(raw.text("SELECT held_seconds FROM process_minutes"), "0.4");
+  EXPECT_EQ(raw.text("SELECT sm_busy_seconds FROM process_hours"), "0.36");
 }
 
 TEST(WriteAccounted, AProcessTheSamplerSawKeepsItsSampledFiguresAndGainsTheDrivers) {
