@@ -103,6 +103,7 @@ std::optional<std::string> no_records_note(const Device& device) {
 
 std::string render_accounting_status(const Snapshot& snapshot, bool color) {
   std::vector<Row> rows;
+  rows.reserve(snapshot.gpus.devices.size());
   for (const Device& device : snapshot.gpus.devices) rows.push_back(status_row(device));
   std::string out = render_table(kStatusColumns, rows, color);
   if (rows.empty()) out += "no GPUs found\n";

@@ -17,9 +17,10 @@ namespace {
 std::optional<view::LedgerProcesses> ledger_for(StorePool* pool, const Snapshot& snapshot) {
   if (pool == nullptr) return std::nullopt;
   std::optional<view::LedgerProcesses> found;
-  (void)pool->with_store([&](store::Store& store) {
+  const auto opened = pool->with_store([&](store::Store& store) {
     if (auto read = view::LedgerProcesses::read(store, snapshot)) found = std::move(*read);
   });
+  if (!opened) return std::nullopt;
   return found;
 }
 
