@@ -88,17 +88,18 @@ std::expected<std::int64_t, Error> row_for(sqlite::Connection& connection, std::
                                            std::int64_t device_id, const AccountedProcess& record) {
   auto found = find_row(connection, host_id, device_id, record);
   if (!found) return std::unexpected(std::move(found.error()));
-  if (*found) return **found;
+  if (const std::optional<std::int64_t> existing = *found; existing) return *existing;
   const ProcessInterval interval = whole_life(record);
   auto written = write_process_intervals(connection, host_id, devices, horizons,
                                          std::span<const ProcessInterval>(&interval, 1));
   if (!written) return std::unexpected(std::move(written.error()));
   auto made = find_row(connection, host_id, device_id, record);
   if (!made) return std::unexpected(std::move(made.error()));
-  if (!*made) return std::unexpected(Error{ErrorCode::internal, "ledger row not found"});
-  if (auto marked = mark_from_driver(connection, **made); !marked)
+  const std::optional<std::int64_t> id = *made;
+  if (!id) return std::unexpected(Error{ErrorCode::internal, "ledger row not found"});
+  if (auto marked = mark_from_driver(connection, *id); !marked)
     return std::unexpected(std::move(marked.error()));
-  return **made;
+  return *id;
 }
 
 }  // namespace
