@@ -186,7 +186,8 @@ std::expected<WriteReport, Error> write_all(Store& store, const Batch& batch) {
                                            batch.process_intervals);
   if (!intervals) return std::unexpected(std::move(intervals.error()));
   report.process_intervals = *intervals;
-  if (auto written = write_accounted(connection, store.host_id(), *ids, *horizons, batch.accounted); !written)
+  if (auto written = write_accounted(connection, store.host_id(), *ids, *horizons, batch.accounted);
+      !written)
     return std::unexpected(std::move(written.error()));
   if (auto written = write_tasks(connection, store.host_id(), batch.tasks); !written)
     return std::unexpected(std::move(written.error()));
