@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/accounting.h"
 #include "core/metrics.h"
 #include "core/unavailable.h"
 
@@ -80,6 +81,8 @@ struct Device {
   // Absent (with a reason) when the process list could not be read.
   Maybe<std::vector<GpuProcess>> processes = std::vector<GpuProcess>{};
   bool lost = false;  // fell off the bus or needs a reset: only identity may be known
+  // Accounting mode and records (core/accounting.h); absent when the mode cannot be read.
+  Maybe<Accounting> accounting = std::unexpected(Unavailable::not_supported);
 };
 
 struct DriverInfo {

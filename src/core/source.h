@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/accounting.h"
 #include "core/error.h"
 #include "core/model.h"
 #include "core/samples.h"
@@ -42,6 +43,9 @@ class GpuSource {
       std::uint32_t /*device_index*/, std::optional<TimeUs> /*last_seen_us*/) {
     return std::unexpected(Unavailable::not_supported);
   }
+
+  // What changes the GPUs' accounting mode, or null when this source cannot (this default).
+  virtual AccountingControl* accounting_control() noexcept { return nullptr; }
 };
 
 // CPU time and memory of a process at one instant.

@@ -1,5 +1,6 @@
 #include "net/agent_routes.h"
 
+#include "net/accounting_route.h"
 #include "net/health_route.h"
 #include "net/history_route.h"
 #include "net/status_routes.h"
@@ -15,6 +16,7 @@ void add_agent_routes(HttpServer& server, const AgentSources& sources) {
                            .interval = sources.interval,
                            .now_us = sources.now_us});
   add_status_routes(server, sampler);
+  add_accounting_route(server, AccountingSources{.sampler = sampler, .store = sources.store});
   add_history_route(server, HistorySources{.sampler = sampler,
                                            .store = sources.store,
                                            .interval = sources.interval,

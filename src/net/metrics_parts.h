@@ -23,6 +23,10 @@ std::vector<Labels> gpu_labels(const Snapshot& snapshot);
 void append_gpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                         const std::vector<Labels>& labels);
 
+// gpumeter_gpu_accounting_*: accounting mode and records per GPU (metrics_accounting.cpp).
+void append_accounting_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
+                               const std::vector<Labels>& labels);
+
 // gpumeter_process_* (as `limit` allows) and gpumeter_user_*.
 void append_process_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                             const std::vector<Labels>& labels, const ProcessActivity& activity,

@@ -400,6 +400,10 @@ using DeviceParentFn = Return(Device, Device* parent);
 using DeviceAccountingPidsFn = Return(Device, unsigned* count, unsigned* pids);
 using DeviceAccountingStatsFn = Return(Device, unsigned pid, AccountingStats* out);
 
+// Accounting control (root only): the mode is an nvmlEnableState_t passed by value.
+using DeviceSetAccountingModeFn = Return(Device, EnableState mode);
+using DeviceClearAccountingPidsFn = Return(Device);
+
 // NOLINTEND(performance-enum-size)
 
 }  // namespace gpumeter::nvml::abi

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "nvml/accounting.h"
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
 #include "nvml/library.h"
@@ -21,7 +22,7 @@ std::string explain(const EntryPoints& api, abi::Return code) {
   return fmt::format("{} ({})", text, describe_return(code));
 }
 
-class NvmlSource final : public GpuSource {
+class NvmlSource final : public GpuSource, public AccountingControl {
  public:
   explicit NvmlSource(Library library) : library_(std::move(library)) {}
   NvmlSource(const NvmlSource&) = delete;
@@ -34,8 +35,16 @@ class NvmlSource final : public GpuSource {
   std::expected<GpuReading, Error> read() override;
   Maybe<std::vector<PidGpuSample>> drain_process_utilization(
       std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
+  AccountingControl* accounting_control() noexcept override { return this; }
+  std::expected<void, AccountingRefusal> set_accounting_mode(std::uint32_t device_index,
+                                                             bool enabled) override;
+  std::expected<void, AccountingRefusal> clear_accounting(std::uint32_t device_index) override;
 
  private:
+  // Runs `change` on a query of the device, or says why there is none.
+  template <class Change>
+  std::expected<void, AccountingRefusal> change_accounting(std::uint32_t device_index,
+                                                           Change&& change);
   const EntryPoints& api() const noexcept { return library_.api(); }
   std::expected<unsigned, Error> device_count() const;
   Device read_device(unsigned index);
@@ -76,10 +85,12 @@ Device NvmlSource::read_device(unsigned index) {
   device.identity = identity_of(query, index);
   device.state = read_state(query);
   device.processes = read_processes(query);
+  device.accounting = read_accounting(query);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);
     device.processes = std::unexpected(Unavailable::gpu_lost);
+    device.accounting = std::unexpected(Unavailable::gpu_lost);
     device.lost = true;
   }
   return device;
@@ -92,6 +103,29 @@ Maybe<std::vector<PidGpuSample>> NvmlSource::drain_process_utilization(
   if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
   DeviceQuery query(api(), handle);
   return read_process_utilization(query, last_seen_us);
+}
+
+template <class Change>
+std::expected<void, AccountingRefusal> NvmlSource::change_accounting(std::uint32_t device_index,
+                                                                     Change&& change) {
+  abi::Device handle = nullptr;
+  const abi::Return code = api().handle_by_index.fn(device_index, &handle);
+  if (code == abi::kErrorInvalidArgument) return std::unexpected(AccountingRefusal::no_such_gpu);
+  if (means_gpu_lost(code)) return std::unexpected(AccountingRefusal::gpu_lost);
+  if (code != abi::kSuccess) return std::unexpected(AccountingRefusal::error);
+  DeviceQuery query(api(), handle);
+  return change(query);
+}
+
+std::expected<void, AccountingRefusal> NvmlSource::set_accounting_mode(std::uint32_t device_index,
+                                                                       bool enabled) {
+  return change_accounting(
+      device_index, [&](DeviceQuery& query) { return nvml::set_accounting_mode(query, enabled); });
+}
+
+std::expected<void, AccountingRefusal> NvmlSource::clear_accounting(std::uint32_t device_index) {
+  return change_accounting(device_index,
+                           [](DeviceQuery& query) { return nvml::clear_accounting(query); });
 }
 
 DeviceIdentity NvmlSource::identity_of(DeviceQuery& query, unsigned index) {
@@ -109,6 +143,7 @@ Device NvmlSource::unreachable_device(unsigned index, Unavailable reason) const 
   device.identity = cached != identities_.end() ? cached->second : absent_identity(index, reason);
   device.state = absent_state(reason);
   device.processes = std::unexpected(reason);
+  device.accounting = std::unexpected(reason);
   device.lost = reason == Unavailable::gpu_lost;
   return device;
 }

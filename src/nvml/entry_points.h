@@ -74,5 +74,7 @@
   X(accounting_mode, DeviceUintFn, "nvmlDeviceGetAccountingMode")                              \
   X(accounting_buffer_size, DeviceUintFn, "nvmlDeviceGetAccountingBufferSize")                 \
   X(accounting_pids, DeviceAccountingPidsFn, "nvmlDeviceGetAccountingPids")                    \
-  X(accounting_stats, DeviceAccountingStatsFn, "nvmlDeviceGetAccountingStats")
+  X(accounting_stats, DeviceAccountingStatsFn, "nvmlDeviceGetAccountingStats")                \
+  X(set_accounting_mode, DeviceSetAccountingModeFn, "nvmlDeviceSetAccountingMode")             \
+  X(clear_accounting_pids, DeviceClearAccountingPidsFn, "nvmlDeviceClearAccountingPids")
 // clang-format on

@@ -49,6 +49,7 @@ Recorder::~Recorder() {
 
 void Recorder::observe(const Snapshot& snapshot) {
   identities_.note(snapshot);
+  if (writer_) accounted_.note(snapshot);
   {
     const std::lock_guard lock(mutex_);
     if (!first_round_us_) first_round_us_ = snapshot.time_us;
@@ -80,6 +81,7 @@ std::optional<TimeUs> Recorder::complete_until(const Sampler& sampler) {
 void Recorder::record(const Sampler& sampler, TimeUs until_us, TimeUs now_us) {
   record_until(sampler, until_us);
   if (const auto until = recorded_until()) {
+    queue_accounted(accounted_.take_until(*until));
     identities_.forget_before(*until - config_.record_interval_us - kIdentityMarginUs);
     append_csv(csv_.take_until(*until));
   }
@@ -165,6 +167,13 @@ void Recorder::finish_pending(const Sampler& sampler, TimeUs until) {
                                               .final = true});
     }
     it = gone || pending.left_us < until - kPendingFinalUs ? pending_.erase(it) : std::next(it);
+  }
+}
+
+void Recorder::queue_accounted(std::vector<store::AccountedProcess> records) {
+  if (!writer_) return;
+  for (store::AccountedProcess& record : records) {
+    [[maybe_unused]] const auto added = writer_->add(std::move(record));
   }
 }
 
@@ -290,6 +299,7 @@ void Recorder::finish(const Sampler& sampler) {
   thread_ = {};
   if (const std::optional<TimeUs> complete = complete_until(sampler))
     record_until(sampler, *complete);
+  queue_accounted(accounted_.take_all());
   append_csv(csv_.take_all());
   write(wall_now_us(), true);
   if (writer_ && writer_->state().queued_rows > 0) {

@@ -8,6 +8,8 @@
 //    a passive checkpoint every few minutes, and the store's downsampling and pruning hourly in
 //    bounded batches.
 //  - Every settled task (settled): its result, queued.
+//  - Accounting records of processes that exited (recorder/accounted_exits.h): queued once
+//    the record intervals have passed their end, after the process intervals.
 // A write that fails (a full disk) keeps the records queued for the next record interval and
 // sampling goes on; each change between failing and writing is logged once.
 #pragma once
@@ -27,6 +29,7 @@
 #include <vector>
 
 #include "core/sampler.h"
+#include "recorder/accounted_exits.h"
 #include "recorder/csv_rows.h"
 #include "recorder/identities.h"
 #include "recorder/process_figures.h"
@@ -104,6 +107,7 @@ class Recorder final : public task::ResultSink {
   void flush_store(TimeUs now_us);
   void append_csv(std::vector<CsvRow> rows);
   void keep_up(TimeUs now_us);
+  void queue_accounted(std::vector<store::AccountedProcess> records);
   void run(const Sampler& sampler, const std::stop_token& stop);
   void note_state(const std::string& topic, const std::optional<std::string>& error,
                   const std::string& recovered);
@@ -122,6 +126,7 @@ class Recorder final : public task::ResultSink {
   std::optional<TimeUs> last_maintenance_us_;
   bool maintenance_due_ = true;
   std::map<std::string, std::optional<std::string>> reported_;  // topic -> error logged
+  AccountedExits accounted_;
 
   mutable std::mutex mutex_;  // what observe(), status() and record() share
   std::optional<TimeUs> first_round_us_;

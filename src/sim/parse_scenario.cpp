@@ -48,7 +48,7 @@ FlakyFault flaky(Reader& reader, const Cursor& at, std::size_t device_count) {
 
 DriverSpec driver(Reader& reader, const Cursor& at) {
   const ObjectCursor object =
-      reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version"});
+      reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version", "privileged"});
   DriverSpec d;
   d.driver_version = reader.string_or(object, "driver_version", d.driver_version);
   // NVML's version reads "<API major>.<driver version>".
@@ -56,6 +56,8 @@ DriverSpec driver(Reader& reader, const Cursor& at) {
   d.nvml_version = reader.string_or(object, "nvml_version", nvml_default);
   d.cuda_driver_version =
       static_cast<int>(reader.whole_or(object, "cuda_driver_version", 12080, 99'990));
+  if (auto privileged = reader.member(object, "privileged"))
+    d.privileged = reader.boolean(*privileged);
   return d;
 }
 

@@ -25,6 +25,10 @@ struct DriverSpec {
   std::string driver_version = "570.124.06";
   std::string nvml_version = "12.570.124.06";
   int cuda_driver_version = 12080;  // 1000 * major + 10 * minor
+  // Whether root-only calls (setting the accounting mode, clearing its records) succeed:
+  // true for every caller, false for none (a caller without root, even when run as root);
+  // absent: for root (effective uid 0) only.
+  std::optional<bool> privileged;
 };
 
 struct PciSpec {

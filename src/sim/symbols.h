@@ -99,7 +99,9 @@ using DeviceLegacyPciInfoFn = Return(Device, PciInfoLegacy* out);
   X(nvmlDeviceGetAccountingMode, DeviceUintFn)                         \
   X(nvmlDeviceGetAccountingBufferSize, DeviceUintFn)                   \
   X(nvmlDeviceGetAccountingPids, DeviceAccountingPidsFn)               \
-  X(nvmlDeviceGetAccountingStats, DeviceAccountingStatsFn)
+  X(nvmlDeviceGetAccountingStats, DeviceAccountingStatsFn)            \
+  X(nvmlDeviceSetAccountingMode, DeviceSetAccountingModeFn)            \
+  X(nvmlDeviceClearAccountingPids, DeviceClearAccountingPidsFn)
 // clang-format on
 
 namespace gpumeter::sim {

@@ -159,10 +159,21 @@ CREATE INDEX tasks_by_end ON tasks (end_us);
 CREATE INDEX tasks_by_user ON tasks (user, end_us);
 )sql";
 
+// Version 3: figures from the driver's accounting mode in the ledger (store/accounted.h):
+// where a row's figures come from, and the driver's lifetime figures of the process.
+constexpr std::string_view kVersion3 = R"sql(
+ALTER TABLE ledger ADD COLUMN figures_source TEXT NOT NULL DEFAULT 'sampler';
+ALTER TABLE ledger ADD COLUMN accounting_gpu_percent REAL;
+ALTER TABLE ledger ADD COLUMN accounting_memory_percent REAL;
+ALTER TABLE ledger ADD COLUMN accounting_max_memory_bytes INTEGER;
+ALTER TABLE ledger ADD COLUMN accounting_time_ms INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
     Migration{2, "task results", kVersion2},
+    Migration{3, "accounting-mode figures in the ledger", kVersion3},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

@@ -56,6 +56,8 @@ SeenDevices seen_devices(const Batch& batch) {
     note(seen, interval.process.gpu_uuid, interval.process.gpu_index, interval.begin_us);
     note(seen, interval.process.gpu_uuid, interval.process.gpu_index, interval.end_us);
   }
+  for (const AccountedProcess& record : batch.accounted)
+    note(seen, record.gpu_uuid, record.gpu_index, record.end_us());
   return seen;
 }
 
@@ -159,6 +161,7 @@ std::expected<void, Error> validate_batch(const Batch& batch) {
   if (auto valid = check(batch.devices); !valid) return valid;
   if (auto valid = check(batch.device_samples); !valid) return valid;
   if (auto valid = check(batch.process_intervals); !valid) return valid;
+  if (auto valid = check(batch.accounted); !valid) return valid;
   return check(batch.tasks);
 }
 
@@ -183,6 +186,9 @@ std::expected<WriteReport, Error> write_all(Store& store, const Batch& batch) {
                                            batch.process_intervals);
   if (!intervals) return std::unexpected(std::move(intervals.error()));
   report.process_intervals = *intervals;
+  if (auto written = write_accounted(connection, store.host_id(), *ids, *horizons, batch.accounted);
+      !written)
+    return std::unexpected(std::move(written.error()));
   if (auto written = write_tasks(connection, store.host_id(), batch.tasks); !written)
     return std::unexpected(std::move(written.error()));
   report.tasks = batch.tasks.size();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "store/accounted.h"
 #include "store/records.h"
 #include "store/store.h"
 #include "store/task_record.h"
@@ -19,13 +20,15 @@ struct Batch {
   std::vector<DeviceSampleRecord> device_samples;
   std::vector<ProcessInterval> process_intervals;
   std::vector<TaskRecord> tasks;
+  std::vector<AccountedProcess> accounted;
   // How far the recorder has recorded process intervals on this host (the end of its last
   // interval), stored with the batch so that the two can never disagree; see recorded_until()
   // in store/history.h. A lower value than the one stored leaves it.
   std::optional<TimeUs> recorded_until_us;
 
   std::size_t rows() const noexcept {
-    return devices.size() + device_samples.size() + process_intervals.size() + tasks.size();
+    return devices.size() + device_samples.size() + process_intervals.size() + tasks.size() +
+           accounted.size();
   }
   bool empty() const noexcept { return rows() == 0 && !recorded_until_us; }
 };
@@ -46,6 +49,8 @@ struct WriteReport {
 //  - per interval, the ledger row of its process on its GPU (created, or continued: figures
 //    added, peak maxed, last seen moved forward, final once final) and its per-minute and
 //    per-hour detail;
+//  - accounting records of exited processes, joined to their ledger rows or making new ones
+//    (store/accounted.h);
 //  - task results (the same task stored again replaces itself);
 //  - the recorder's progress, raised to recorded_until_us.
 // Errors: invalid_input when a record fails validate() (nothing is written); io when SQLite

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "store/accounted.h"
 #include "store/records.h"
 #include "store/sqlite.h"
 #include "store/task_record.h"
@@ -29,6 +30,12 @@ struct Horizons {
 std::expected<std::size_t, Error> write_process_intervals(
     sqlite::Connection& connection, std::int64_t host_id, const DeviceIds& devices,
     const Horizons& horizons, std::span<const ProcessInterval> intervals);
+
+// Accounting records of exited processes (store/accounted.h); after the process intervals,
+// so that rows the sampler made in the same batch are found.
+std::expected<void, Error> write_accounted(sqlite::Connection& connection, std::int64_t host_id,
+                                           const DeviceIds& devices, const Horizons& horizons,
+                                           std::span<const AccountedProcess> records);
 
 std::expected<void, Error> write_tasks(sqlite::Connection& connection, std::int64_t host_id,
                                        std::span<const TaskRecord> tasks);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "view/accounting_json.h"
 #include "view/gpu_status.h"
 #include "view/iso_time.h"
 
@@ -136,6 +137,7 @@ Json device_json(const Device& device, const Snapshot& snapshot) {
   gpu["lost"] = device.lost;
   put_state(gpu, unavailable, device.state);
   put_processes(gpu, unavailable, device, snapshot);
+  put_accounting_summary(gpu, unavailable, device.accounting);
   gpu["unavailable"] = std::move(unavailable);
   return gpu;
 }

@@ -292,8 +292,15 @@ TEST_F(LibraryTest, AccountingAveragesOverTheProcessLifetime) {
   EXPECT_EQ(
       s.fn<abi::DeviceAccountingStatsFn>("nvmlDeviceGetAccountingStats")(s.device(0), 4242, &stats),
       abi::kErrorNotFound);
-  EXPECT_EQ(pids(s.device(1), &count, nullptr),
-            abi::kErrorNotSupported);  // accounting disabled there
+  // Accounting disabled there: an empty list, as driver 580.159.04 answers (not NOT_SUPPORTED).
+  count = 0;
+  EXPECT_EQ(pids(s.device(1), &count, nullptr), abi::kErrorInsufficientSize);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(pids(s.device(1), &count, list.data()), abi::kSuccess);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(
+      s.fn<abi::DeviceAccountingStatsFn>("nvmlDeviceGetAccountingStats")(s.device(1), 1002, &stats),
+      abi::kErrorNotFound);
 }
 
 TEST_F(LibraryTest, ExportsEveryEntryPointTheLoaderKnows) {

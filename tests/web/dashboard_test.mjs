@@ -1,8 +1,8 @@
 // The dashboard in a real browser (Debian's Chromium, headless) against a real
 // `gpumeter daemon --simulate` serving the page and the API: the GPU table, the charts of the
-// last hour, the processes, usage and tasks show what the daemon says, at a laptop's and a
-// phone's size, in light and dark colours, readable; a token is asked for once; a daemon that
-// goes away is reported. Screenshots go to <build>/tests/web/artifacts/.
+// last hour, the processes, usage, tasks and accounting records show what the daemon says, at
+// a laptop's and a phone's size, in light and dark colours, readable; a token is asked for
+// once; a daemon that goes away is reported. Screenshots go to <build>/tests/web/artifacts/.
 import assert from "node:assert/strict";
 import {spawnSync} from "node:child_process";
 import {mkdirSync} from "node:fs";
@@ -160,6 +160,23 @@ describe("the dashboard", () => {
         await page.locator("#task-table tbody tr[data-task]").nth(1).waitFor({timeout: 15000});
         const names = await cellTexts(page, '#task-table td[data-label="Name"]');
         assert.deepEqual(names.sort(), tasks.tasks.map((t) => t.name).sort());
+      });
+
+      it("lists the driver's accounting records, and says which GPUs have the mode off", async () => {
+        const accounting = await daemon.api("accounting");
+        const records = accounting.gpus.flatMap((g) => (g.records ?? []).map((r) => ({...r, gpu: g.index})));
+        assert.ok(records.length > 0, "demo-live.json has accounting on");
+        await page.locator("#accounting-table tbody tr[data-pid]").nth(records.length - 1).waitFor({timeout: 15000});
+        const rows = await page.locator("#accounting-table tbody tr[data-pid]")
+          .evaluateAll((trs) => trs.map((r) => `${r.dataset.gpu}/${r.dataset.pid}`));
+        assert.deepEqual(rows.sort(), records.map((r) => `${r.gpu}/${r.pid}`).sort());
+        for (const record of records.filter((r) => r.gpu_utilization_percent !== null)) {
+          const cell = page.locator(`#accounting-table tr[data-gpu="${record.gpu}"][data-pid="${record.pid}"] td[data-label="GPU util (life)"]`);
+          assert.equal(await cell.innerText(), `${record.gpu_utilization_percent.toFixed(0)}%`);
+        }
+        const off = accounting.gpus.filter((g) => g.enabled === false).map((g) => `GPU ${g.index}: accounting mode is off`);
+        const note = off.length > 0 ? await page.locator("#accounting-note").innerText() : "";
+        for (const line of off) assert.ok(note.includes(line), `${line} missing from "${note}"`);
       });
 
       it("keeps text readable (WCAG AA contrast) in light and dark colours", async () => {

@@ -1,7 +1,8 @@
 // The dashboard: reads the gpumeter server's JSON API and refreshes itself: the status every
-// 2 s, charts, processes' SM use and tasks every 10 s, usage every minute. On `gpumeter
+// 2 s, charts, processes' SM use, tasks and accounting records every 10 s, usage every minute. On `gpumeter
 // master` (fleet mode, when GET /api/v1/fleet answers) it shows the fleet and the node the
 // user picks.
+import {refreshAccounting, renderAccountingTable} from "./accounting-table.js";
 import {apiGet} from "./api.js";
 import {ChartsView} from "./charts-view.js";
 import {Connection} from "./connection.js";
@@ -83,6 +84,7 @@ function disableLocalViews(node) {
   charts.disable(message);
   usage.disable(message);
   renderTaskTable(byId("task-table"), {tasks: [], open: []}, message);
+  renderAccountingTable(byId("accounting-table"), byId("accounting-note"), {gpus: []}, message);
 }
 
 // Fleet mode when the server answers /api/v1/fleet; a node's own server answers 404.
@@ -112,5 +114,6 @@ every(10000, localOnly(async () => {
   showStatus();
 }));
 every(10000, localOnly(() => refreshTasks(byId("task-table"))));
+every(10000, localOnly(() => refreshAccounting(byId("accounting-table"), byId("accounting-note"))));
 every(60000, localOnly(() => usage.refresh()));
 const statusLoop = every(2000, refreshStatus);

@@ -43,6 +43,8 @@ abi::Return Library::load() {
     return abi::kErrorUnknown;
   }
   loaded_ = std::make_unique<Loaded>(std::move(*loaded));
+  // A newly loaded driver starts with the scenario's modes (or the state file's).
+  accounting_state_ = {};
   return abi::kSuccess;
 }
 

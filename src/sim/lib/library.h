@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "nvml/abi.h"
+#include "sim/lib/accounting_state.h"
 #include "sim/scenario.h"
 #include "sim/timeline.h"
 
@@ -64,6 +65,9 @@ class Library {
   // Prints "gpumeter simulator: <message>" on stderr, each distinct message once.
   void report(const std::string& message);
 
+  // Accounting modes and clears set by privileged callers (accounting_state.h).
+  AccountingState& accounting_state() { return accounting_state_; }
+
  private:
   Library();
   abi::Return load();
@@ -90,6 +94,7 @@ class Library {
   std::vector<EnergyMeter> energy_;
   std::map<std::pair<std::size_t, std::string>, std::uint64_t> call_counts_;  // (rule, function)
   std::set<std::string> reported_;
+  AccountingState accounting_state_;
 };
 
 }  // namespace gpumeter::sim::lib
