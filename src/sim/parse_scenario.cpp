@@ -48,7 +48,7 @@ FlakyFault flaky(Reader& reader, const Cursor& at, std::size_t device_count) {
 
 DriverSpec driver(Reader& reader, const Cursor& at) {
   const ObjectCursor object =
-      reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version"});
+      reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version", "privileged"});
   DriverSpec d;
   d.driver_version = reader.string_or(object, "driver_version", d.driver_version);
   // NVML's version reads "<API major>.<driver version>".
@@ -56,6 +56,7 @@ DriverSpec driver(Reader& reader, const Cursor& at) {
   d.nvml_version = reader.string_or(object, "nvml_version", nvml_default);
   d.cuda_driver_version =
       static_cast<int>(reader.whole_or(object, "cuda_driver_version", 12080, 99'990));
+  d.privileged = reader.boolean_or(object, "privileged", false);
   return d;
 }
 
@@ -80,7 +81,7 @@ namespace {
 
 Scenario read(Reader& reader, std::string_view file) {
   const ObjectCursor top = reader.object(reader.root(), {"description", "driver", "device_defaults",
-                                                         "devices", "processes", "faults"});
+                                                         "devices", "processes", "faults", "vgpu"});
   Scenario s;
   s.file = file;
   s.description = reader.string_or(top, "description", "");
@@ -100,6 +101,7 @@ Scenario read(Reader& reader, std::string_view file) {
       s.processes.push_back(parse::process(reader, item, s.devices.size()));
   }
   if (auto f = reader.member(top, "faults")) s.faults = parse::faults(reader, *f, s.devices.size());
+  if (auto v = reader.member(top, "vgpu")) s.vgpu = parse::vgpu(reader, *v, s.devices.size());
   return s;
 }
 

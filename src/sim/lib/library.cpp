@@ -43,6 +43,8 @@ abi::Return Library::load() {
     return abi::kErrorUnknown;
   }
   loaded_ = std::make_unique<Loaded>(std::move(*loaded));
+  vgpu_sized_.clear();
+  vgpu_cleared_.clear();
   return abi::kSuccess;
 }
 
