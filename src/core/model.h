@@ -11,6 +11,7 @@
 
 #include "core/metrics.h"
 #include "core/unavailable.h"
+#include "core/vgpu.h"
 
 namespace gpumeter {
 
@@ -80,6 +81,8 @@ struct Device {
   // Absent (with a reason) when the process list could not be read.
   Maybe<std::vector<GpuProcess>> processes = std::vector<GpuProcess>{};
   bool lost = false;  // fell off the bus or needs a reset: only identity may be known
+  // Its vGPU instances when the GPU runs as a vGPU host; not_supported on bare metal.
+  Maybe<VgpuHost> vgpu = std::unexpected(Unavailable::not_supported);
 };
 
 struct DriverInfo {

@@ -42,6 +42,13 @@ class GpuSource {
       std::uint32_t /*device_index*/, std::optional<TimeUs> /*last_seen_us*/) {
     return std::unexpected(Unavailable::not_supported);
   }
+
+  // Root only: forgets the accounting records of processes that ended inside the VM of vGPU
+  // instance `instance` (docs/vgpu.md). Errors: no_permission when not root, not_supported
+  // (no vGPU host, accounting off, or this default), error.
+  virtual Maybe<void> clear_vgpu_accounting(std::uint32_t /*instance*/) {
+    return std::unexpected(Unavailable::not_supported);
+  }
 };
 
 // CPU time and memory of a process at one instant.

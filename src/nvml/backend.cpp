@@ -10,6 +10,7 @@
 #include "nvml/library.h"
 #include "nvml/process_utilization.h"
 #include "nvml/status.h"
+#include "nvml/vgpu.h"
 
 namespace gpumeter::nvml {
 namespace {
@@ -34,6 +35,9 @@ class NvmlSource final : public GpuSource {
   std::expected<GpuReading, Error> read() override;
   Maybe<std::vector<PidGpuSample>> drain_process_utilization(
       std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
+  Maybe<void> clear_vgpu_accounting(std::uint32_t instance) override {
+    return nvml::clear_vgpu_accounting(api(), instance);
+  }
 
  private:
   const EntryPoints& api() const noexcept { return library_.api(); }
@@ -46,6 +50,8 @@ class NvmlSource final : public GpuSource {
   // Identity per index, kept after the first read in which it settled: it does not change
   // while the driver stays loaded, and a GPU that falls off the bus still shows who it was.
   std::map<unsigned, DeviceIdentity> identities_;
+  // What each device's vGPU drains consumed so far, by index.
+  std::map<unsigned, VgpuDrainState> vgpu_drains_;
 };
 
 std::expected<unsigned, Error> NvmlSource::device_count() const {
@@ -76,10 +82,12 @@ Device NvmlSource::read_device(unsigned index) {
   device.identity = identity_of(query, index);
   device.state = read_state(query);
   device.processes = read_processes(query);
+  device.vgpu = read_vgpu_host(query, vgpu_drains_[index]);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);
     device.processes = std::unexpected(Unavailable::gpu_lost);
+    device.vgpu = std::unexpected(Unavailable::gpu_lost);
     device.lost = true;
   }
   return device;
@@ -109,6 +117,7 @@ Device NvmlSource::unreachable_device(unsigned index, Unavailable reason) const 
   device.identity = cached != identities_.end() ? cached->second : absent_identity(index, reason);
   device.state = absent_state(reason);
   device.processes = std::unexpected(reason);
+  device.vgpu = std::unexpected(reason);
   device.lost = reason == Unavailable::gpu_lost;
   return device;
 }
