@@ -56,7 +56,8 @@ DriverSpec driver(Reader& reader, const Cursor& at) {
   d.nvml_version = reader.string_or(object, "nvml_version", nvml_default);
   d.cuda_driver_version =
       static_cast<int>(reader.whole_or(object, "cuda_driver_version", 12080, 99'990));
-  d.privileged = reader.boolean_or(object, "privileged", false);
+  if (auto privileged = reader.member(object, "privileged"))
+    d.privileged = reader.boolean(*privileged);
   return d;
 }
 

@@ -25,8 +25,9 @@ struct DriverSpec {
   std::string driver_version = "570.124.06";
   std::string nvml_version = "12.570.124.06";
   int cuda_driver_version = 12080;  // 1000 * major + 10 * minor
-  // Root-only calls succeed as if the caller were root (also when geteuid() == 0).
-  bool privileged = false;
+  // Whether root-only calls succeed: when absent, as the caller's geteuid() == 0 says; when
+  // set, as it says (false simulates an unprivileged caller even for root).
+  std::optional<bool> privileged;
 };
 
 struct PciSpec {

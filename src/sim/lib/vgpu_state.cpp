@@ -85,7 +85,7 @@ void note_sizing(Library& library, std::size_t device) {
 }
 
 bool caller_privileged(const Library& library) {
-  return ::geteuid() == 0 || library.scenario().driver.privileged;
+  return library.scenario().driver.privileged.value_or(::geteuid() == 0);
 }
 
 }  // namespace gpumeter::sim::lib

@@ -39,7 +39,7 @@ std::vector<SimUs> sample_periods(const DeviceSpec& device, SimUs now, SimUs aft
 // Marks `device` as having answered a sizing call (VgpuInstanceSpec::appears_after_sizing).
 void note_sizing(Library& library, std::size_t device);
 
-// True when root-only calls may proceed: geteuid() == 0 or the scenario's driver.privileged.
+// True when root-only calls may proceed: the scenario's driver.privileged, else geteuid() == 0.
 bool caller_privileged(const Library& library);
 
 // A device call that needs the GPU to be a vGPU host (NOT_SUPPORTED on bare metal).
