@@ -68,13 +68,14 @@ VgpuUse instance_mean(const Scenario& scenario, std::uint32_t instance, double a
 }
 
 std::vector<SimUs> sample_periods(const DeviceSpec& device, SimUs now, SimUs after) {
+  // The driver had been sampling before the scenario's epoch (a one-shot reader starts the
+  // clock at its first nvmlInit), so the buffer may reach back past it.
   const SimUs period = device.sample_period_us;
-  if (now < period) return {};
-  const SimUs newest = now / period;
+  const SimUs newest = now >= 0 ? now / period : -((-now + period - 1) / period);
   const auto length = std::max<SimUs>(
       1, static_cast<SimUs>(std::ceil(device.sample_buffer_s * 1e6 / static_cast<double>(period))));
   std::vector<SimUs> out;
-  for (SimUs k = std::max<SimUs>(1, newest - length + 1); k <= newest; ++k) {
+  for (SimUs k = newest - length + 1; k <= newest; ++k) {
     if (k * period > after) out.push_back(k);
   }
   return out;

@@ -33,7 +33,8 @@ VgpuUse process_mean(const VgpuProcessSpec& process, double a, double b);
 VgpuUse instance_mean(const Scenario& scenario, std::uint32_t instance, double a, double b);
 
 // The sample periods of `device` that ended after `after` (µs since the epoch) and are still
-// in the driver's buffer, as period indices k (the period ends at k * sample_period_us).
+// in the driver's buffer, as period indices k (the period ends at k * sample_period_us; k may
+// be negative, before the epoch).
 std::vector<SimUs> sample_periods(const DeviceSpec& device, SimUs now, SimUs after);
 
 // Marks `device` as having answered a sizing call (VgpuInstanceSpec::appears_after_sizing).
