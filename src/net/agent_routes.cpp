@@ -5,6 +5,7 @@
 #include "net/status_routes.h"
 #include "net/tasks_route.h"
 #include "net/usage_route.h"
+#include "net/vgpu_route.h"
 
 namespace gpumeter::net {
 
@@ -15,6 +16,7 @@ void add_agent_routes(HttpServer& server, const AgentSources& sources) {
                            .interval = sources.interval,
                            .now_us = sources.now_us});
   add_status_routes(server, sampler);
+  add_vgpu_route(server, sampler);
   add_history_route(server, HistorySources{.sampler = sampler,
                                            .store = sources.store,
                                            .interval = sources.interval,
