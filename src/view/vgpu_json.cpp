@@ -1,6 +1,8 @@
 #include "view/vgpu_json.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "view/iso_time.h"
 
@@ -23,17 +25,22 @@ void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& v
   put(obj, unavailable, key, value, [](const T& v) { return Json(v); });
 }
 
+// The driver reports whole percent: printed as integers, as list --json prints them.
+Json whole(double percent) {
+  return static_cast<std::int64_t>(std::llround(percent));
+}
+
 Json utilization_json(const VgpuUtilization& u) {
   Json out = Json::object();
   Json unavailable = Json::object();
   out["time"] = iso8601_utc(u.time_us);
   out["time_us"] = u.time_us;
-  out["sm_percent"] = u.sm;
-  out["memory_percent"] = u.memory;
-  out["encoder_percent"] = u.encoder;
-  out["decoder_percent"] = u.decoder;
-  put(out, unavailable, "jpeg_percent", u.jpeg);
-  put(out, unavailable, "ofa_percent", u.ofa);
+  out["sm_percent"] = whole(u.sm);
+  out["memory_percent"] = whole(u.memory);
+  out["encoder_percent"] = whole(u.encoder);
+  out["decoder_percent"] = whole(u.decoder);
+  put(out, unavailable, "jpeg_percent", u.jpeg, whole);
+  put(out, unavailable, "ofa_percent", u.ofa, whole);
   out["unavailable"] = std::move(unavailable);
   return out;
 }
@@ -59,8 +66,8 @@ Json record_json(const VgpuAccountingRecord& r) {
   Json out = Json::object();
   Json unavailable = Json::object();
   out["pid"] = r.pid;
-  put(out, unavailable, "gpu_utilization_percent", r.gpu_utilization);
-  put(out, unavailable, "memory_utilization_percent", r.memory_utilization);
+  put(out, unavailable, "gpu_utilization_percent", r.gpu_utilization, whole);
+  put(out, unavailable, "memory_utilization_percent", r.memory_utilization, whole);
   put(out, unavailable, "max_memory_bytes", r.max_memory_bytes);
   put_time(out, "start", r.start_us);
   out["running"] = r.running;
