@@ -19,9 +19,10 @@ struct VgpuOptions {
 int clear_accounting(Context& context, std::uint32_t instance) {
   const Maybe<void> cleared = context.session.gpus().clear_vgpu_accounting(instance);
   if (cleared) {
-    context.out << fmt::format("cleared the accounting records of ended processes in vGPU "
-                               "instance {}\n",
-                               instance);
+    context.out << fmt::format(
+        "cleared the accounting records of ended processes in vGPU "
+        "instance {}\n",
+        instance);
     return 0;
   }
   if (cleared.error() == Unavailable::no_permission) {

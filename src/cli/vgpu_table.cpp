@@ -22,8 +22,8 @@ std::string percent(const Maybe<double>& value) {
 // "licensed", "unlicensed (restricted)", "licensed, expires 2027-03-31T23:59:59Z", ...
 std::string license_text(const Maybe<VgpuLicense>& license) {
   if (!license) return fmt::format("{} ({})", kNotAvailable, to_string(license.error()));
-  std::string out = license->state ? to_string(*license->state)
-                                   : (license->licensed ? "licensed" : "unlicensed");
+  std::string out =
+      license->state ? to_string(*license->state) : (license->licensed ? "licensed" : "unlicensed");
   if (license->expiry_us) {
     out += ", expires " + iso8601_utc(*license->expiry_us);
   } else if (license->expiry_kind && *license->expiry_kind == LicenseExpiryKind::permanent) {
@@ -34,9 +34,8 @@ std::string license_text(const Maybe<VgpuLicense>& license) {
 
 // "SM 50% MEM 20% ENC 30% DEC 25% JPG 10% OFA 5%" (JPG/OFA N/A on older drivers).
 std::string use_text(const VgpuUtilization& u) {
-  return fmt::format("SM {} MEM {} ENC {} DEC {} JPG {} OFA {}", percent(u.sm),
-                     percent(u.memory), percent(u.encoder), percent(u.decoder), percent(u.jpeg),
-                     percent(u.ofa));
+  return fmt::format("SM {} MEM {} ENC {} DEC {} JPG {} OFA {}", percent(u.sm), percent(u.memory),
+                     percent(u.encoder), percent(u.decoder), percent(u.jpeg), percent(u.ofa));
 }
 
 std::string use_text(const Maybe<VgpuUtilization>& u) {
@@ -94,8 +93,9 @@ const std::array<Column, 9> kAccountingColumns{{
 void add_accounting_rows(std::vector<Row>& rows, const Device& device, const VgpuInstance& v) {
   const std::string gpu = fmt::format("{}", device.identity.index);
   if (!v.accounting) {
-    rows.push_back({{gpu}, {text(v.vm_id)}, {fmt::format("{} ({})", kNotAvailable,
-                                                         to_string(v.accounting.error()))}});
+    rows.push_back({{gpu},
+                    {text(v.vm_id)},
+                    {fmt::format("{} ({})", kNotAvailable, to_string(v.accounting.error()))}});
     return;
   }
   const std::string mode = v.accounting->enabled ? "enabled" : "disabled";
@@ -104,9 +104,9 @@ void add_accounting_rows(std::vector<Row>& rows, const Device& device, const Vgp
     return;
   }
   for (const VgpuAccountingRecord& r : *v.accounting->records) {
-    const Maybe<double> max =
-        r.max_memory_bytes ? Maybe<double>(static_cast<double>(*r.max_memory_bytes))
-                           : std::unexpected(r.max_memory_bytes.error());
+    const Maybe<double> max = r.max_memory_bytes
+                                  ? Maybe<double>(static_cast<double>(*r.max_memory_bytes))
+                                  : std::unexpected(r.max_memory_bytes.error());
     rows.push_back({{gpu},
                     {text(v.vm_id)},
                     {mode},

@@ -66,8 +66,7 @@ struct VgpuAccountingRecord {
 struct VgpuAccounting {
   bool enabled = false;
   // Absent with its reason when accounting is off or the records cannot be read.
-  Maybe<std::vector<VgpuAccountingRecord>> records =
-      std::unexpected(Unavailable::not_supported);
+  Maybe<std::vector<VgpuAccountingRecord>> records = std::unexpected(Unavailable::not_supported);
 };
 
 struct VgpuInstance {

@@ -405,10 +405,10 @@ using DeviceAccountingStatsFn = Return(Device, unsigned pid, AccountingStats* ou
 using VgpuInstance = std::uint32_t;
 using VgpuTypeId = std::uint32_t;
 
-inline constexpr unsigned kVgpuUuidBufferSize = 80;     // NVML_DEVICE_UUID_BUFFER_SIZE
-inline constexpr unsigned kVgpuVmIdBufferSize = 80;     // same constant
+inline constexpr unsigned kVgpuUuidBufferSize = 80;      // NVML_DEVICE_UUID_BUFFER_SIZE
+inline constexpr unsigned kVgpuVmIdBufferSize = 80;      // same constant
 inline constexpr unsigned kVgpuTypeNameBufferSize = 64;  // NVML_DEVICE_NAME_BUFFER_SIZE
-inline constexpr unsigned kVgpuNameBufferSize = 64;     // NVML_VGPU_NAME_BUFFER_SIZE
+inline constexpr unsigned kVgpuNameBufferSize = 64;      // NVML_VGPU_NAME_BUFFER_SIZE
 
 // nvmlVgpuVmIdType_t
 enum VgpuVmIdType : std::uint32_t { kVgpuVmIdDomainId = 0, kVgpuVmIdUuid = 1 };
@@ -476,7 +476,7 @@ static_assert(offsetof(VgpuInstanceUtilizationInfoV1, ofa_util) == 56);
 // nvmlVgpuInstancesUtilizationInfo_v1_t
 struct VgpuInstancesUtilizationInfoV1 {
   std::uint32_t version;
-  ValueType sample_val_type;         // out
+  ValueType sample_val_type;          // out
   std::uint32_t vgpu_instance_count;  // in: capacity; out: written or required
   std::uint64_t last_seen_time_stamp;
   VgpuInstanceUtilizationInfoV1* vgpu_util_array;

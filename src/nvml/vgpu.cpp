@@ -153,8 +153,7 @@ std::optional<VgpuInstance> read_instance(const EntryPoints& api, abi::VgpuInsta
   v.id = id;
   if (api.vgpu_uuid) {
     std::array<char, abi::kVgpuUuidBufferSize> uuid{};
-    const abi::Return code =
-        api.vgpu_uuid.fn(id, uuid.data(), static_cast<unsigned>(uuid.size()));
+    const abi::Return code = api.vgpu_uuid.fn(id, uuid.data(), static_cast<unsigned>(uuid.size()));
     if (code == abi::kErrorNotFound) return std::nullopt;
     if (code == abi::kSuccess)
       v.uuid = std::string(uuid.data());
@@ -165,8 +164,8 @@ std::optional<VgpuInstance> read_instance(const EntryPoints& api, abi::VgpuInsta
   }
   std::array<char, abi::kVgpuVmIdBufferSize> vm{};
   abi::VgpuVmIdType kind = abi::kVgpuVmIdUuid;
-  if (auto ok = call_instance(api.vgpu_vm_id, id, vm.data(), static_cast<unsigned>(vm.size()),
-                              &kind);
+  if (auto ok =
+          call_instance(api.vgpu_vm_id, id, vm.data(), static_cast<unsigned>(vm.size()), &kind);
       ok) {
     v.vm_id = std::string(vm.data());
     v.vm_id_kind = kind == abi::kVgpuVmIdDomainId ? VmIdKind::domain_id : VmIdKind::uuid;

@@ -136,7 +136,7 @@ Maybe<std::vector<VgpuProcess>> drain_processes_info(DeviceQuery& query, VgpuDra
   const std::uint64_t last_seen = state.process_last_seen_us;
   auto fill = [&](abi::VgpuProcessUtilizationInfoV1* array, unsigned& count) {
     abi::VgpuProcessesUtilizationInfoV1 info{abi::kVgpuProcessesUtilizationInfoVersion, count,
-                                              last_seen, array};
+                                             last_seen, array};
     const CallResult code = query.invoke(query.api().vgpu_processes_utilization_info, &info);
     count = info.vgpu_process_count;
     if (code && means_try_older_call(*code)) refused = true;

@@ -54,12 +54,11 @@ void expiry(Reader& reader, const Cursor& at, VgpuLicenseSpec& license) {
     license.expiry_status = 1;
   } else {
     char zulu = 0;
-    const int fields = std::sscanf(text.c_str(), "%4u-%2u-%2uT%2u:%2u:%2u%c", &license.year,
-                                   &license.month, &license.day, &license.hour, &license.minute,
-                                   &license.second, &zulu);
-    if (fields != 7 || zulu != 'Z' || license.month < 1 || license.month > 12 ||
-        license.day < 1 || license.day > 31 || license.hour > 23 || license.minute > 59 ||
-        license.second > 59) {
+    const int fields =
+        std::sscanf(text.c_str(), "%4u-%2u-%2uT%2u:%2u:%2u%c", &license.year, &license.month,
+                    &license.day, &license.hour, &license.minute, &license.second, &zulu);
+    if (fields != 7 || zulu != 'Z' || license.month < 1 || license.month > 12 || license.day < 1 ||
+        license.day > 31 || license.hour > 23 || license.minute > 59 || license.second > 59) {
       reader.fail(at, fmt::format("expected \"permanent\", \"not_available\", "
                                   "\"not_applicable\", \"invalid\" or a UTC time such as "
                                   "\"2027-03-31T23:59:59Z\", found \"{}\"",
@@ -87,9 +86,8 @@ void lifetime(Reader& reader, const ObjectCursor& object, double& start_s, doubl
 }
 
 VgpuAccountingSpec accounting_record(Reader& reader, const Cursor& at) {
-  const ObjectCursor object =
-      reader.object(at, {"pid", "gpu_utilization", "memory_utilization", "max_memory_bytes",
-                         "start_s", "end_s"});
+  const ObjectCursor object = reader.object(
+      at, {"pid", "gpu_utilization", "memory_utilization", "max_memory_bytes", "start_s", "end_s"});
   VgpuAccountingSpec r;
   r.pid = static_cast<std::uint32_t>(
       reader.whole(reader.required(object, "pid", "a pid inside the VM"), 4'194'304));
@@ -121,9 +119,8 @@ std::uint32_t vm_id_type(Reader& reader, const Cursor& at) {
 VgpuInstanceSpec instance(Reader& reader, const Cursor& at, const VgpuSpec& spec,
                           std::size_t device_count) {
   const ObjectCursor object = reader.object(
-      at, {"device", "id", "uuid", "vm_id", "vm_id_type", "type_id", "type_name",
-           "fb_used_bytes", "license", "guest_driver", "accounting", "start_s", "end_s",
-           "appears_after_sizing"});
+      at, {"device", "id", "uuid", "vm_id", "vm_id_type", "type_id", "type_name", "fb_used_bytes",
+           "license", "guest_driver", "accounting", "start_s", "end_s", "appears_after_sizing"});
   VgpuInstanceSpec v;
   v.line = reader.line(at);
   const Cursor device = reader.required(object, "device", "the index of the physical GPU");

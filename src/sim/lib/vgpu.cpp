@@ -156,8 +156,8 @@ abi::Return nvmlVgpuInstanceGetLicenseStatus(abi::VgpuInstance id, unsigned* lic
 
 abi::Return nvmlVgpuInstanceGetAccountingMode(abi::VgpuInstance id, unsigned* mode) {
   return guest_call("nvmlVgpuInstanceGetAccountingMode", id, [&](const InstanceCall& call) {
-    return store(mode, call.instance.accounting_enabled ? abi::kFeatureEnabled
-                                                        : abi::kFeatureDisabled);
+    return store(mode,
+                 call.instance.accounting_enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled);
   });
 }
 

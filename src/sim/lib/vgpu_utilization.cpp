@@ -44,8 +44,8 @@ std::vector<InstanceSample> instance_samples(const DeviceCall& call, std::uint64
   const SimUs end = periods.back() * period;
   std::vector<InstanceSample> out;
   for (const VgpuInstanceSpec* v : visible_instances(call.library, call.index, call.t())) {
-    const VgpuUse use = instance_mean(call.library.scenario(), v->id, seconds(end - period),
-                                      seconds(end));
+    const VgpuUse use =
+        instance_mean(call.library.scenario(), v->id, seconds(end - period), seconds(end));
     out.push_back(InstanceSample{v->id, end, rounded(use)});
   }
   return out;
@@ -115,12 +115,14 @@ abi::Return nvmlDeviceGetVgpuUtilization(abi::Device device, std::uint64_t last_
     if (samples == nullptr) return size_check(call, instances.size(), *count, false);
     const auto list = instance_samples(call, last_seen);
     if (list.empty()) return abi::kErrorNotFound;
-    if (auto code = size_check(call, list.size(), *count, true); code != abi::kSuccess)
-      return code;
+    if (auto code = size_check(call, list.size(), *count, true); code != abi::kSuccess) return code;
     std::ranges::transform(list, samples, [&](const InstanceSample& s) {
-      return abi::VgpuInstanceUtilizationSample{s.instance,          stamp(call, s.time),
-                                                uint_value(s.use.sm), uint_value(s.use.mem),
-                                                uint_value(s.use.enc), uint_value(s.use.dec)};
+      return abi::VgpuInstanceUtilizationSample{s.instance,
+                                                stamp(call, s.time),
+                                                uint_value(s.use.sm),
+                                                uint_value(s.use.mem),
+                                                uint_value(s.use.enc),
+                                                uint_value(s.use.dec)};
     });
     *count = static_cast<unsigned>(list.size());
     return abi::kSuccess;
@@ -144,10 +146,10 @@ abi::Return nvmlDeviceGetVgpuInstancesUtilizationInfo(abi::Device device,
             code != abi::kSuccess)
           return code;
         std::ranges::transform(list, info->vgpu_util_array, [&](const InstanceSample& s) {
-          return abi::VgpuInstanceUtilizationInfoV1{
-              stamp(call, s.time),   s.instance,           uint_value(s.use.sm),
-              uint_value(s.use.mem), uint_value(s.use.enc), uint_value(s.use.dec),
-              uint_value(s.use.jpg), uint_value(s.use.ofa)};
+          return abi::VgpuInstanceUtilizationInfoV1{stamp(call, s.time),   s.instance,
+                                                    uint_value(s.use.sm),  uint_value(s.use.mem),
+                                                    uint_value(s.use.enc), uint_value(s.use.dec),
+                                                    uint_value(s.use.jpg), uint_value(s.use.ofa)};
         });
         info->vgpu_instance_count = static_cast<unsigned>(list.size());
         return abi::kSuccess;
