@@ -24,8 +24,8 @@ std::string license_text(const Maybe<VgpuLicense>& license) {
   if (!license) return fmt::format("{} ({})", kNotAvailable, to_string(license.error()));
   std::string out =
       license->state ? to_string(*license->state) : (license->licensed ? "licensed" : "unlicensed");
-  if (license->expiry_us) {
-    out += ", expires " + iso8601_utc(*license->expiry_us);
+  if (const std::optional<std::int64_t>& expiry = license->expiry_us; expiry.has_value()) {
+    out += ", expires " + iso8601_utc(*expiry);
   } else if (license->expiry_kind && *license->expiry_kind == LicenseExpiryKind::permanent) {
     out += ", permanent";
   }

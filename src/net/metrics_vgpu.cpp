@@ -2,6 +2,8 @@
 // framebuffer in use, licence state and expiry, labelled host, gpu, vgpu_uuid, vm_id and
 // vgpu_type. A GPU that is not a vGPU host adds nothing.
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "net/metrics_parts.h"
@@ -93,8 +95,9 @@ void append_license(fmt::memory_buffer& out, const std::vector<Instance>& instan
   Family expiry(out, "gpumeter_vgpu_license_expiry_timestamp_seconds", MetricType::gauge,
                 "When the VM's vGPU licence expires, seconds since the Unix epoch");
   for (const Instance& i : instances) {
-    if (i.instance->license && i.instance->license->expiry_us)
-      expiry.sample(i.labels, static_cast<double>(*i.instance->license->expiry_us / 1'000'000));
+    if (!i.instance->license) continue;
+    if (const std::optional<std::int64_t>& us = i.instance->license->expiry_us; us.has_value())
+      expiry.sample(i.labels, static_cast<double>(*us) / 1e6);
   }
 }
 

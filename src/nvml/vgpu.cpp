@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +50,8 @@ Maybe<std::string> type_name(const EntryPoints& api, abi::VgpuTypeId type) {
     const abi::Return code = api.vgpu_type_name.fn(type, buffer.data(), &size);
     if (code == abi::kErrorInsufficientSize && size > buffer.size() && size <= 4096) continue;
     if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
-    return std::string(buffer.c_str());
+    buffer.resize(strnlen(buffer.data(), buffer.size()));  // up to the NUL
+    return buffer;
   }
   return std::unexpected(Unavailable::error);
 }

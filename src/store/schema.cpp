@@ -159,10 +159,26 @@ CREATE INDEX tasks_by_end ON tasks (end_us);
 CREATE INDEX tasks_by_user ON tasks (user, end_us);
 )sql";
 
+// Version 5: per-minute use of each VM's vGPU instance on a vGPU host (docs/vgpu.md).
+constexpr std::string_view kVersion5 = R"sql(
+CREATE TABLE vgpu_minutes (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  vm_id TEXT NOT NULL,
+  vgpu_uuid TEXT,
+  vgpu_type TEXT,
+  seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  fb_used_bytes_max INTEGER,
+  PRIMARY KEY (bucket_us, device_id, vm_id)
+) WITHOUT ROWID;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
     Migration{2, "task results", kVersion2},
+    Migration{5, "vGPU use per VM and minute", kVersion5},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

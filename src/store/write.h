@@ -11,6 +11,7 @@
 #include "store/records.h"
 #include "store/store.h"
 #include "store/task_record.h"
+#include "store/vgpu_use.h"
 
 namespace gpumeter::store {
 
@@ -19,13 +20,15 @@ struct Batch {
   std::vector<DeviceSampleRecord> device_samples;
   std::vector<ProcessInterval> process_intervals;
   std::vector<TaskRecord> tasks;
+  std::vector<VgpuUseRecord> vgpu_use;
   // How far the recorder has recorded process intervals on this host (the end of its last
   // interval), stored with the batch so that the two can never disagree; see recorded_until()
   // in store/history.h. A lower value than the one stored leaves it.
   std::optional<TimeUs> recorded_until_us;
 
   std::size_t rows() const noexcept {
-    return devices.size() + device_samples.size() + process_intervals.size() + tasks.size();
+    return devices.size() + device_samples.size() + process_intervals.size() + tasks.size() +
+           vgpu_use.size();
   }
   bool empty() const noexcept { return rows() == 0 && !recorded_until_us; }
 };
@@ -47,6 +50,7 @@ struct WriteReport {
 //    added, peak maxed, last seen moved forward, final once final) and its per-minute and
 //    per-hour detail;
 //  - task results (the same task stored again replaces itself);
+//  - vGPU use, added to its VM's row of the minute it begins in (peak framebuffer maxed);
 //  - the recorder's progress, raised to recorded_until_us.
 // Errors: invalid_input when a record fails validate() (nothing is written); io when SQLite
 // fails, e.g. SQLITE_FULL on a full disk or past the size cap (rolled back, nothing written).
