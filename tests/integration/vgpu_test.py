@@ -5,11 +5,14 @@ state absent."""
 
 import json
 import os
+import signal
+import subprocess
 import tempfile
+import time
 import unittest
 from pathlib import Path
 
-from gpumeter_testlib import (SCHEMAS, clean_env, epoch_seconds_ago, run, scenario,
+from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, run, scenario,
                               sim_library, simulate)
 
 
@@ -99,6 +102,47 @@ class Vgpu(unittest.TestCase):
         for gpu in doc["gpus"]:
             self.assertIsNone(gpu["vgpu"])
             self.assertEqual(gpu["unavailable"]["vgpu"], "not_supported")
+
+
+class ReportByVm(unittest.TestCase):
+    """A daemon records the vGPU host for a few seconds; `report --by vm` reads the real
+    SQLite file it wrote."""
+
+    def test_per_vm_use_from_the_history(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp) / "state"
+            daemon = subprocess.Popen(
+                [GPUMETER, "--simulate", scenario("vgpu-host"), "daemon", "--listen", "127.0.0.1:0",
+                 "--state-dir", state, "--socket", Path(tmp) / "gpumeter.sock",
+                 "--interval", "250ms", "--record-interval", "1s"],
+                env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            started = time.monotonic()
+            time.sleep(3)
+            daemon.send_signal(signal.SIGTERM)
+            _, stderr = daemon.communicate(timeout=30)
+            ran = time.monotonic() - started
+            self.assertEqual(daemon.returncode, 0, stderr)
+            database = state / "gpumeter.db"
+            report = json.loads(run("report", "--by", "vm", "--database", database, "--since", "1h",
+                                    "--format", "json", check=True).stdout)
+            rows = {row["vm_id"]: row for row in report["rows"]}
+            self.assertEqual(sorted(rows), ["17", "18", "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e01",
+                                            "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02"])
+            render = rows["5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02"]
+            self.assertEqual(render["vgpu_type"], "NVIDIA A16-8Q")
+            self.assertEqual(render["gpu_index"], 0)
+            # Active from the daemon's first round to its last: most of the time it ran.
+            self.assertGreater(render["vgpu_hours"] * 3600, 1.5)
+            self.assertLessEqual(render["vgpu_hours"] * 3600, ran)
+            self.assertAlmostEqual(render["sm_percent_while_active"], 71, places=6)
+            self.assertEqual(render["peak_fb_used_bytes"], 6442450944)
+            self.assertEqual(rows["18"]["sm_busy_hours"], 0)
+            table = run("report", "--by", "vm", "--database", database, "--since", "1h",
+                        "--no-color", check=True).stdout
+            self.assertIn("NVIDIA A16-2B", table)
+            refused = run("report", "--by", "vm", "--database", database, "--chart")
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("--by vm", refused.stderr)
 
 
 class OlderDrivers(unittest.TestCase):
