@@ -36,19 +36,18 @@ std::expected<void, Error> validate(const VgpuUseRecord& record) {
   if (record.gpu_uuid.empty()) return std::unexpected(bad("vGPU use: the GPU has no uuid"));
   if (record.vm_id.empty()) return std::unexpected(bad("vGPU use: the VM has no id"));
   if (record.end_us < record.begin_us)
-    return std::unexpected(bad(fmt::format("vGPU use of VM {}: ends before it begins", record.vm_id)));
+    return std::unexpected(
+        bad(fmt::format("vGPU use of VM {}: ends before it begins", record.vm_id)));
   const double seconds = static_cast<double>(record.end_us - record.begin_us) / 1e6;
   if (!std::isfinite(record.sm_busy_seconds) || record.sm_busy_seconds < 0 ||
       record.sm_busy_seconds > seconds * 1.01) {
-    return std::unexpected(
-        bad(fmt::format("vGPU use of VM {}: sm_busy_seconds {} outside 0..{}", record.vm_id,
-                        record.sm_busy_seconds, seconds)));
+    return std::unexpected(bad(fmt::format("vGPU use of VM {}: sm_busy_seconds {} outside 0..{}",
+                                           record.vm_id, record.sm_busy_seconds, seconds)));
   }
   return {};
 }
 
-std::vector<VgpuUseRecord> vgpu_use_records(const Device& device, TimeUs begin_us,
-                                            TimeUs end_us) {
+std::vector<VgpuUseRecord> vgpu_use_records(const Device& device, TimeUs begin_us, TimeUs end_us) {
   std::vector<VgpuUseRecord> out;
   if (!device.identity.uuid || !device.vgpu || end_us <= begin_us) return out;
   const double seconds = static_cast<double>(end_us - begin_us) / 1e6;
