@@ -32,6 +32,7 @@ std::string render_vm_table(const VmReport& report, bool color) {
                   iso8601_utc(report.until_us), report.database);
   if (report.rows.empty()) return out + "no vGPU use recorded in this period\n";
   std::vector<Row> rows;
+  rows.reserve(report.rows.size());
   for (const store::VmUsageRow& r : report.rows) {
     rows.push_back({{r.vm_id},
                     {r.vgpu_type.empty() ? std::string(kNotAvailable) : r.vgpu_type},
