@@ -41,8 +41,7 @@ TEST(Migration, TheStepsAreNumberedFromOneUpwards) {
   const auto steps = migrations();
   ASSERT_FALSE(steps.empty());
   EXPECT_EQ(steps.front().version, 1);
-  for (std::size_t i = 1; i < steps.size(); ++i)
-    EXPECT_GT(steps[i].version, steps[i - 1].version);
+  for (std::size_t i = 1; i < steps.size(); ++i) EXPECT_GT(steps[i].version, steps[i - 1].version);
   EXPECT_EQ(latest_schema_version(), steps.back().version);
   EXPECT_EQ(latest_schema_version(), 5);  // vGPU use per VM (vgpu_minutes)
 }
