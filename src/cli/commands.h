@@ -52,6 +52,7 @@ Subcommand add_record_command(CLI::App& app);
 Subcommand add_export_command(CLI::App& app);
 Subcommand add_master_command(CLI::App& app);
 Subcommand add_accounting_command(CLI::App& app);
+Subcommand add_vgpu_command(CLI::App& app);
 
 // Reports an error on stderr as one line and returns its exit status.
 int report(std::ostream& err, const Error& error);

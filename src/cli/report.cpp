@@ -15,6 +15,7 @@
 #include "cli/report_json.h"
 #include "cli/report_options.h"
 #include "cli/report_table.h"
+#include "cli/report_vm.h"
 #include "cli/terminal.h"
 #include "cli/usage_plot.h"
 #include "view/usage_report.h"
@@ -44,6 +45,19 @@ int run_idle(const Output& output, store::Store& db, const ReportSettings& setti
     case ReportFormat::json: output.out << dump_json(idle_json(report), false) << '\n'; break;
     case ReportFormat::csv: output.out << render_idle_csv(report); break;
     case ReportFormat::table: output.out << render_idle_table(report, output.color); break;
+  }
+  return 0;
+}
+
+int run_vm(const Output& output, store::Store& db, const ReportSettings& settings) {
+  auto rows = store::vm_usage(db, settings.query.since_us, settings.query.until_us);
+  if (!rows) return fail(output, rows.error());
+  const VmReport report{db.path().string(), settings.query.since_us, settings.query.until_us,
+                        std::move(*rows)};
+  switch (settings.format) {
+    case ReportFormat::json: output.out << dump_json(vm_report_json(report), false) << '\n'; break;
+    case ReportFormat::csv: output.out << render_vm_csv(report); break;
+    case ReportFormat::table: output.out << render_vm_table(report, output.color); break;
   }
   return 0;
 }
@@ -100,6 +114,7 @@ int run_report(const Output& output, const ReportOptions& options) {
       report_database_candidates(settings.database, store::location_environment()));
   if (!db) return fail(output, db.error());
   if (settings.idle) return run_idle(output, *db, settings);
+  if (settings.by_vm) return run_vm(output, *db, settings);
   return run_usage(output, *db, settings, quotas.has_value() ? &quotas.value() : nullptr);
 }
 

@@ -47,10 +47,18 @@ std::vector<std::string> split_names(std::span<const std::string> values) {
   return names;
 }
 
+// "--by vm" groups the vGPU history instead of the process ledger; it stands alone.
+bool is_vm_grouping(const std::vector<std::string>& names) {
+  return names.size() == 1 && names.front() == "vm";
+}
+
 CLI::Validator group_validator() {
   return CLI::Validator(
       [](const std::string& text) {
         const std::vector<std::string> names = split_names(std::span(&text, 1));
+        if (is_vm_grouping(names)) return std::string{};
+        if (std::ranges::count(names, "vm") > 0)
+          return std::string("vm stands alone (per-VM vGPU use has no other grouping)");
         const auto group = view::parse_group_by(names);
         if (group) return std::string{};
         // CLI11 names the option itself.
@@ -129,7 +137,7 @@ void add_report_options(CLI::App& report, ReportOptions& options) {
   report
       .add_option("--by", options.by,
                   "Group by user, gpu, process, container, host, and one of hour, day, month; "
-                  "comma-separated (default: user)")
+                  "comma-separated (default: user); or vm alone: vGPU use per VM")
       ->check(group_validator())
       ->option_text("GROUPS");
   report
@@ -174,8 +182,18 @@ std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions&
                           .idle = options.idle,
                           .chart = options.chart,
                           .plot = unless_empty<std::filesystem::path>(options.plot)};
-  const std::vector<std::string> by =
+  std::vector<std::string> by =
       options.by.empty() ? std::vector<std::string>{"user"} : split_names(options.by);
+  if (is_vm_grouping(by)) {
+    if (!options.quota.empty() || options.check || options.chart || !options.plot.empty() ||
+        options.idle || !options.user.empty()) {
+      return std::unexpected(bad(
+          "--by vm reports vGPU use per VM: --quota, --check, --chart, --plot, --idle and --user "
+          "do not apply to it"));
+    }
+    settings.by_vm = true;
+    by = {"host"};  // the window is resolved as for any report
+  }
   auto group = view::parse_group_by(by);
   if (!group) return std::unexpected(std::move(group.error()));
   const auto since = resolve_time("--since", options.since,

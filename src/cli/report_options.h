@@ -47,6 +47,8 @@ struct ReportSettings {
   store::IdleQuery idle_query;  // with `idle`: the same window and user
   bool chart = false;
   std::optional<std::filesystem::path> plot;
+  // --by vm: use of each VM's vGPU instance (docs/vgpu.md) instead of processes' use.
+  bool by_vm = false;
 };
 
 // Registers the options on the `report` subcommand.

@@ -12,6 +12,7 @@
 #include "core/accounting.h"
 #include "core/metrics.h"
 #include "core/unavailable.h"
+#include "core/vgpu.h"
 
 namespace gpumeter {
 
@@ -83,6 +84,8 @@ struct Device {
   bool lost = false;  // fell off the bus or needs a reset: only identity may be known
   // Accounting mode and records (core/accounting.h); absent when the mode cannot be read.
   Maybe<Accounting> accounting = std::unexpected(Unavailable::not_supported);
+  // Its vGPU instances when the GPU runs as a vGPU host; not_supported on bare metal.
+  Maybe<VgpuHost> vgpu = std::unexpected(Unavailable::not_supported);
 };
 
 struct DriverInfo {

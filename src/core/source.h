@@ -46,6 +46,12 @@ class GpuSource {
 
   // What changes the GPUs' accounting mode, or null when this source cannot (this default).
   virtual AccountingControl* accounting_control() noexcept { return nullptr; }
+  // Root only: forgets the accounting records of processes that ended inside the VM of vGPU
+  // instance `instance` (docs/vgpu.md). Errors: no_permission when not root, not_supported
+  // (no vGPU host, accounting off, or this default), error.
+  virtual Maybe<void> clear_vgpu_accounting(std::uint32_t /*instance*/) {
+    return std::unexpected(Unavailable::not_supported);
+  }
 };
 
 // CPU time and memory of a process at one instant.

@@ -6,6 +6,7 @@
 #include "net/status_routes.h"
 #include "net/tasks_route.h"
 #include "net/usage_route.h"
+#include "net/vgpu_route.h"
 
 namespace gpumeter::net {
 
@@ -17,6 +18,7 @@ void add_agent_routes(HttpServer& server, const AgentSources& sources) {
                            .now_us = sources.now_us});
   add_status_routes(server, sampler);
   add_accounting_route(server, AccountingSources{.sampler = sampler, .store = sources.store});
+  add_vgpu_route(server, sampler);
   add_history_route(server, HistorySources{.sampler = sampler,
                                            .store = sources.store,
                                            .interval = sources.interval,

@@ -32,6 +32,9 @@ void append_process_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                             const std::vector<Labels>& labels, const ProcessActivity& activity,
                             const ProcessLimit& limit);
 
+// gpumeter_vgpu_*: one sample per vGPU instance of the GPUs that run as vGPU hosts.
+void append_vgpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot);
+
 // The label set of gpumeter's own families: host="<hostname>".
 Labels host_labels(std::string_view hostname);
 

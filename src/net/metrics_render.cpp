@@ -10,6 +10,7 @@ std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
   append_gpu_metrics(out, snapshot, labels);
   append_accounting_metrics(out, snapshot, labels);
   append_process_metrics(out, snapshot, labels, activity, options.processes);
+  append_vgpu_metrics(out, snapshot);
   const Labels host = host_labels(snapshot.hostname);
   append_build_info(out, host);
   if (options.sampler_metrics) append_sampler_metrics(out, host, stats);

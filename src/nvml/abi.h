@@ -403,6 +403,169 @@ using DeviceAccountingStatsFn = Return(Device, unsigned pid, AccountingStats* ou
 // Accounting control (root only): the mode is an nvmlEnableState_t passed by value.
 using DeviceSetAccountingModeFn = Return(Device, EnableState mode);
 using DeviceClearAccountingPidsFn = Return(Device);
+// ---- vGPU (host side) -------------------------------------------------------------------
+// nvmlVgpuInstance_t and nvmlVgpuTypeId_t are plain unsigned ints; 0 is never an instance.
+using VgpuInstance = std::uint32_t;
+using VgpuTypeId = std::uint32_t;
+
+inline constexpr unsigned kVgpuUuidBufferSize = 80;      // NVML_DEVICE_UUID_BUFFER_SIZE
+inline constexpr unsigned kVgpuVmIdBufferSize = 80;      // same constant
+inline constexpr unsigned kVgpuTypeNameBufferSize = 64;  // NVML_DEVICE_NAME_BUFFER_SIZE
+inline constexpr unsigned kVgpuNameBufferSize = 64;      // NVML_VGPU_NAME_BUFFER_SIZE
+
+// nvmlVgpuVmIdType_t
+enum VgpuVmIdType : std::uint32_t { kVgpuVmIdDomainId = 0, kVgpuVmIdUuid = 1 };
+
+// NVML_GRID_LICENSE_EXPIRY_* and NVML_GRID_LICENSE_STATE_*
+inline constexpr std::uint8_t kLicenseExpiryNotAvailable = 0;
+inline constexpr std::uint8_t kLicenseExpiryInvalid = 1;
+inline constexpr std::uint8_t kLicenseExpiryValid = 2;
+inline constexpr std::uint8_t kLicenseExpiryNotApplicable = 3;
+inline constexpr std::uint8_t kLicenseExpiryPermanent = 4;
+inline constexpr std::uint32_t kLicenseStateUnknown = 0;
+inline constexpr std::uint32_t kLicenseStateUninitialized = 1;
+inline constexpr std::uint32_t kLicenseStateUnlicensedUnrestricted = 2;
+inline constexpr std::uint32_t kLicenseStateUnlicensedRestricted = 3;
+inline constexpr std::uint32_t kLicenseStateUnlicensed = 4;
+inline constexpr std::uint32_t kLicenseStateLicensed = 5;
+
+// nvmlVgpuInstanceUtilizationSample_t (nvmlDeviceGetVgpuUtilization)
+struct VgpuInstanceUtilizationSample {
+  VgpuInstance vgpu_instance;
+  std::uint64_t time_stamp;  // µs
+  Value sm_util;
+  Value mem_util;
+  Value enc_util;
+  Value dec_util;
+};
+static_assert(sizeof(VgpuInstanceUtilizationSample) == 48);
+static_assert(offsetof(VgpuInstanceUtilizationSample, time_stamp) == 8);
+static_assert(offsetof(VgpuInstanceUtilizationSample, sm_util) == 16);
+static_assert(offsetof(VgpuInstanceUtilizationSample, dec_util) == 40);
+
+// nvmlVgpuProcessUtilizationSample_t (nvmlDeviceGetVgpuProcessUtilization)
+struct VgpuProcessUtilizationSample {
+  VgpuInstance vgpu_instance;
+  std::uint32_t pid;  // inside the VM
+  char process_name[kVgpuNameBufferSize];
+  std::uint64_t time_stamp;
+  std::uint32_t sm_util;
+  std::uint32_t mem_util;
+  std::uint32_t enc_util;
+  std::uint32_t dec_util;
+};
+static_assert(sizeof(VgpuProcessUtilizationSample) == 96);
+static_assert(offsetof(VgpuProcessUtilizationSample, process_name) == 8);
+static_assert(offsetof(VgpuProcessUtilizationSample, time_stamp) == 72);
+static_assert(offsetof(VgpuProcessUtilizationSample, sm_util) == 80);
+static_assert(offsetof(VgpuProcessUtilizationSample, dec_util) == 92);
+
+// nvmlVgpuInstanceUtilizationInfo_v1_t: the time stamp first, as in the process variant.
+struct VgpuInstanceUtilizationInfoV1 {
+  std::uint64_t time_stamp;
+  VgpuInstance vgpu_instance;
+  Value sm_util;
+  Value mem_util;
+  Value enc_util;
+  Value dec_util;
+  Value jpg_util;
+  Value ofa_util;
+};
+static_assert(sizeof(VgpuInstanceUtilizationInfoV1) == 64);
+static_assert(offsetof(VgpuInstanceUtilizationInfoV1, vgpu_instance) == 8);
+static_assert(offsetof(VgpuInstanceUtilizationInfoV1, sm_util) == 16);
+static_assert(offsetof(VgpuInstanceUtilizationInfoV1, ofa_util) == 56);
+
+// nvmlVgpuInstancesUtilizationInfo_v1_t
+struct VgpuInstancesUtilizationInfoV1 {
+  std::uint32_t version;
+  ValueType sample_val_type;          // out
+  std::uint32_t vgpu_instance_count;  // in: capacity; out: written or required
+  std::uint64_t last_seen_time_stamp;
+  VgpuInstanceUtilizationInfoV1* vgpu_util_array;
+};
+static_assert(sizeof(VgpuInstancesUtilizationInfoV1) == 32);
+static_assert(offsetof(VgpuInstancesUtilizationInfoV1, vgpu_instance_count) == 8);
+static_assert(offsetof(VgpuInstancesUtilizationInfoV1, last_seen_time_stamp) == 16);
+static_assert(offsetof(VgpuInstancesUtilizationInfoV1, vgpu_util_array) == 24);
+inline constexpr std::uint32_t kVgpuInstancesUtilizationInfoVersion =
+    struct_version(sizeof(VgpuInstancesUtilizationInfoV1), 1);
+static_assert(kVgpuInstancesUtilizationInfoVersion == 0x01000020);
+
+// nvmlVgpuProcessUtilizationInfo_v1_t
+struct VgpuProcessUtilizationInfoV1 {
+  char process_name[kVgpuNameBufferSize];
+  std::uint64_t time_stamp;
+  VgpuInstance vgpu_instance;
+  std::uint32_t pid;
+  std::uint32_t sm_util;
+  std::uint32_t mem_util;
+  std::uint32_t enc_util;
+  std::uint32_t dec_util;
+  std::uint32_t jpg_util;
+  std::uint32_t ofa_util;
+};
+static_assert(sizeof(VgpuProcessUtilizationInfoV1) == 104);
+static_assert(offsetof(VgpuProcessUtilizationInfoV1, time_stamp) == 64);
+static_assert(offsetof(VgpuProcessUtilizationInfoV1, vgpu_instance) == 72);
+static_assert(offsetof(VgpuProcessUtilizationInfoV1, sm_util) == 80);
+static_assert(offsetof(VgpuProcessUtilizationInfoV1, ofa_util) == 100);
+
+// nvmlVgpuProcessesUtilizationInfo_v1_t
+struct VgpuProcessesUtilizationInfoV1 {
+  std::uint32_t version;
+  std::uint32_t vgpu_process_count;  // in: capacity; out: written or required
+  std::uint64_t last_seen_time_stamp;
+  VgpuProcessUtilizationInfoV1* vgpu_proc_util_array;
+};
+static_assert(sizeof(VgpuProcessesUtilizationInfoV1) == 24);
+static_assert(offsetof(VgpuProcessesUtilizationInfoV1, last_seen_time_stamp) == 8);
+static_assert(offsetof(VgpuProcessesUtilizationInfoV1, vgpu_proc_util_array) == 16);
+inline constexpr std::uint32_t kVgpuProcessesUtilizationInfoVersion =
+    struct_version(sizeof(VgpuProcessesUtilizationInfoV1), 1);
+static_assert(kVgpuProcessesUtilizationInfoVersion == 0x01000018);
+
+// nvmlVgpuLicenseExpiry_t
+struct VgpuLicenseExpiry {
+  std::uint32_t year;
+  std::uint16_t month;
+  std::uint16_t day;
+  std::uint16_t hour;
+  std::uint16_t min;
+  std::uint16_t sec;
+  std::uint8_t status;  // kLicenseExpiry*
+};
+static_assert(sizeof(VgpuLicenseExpiry) == 16 && alignof(VgpuLicenseExpiry) == 4);
+static_assert(offsetof(VgpuLicenseExpiry, month) == 4 && offsetof(VgpuLicenseExpiry, sec) == 12);
+static_assert(offsetof(VgpuLicenseExpiry, status) == 14);
+
+// nvmlVgpuLicenseInfo_t, as written by nvmlVgpuInstanceGetLicenseInfo_v2.
+struct VgpuLicenseInfo {
+  std::uint8_t is_licensed;
+  VgpuLicenseExpiry license_expiry;
+  std::uint32_t current_state;  // kLicenseState*
+};
+static_assert(sizeof(VgpuLicenseInfo) == 24 && alignof(VgpuLicenseInfo) == 4);
+static_assert(offsetof(VgpuLicenseInfo, license_expiry) == 4);
+static_assert(offsetof(VgpuLicenseInfo, current_state) == 20);
+
+using DeviceActiveVgpusFn = Return(Device, unsigned* count, VgpuInstance* instances);
+using VgpuStringFn = Return(VgpuInstance, char* out, unsigned size);
+using VgpuVmIdFn = Return(VgpuInstance, char* out, unsigned size, VgpuVmIdType* type);
+using VgpuTypeFn = Return(VgpuInstance, VgpuTypeId* out);
+using VgpuTypeNameFn = Return(VgpuTypeId, char* out, unsigned* size);  // size by pointer
+using VgpuUllFn = Return(VgpuInstance, std::uint64_t* out);
+using VgpuUintFn = Return(VgpuInstance, unsigned* out);
+using VgpuLicenseInfoFn = Return(VgpuInstance, VgpuLicenseInfo* out);
+using DeviceVgpuUtilizationFn = Return(Device, std::uint64_t last_seen, ValueType* type,
+                                       unsigned* count, VgpuInstanceUtilizationSample* samples);
+using DeviceVgpuProcessUtilizationFn = Return(Device, std::uint64_t last_seen, unsigned* count,
+                                              VgpuProcessUtilizationSample* samples);
+using DeviceVgpuInstancesUtilizationInfoFn = Return(Device, VgpuInstancesUtilizationInfoV1* inout);
+using DeviceVgpuProcessesUtilizationInfoFn = Return(Device, VgpuProcessesUtilizationInfoV1* inout);
+using VgpuAccountingPidsFn = Return(VgpuInstance, unsigned* count, unsigned* pids);
+using VgpuAccountingStatsFn = Return(VgpuInstance, unsigned pid, AccountingStats* out);
+using VgpuClearFn = Return(VgpuInstance);
 
 // NOLINTEND(performance-enum-size)
 

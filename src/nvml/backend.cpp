@@ -11,6 +11,7 @@
 #include "nvml/library.h"
 #include "nvml/process_utilization.h"
 #include "nvml/status.h"
+#include "nvml/vgpu.h"
 
 namespace gpumeter::nvml {
 namespace {
@@ -39,6 +40,9 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   std::expected<void, AccountingRefusal> set_accounting_mode(std::uint32_t device_index,
                                                              bool enabled) override;
   std::expected<void, AccountingRefusal> clear_accounting(std::uint32_t device_index) override;
+  Maybe<void> clear_vgpu_accounting(std::uint32_t instance) override {
+    return nvml::clear_vgpu_accounting(api(), instance);
+  }
 
  private:
   // Runs `change` on a query of the device, or says why there is none.
@@ -55,6 +59,8 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   // Identity per index, kept after the first read in which it settled: it does not change
   // while the driver stays loaded, and a GPU that falls off the bus still shows who it was.
   std::map<unsigned, DeviceIdentity> identities_;
+  // What each device's vGPU drains consumed so far, by index.
+  std::map<unsigned, VgpuDrainState> vgpu_drains_;
 };
 
 std::expected<unsigned, Error> NvmlSource::device_count() const {
@@ -86,11 +92,13 @@ Device NvmlSource::read_device(unsigned index) {
   device.state = read_state(query);
   device.processes = read_processes(query);
   device.accounting = read_accounting(query);
+  device.vgpu = read_vgpu_host(query, vgpu_drains_[index]);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);
     device.processes = std::unexpected(Unavailable::gpu_lost);
     device.accounting = std::unexpected(Unavailable::gpu_lost);
+    device.vgpu = std::unexpected(Unavailable::gpu_lost);
     device.lost = true;
   }
   return device;
@@ -144,6 +152,7 @@ Device NvmlSource::unreachable_device(unsigned index, Unavailable reason) const 
   device.state = absent_state(reason);
   device.processes = std::unexpected(reason);
   device.accounting = std::unexpected(reason);
+  device.vgpu = std::unexpected(reason);
   device.lost = reason == Unavailable::gpu_lost;
   return device;
 }

@@ -9,6 +9,30 @@
 
 #include "nvml/abi.h"
 
+// vGPU host calls (docs/vgpu.md). Every one of them answers NOT_SUPPORTED on bare metal.
+// clang-format off
+#define GPUMETER_NVML_VGPU_ENTRY_POINTS(X)                                                     \
+  X(active_vgpus, DeviceActiveVgpusFn, "nvmlDeviceGetActiveVgpus")                             \
+  X(vgpu_uuid, VgpuStringFn, "nvmlVgpuInstanceGetUUID")                                        \
+  X(vgpu_vm_id, VgpuVmIdFn, "nvmlVgpuInstanceGetVmID")                                         \
+  X(vgpu_type, VgpuTypeFn, "nvmlVgpuInstanceGetType")                                          \
+  X(vgpu_type_name, VgpuTypeNameFn, "nvmlVgpuTypeGetName")                                     \
+  X(vgpu_fb_usage, VgpuUllFn, "nvmlVgpuInstanceGetFbUsage")                                    \
+  X(vgpu_license_info, VgpuLicenseInfoFn, "nvmlVgpuInstanceGetLicenseInfo_v2")                 \
+  X(vgpu_license_status, VgpuUintFn, "nvmlVgpuInstanceGetLicenseStatus")                       \
+  X(vgpu_instances_utilization_info, DeviceVgpuInstancesUtilizationInfoFn,                     \
+    "nvmlDeviceGetVgpuInstancesUtilizationInfo")                                               \
+  X(vgpu_utilization, DeviceVgpuUtilizationFn, "nvmlDeviceGetVgpuUtilization")                 \
+  X(vgpu_processes_utilization_info, DeviceVgpuProcessesUtilizationInfoFn,                     \
+    "nvmlDeviceGetVgpuProcessesUtilizationInfo")                                               \
+  X(vgpu_process_utilization, DeviceVgpuProcessUtilizationFn,                                  \
+    "nvmlDeviceGetVgpuProcessUtilization")                                                     \
+  X(vgpu_accounting_mode, VgpuUintFn, "nvmlVgpuInstanceGetAccountingMode")                     \
+  X(vgpu_accounting_pids, VgpuAccountingPidsFn, "nvmlVgpuInstanceGetAccountingPids")           \
+  X(vgpu_accounting_stats, VgpuAccountingStatsFn, "nvmlVgpuInstanceGetAccountingStats")        \
+  X(vgpu_clear_accounting, VgpuClearFn, "nvmlVgpuInstanceClearAccountingPids")
+// clang-format on
+
 // clang-format off
 #define GPUMETER_NVML_ENTRY_POINTS(X)                                                          \
   X(init, InitFn, "nvmlInit_v2", "nvmlInit")                                                   \
@@ -76,5 +100,6 @@
   X(accounting_pids, DeviceAccountingPidsFn, "nvmlDeviceGetAccountingPids")                    \
   X(accounting_stats, DeviceAccountingStatsFn, "nvmlDeviceGetAccountingStats")                \
   X(set_accounting_mode, DeviceSetAccountingModeFn, "nvmlDeviceSetAccountingMode")             \
-  X(clear_accounting_pids, DeviceClearAccountingPidsFn, "nvmlDeviceClearAccountingPids")
+  X(clear_accounting_pids, DeviceClearAccountingPidsFn, "nvmlDeviceClearAccountingPids")       \
+  GPUMETER_NVML_VGPU_ENTRY_POINTS(X)
 // clang-format on

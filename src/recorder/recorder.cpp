@@ -63,7 +63,14 @@ void Recorder::observe(const Snapshot& snapshot) {
     if (auto sample = store::device_sample_record(device, snapshot.time_us)) {
       [[maybe_unused]] const auto added = writer_->add(std::move(*sample));
     }
+    // Each VM's instance counts from the previous round to this one (none before the first).
+    if (previous_round_us_) {
+      for (auto& use : store::vgpu_use_records(device, *previous_round_us_, snapshot.time_us)) {
+        [[maybe_unused]] const auto added = writer_->add(std::move(use));
+      }
+    }
   }
+  previous_round_us_ = snapshot.time_us;
 }
 
 void Recorder::settled(const task::Task& task) {

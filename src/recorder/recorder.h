@@ -118,6 +118,10 @@ class Recorder final : public task::ResultSink {
   Log log_;
   Identities identities_;
 
+  // Touched by observe() only (the sampler's thread): the previous round, which begins the
+  // interval each VM's vGPU use is recorded for.
+  std::optional<TimeUs> previous_round_us_;
+
   // Touched by record() only (one thread at a time).
   std::map<PendingKey, Pending> pending_;
   CsvIntervals csv_;

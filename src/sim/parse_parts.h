@@ -19,6 +19,8 @@ const Reader::Keys& device_keys();
 DeviceSpec device(Reader& reader, const Cursor& at, const Cursor& defaults, std::size_t index);
 ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count);
 Faults faults(Reader& reader, const Cursor& at, std::size_t device_count);
+// "vgpu": hosts, instances and the processes inside their VMs (parse_vgpu.cpp).
+VgpuSpec vgpu(Reader& reader, const Cursor& at, std::size_t device_count);
 
 // A return code by name ("UNKNOWN") or number.
 std::uint32_t return_code(Reader& reader, const Cursor& at);

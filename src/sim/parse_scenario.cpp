@@ -82,7 +82,7 @@ namespace {
 
 Scenario read(Reader& reader, std::string_view file) {
   const ObjectCursor top = reader.object(reader.root(), {"description", "driver", "device_defaults",
-                                                         "devices", "processes", "faults"});
+                                                         "devices", "processes", "faults", "vgpu"});
   Scenario s;
   s.file = file;
   s.description = reader.string_or(top, "description", "");
@@ -102,6 +102,7 @@ Scenario read(Reader& reader, std::string_view file) {
       s.processes.push_back(parse::process(reader, item, s.devices.size()));
   }
   if (auto f = reader.member(top, "faults")) s.faults = parse::faults(reader, *f, s.devices.size());
+  if (auto v = reader.member(top, "vgpu")) s.vgpu = parse::vgpu(reader, *v, s.devices.size());
   return s;
 }
 

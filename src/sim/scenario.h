@@ -25,9 +25,9 @@ struct DriverSpec {
   std::string driver_version = "570.124.06";
   std::string nvml_version = "12.570.124.06";
   int cuda_driver_version = 12080;  // 1000 * major + 10 * minor
-  // Whether root-only calls (setting the accounting mode, clearing its records) succeed:
-  // true for every caller, false for none (a caller without root, even when run as root);
-  // absent: for root (effective uid 0) only.
+  // Whether root-only calls (setting the accounting mode, clearing its records, clearing a
+  // vGPU instance's accounting) succeed: true for every caller, false for none (a caller
+  // without root, even when run as root); absent: for root (effective uid 0) only.
   std::optional<bool> privileged;
 };
 
@@ -158,6 +158,73 @@ struct Faults {
   std::vector<FlakyFault> flaky;
 };
 
+// ---- vGPU host (docs/vgpu.md) -------------------------------------------------------------
+struct VgpuLicenseSpec {
+  std::uint32_t state = 5;         // NVML_GRID_LICENSE_STATE_* (5 licensed)
+  std::uint8_t expiry_status = 3;  // NVML_GRID_LICENSE_EXPIRY_* (3 not applicable)
+  // "YYYY-MM-DDTHH:MM:SSZ" split into fields; all zero without an expiry.
+  unsigned year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  bool licensed() const { return state == 5; }
+};
+
+// One process record of an instance's accounting (nvmlVgpuInstanceGetAccountingStats).
+struct VgpuAccountingSpec {
+  std::uint32_t pid = 0;
+  unsigned gpu_utilization = 0;
+  unsigned memory_utilization = 0;
+  std::uint64_t max_memory_bytes = 0;
+  double start_s = 0;
+  double end_s = std::numeric_limits<double>::infinity();  // running while t < end_s
+};
+
+struct VgpuInstanceSpec {
+  int line = 0;
+  std::size_t device = 0;
+  std::uint32_t id = 0;  // nvmlVgpuInstance_t, never 0, unique in the scenario
+  std::string uuid;
+  std::string vm_id;
+  std::uint32_t vm_id_type = 1;  // 0 domain id, 1 UUID
+  std::uint32_t type_id = 0;
+  std::string type_name;  // "NVIDIA A16-4Q"
+  Profile fb_used_bytes;
+  VgpuLicenseSpec license;
+  bool guest_driver = true;  // licence and accounting calls need the guest's driver
+  bool accounting_enabled = false;
+  std::vector<VgpuAccountingSpec> accounting;
+  double start_s = 0;
+  double end_s = std::numeric_limits<double>::infinity();
+  // Hidden until the first sizing call on its GPU has been answered, so that a reader sees
+  // the count grow between sizing and reading.
+  bool appears_after_sizing = false;
+
+  bool alive(double t) const { return start_s <= t && t < end_s; }
+};
+
+// A process inside a VM, by the instance it runs on.
+struct VgpuProcessSpec {
+  int line = 0;
+  std::uint32_t instance = 0;
+  std::uint32_t pid = 0;  // inside the VM
+  std::string name;
+  Profile sm, mem, enc, dec, jpg, ofa;  // percent
+  double start_s = 0;
+  double end_s = std::numeric_limits<double>::infinity();
+
+  bool alive(double t) const { return start_s <= t && t < end_s; }
+};
+
+struct VgpuSpec {
+  std::vector<std::size_t> hosts;  // devices in vGPU host mode
+  std::vector<VgpuInstanceSpec> instances;
+  std::vector<VgpuProcessSpec> processes;
+
+  bool is_host(std::size_t device) const {
+    for (std::size_t h : hosts)
+      if (h == device) return true;
+    return false;
+  }
+};
+
 struct Scenario {
   std::string file;
   std::string description;
@@ -165,6 +232,7 @@ struct Scenario {
   std::vector<DeviceSpec> devices;
   std::vector<ProcessSpec> processes;
   Faults faults;
+  VgpuSpec vgpu;
 };
 
 // Reads and checks a scenario file. `pid_env` names are resolved from this process's

@@ -22,6 +22,27 @@ using DeviceLegacyPciInfoFn = Return(Device, PciInfoLegacy* out);
 
 }  // namespace gpumeter::sim::signatures
 
+// vGPU host calls (src/sim/lib/vgpu.cpp).
+// clang-format off
+#define GPUMETER_SIM_VGPU_SYMBOLS(X)                                             \
+  X(nvmlDeviceGetActiveVgpus, DeviceActiveVgpusFn)                               \
+  X(nvmlVgpuInstanceGetUUID, VgpuStringFn)                                       \
+  X(nvmlVgpuInstanceGetVmID, VgpuVmIdFn)                                         \
+  X(nvmlVgpuInstanceGetType, VgpuTypeFn)                                         \
+  X(nvmlVgpuTypeGetName, VgpuTypeNameFn)                                         \
+  X(nvmlVgpuInstanceGetFbUsage, VgpuUllFn)                                       \
+  X(nvmlVgpuInstanceGetLicenseInfo_v2, VgpuLicenseInfoFn)                        \
+  X(nvmlVgpuInstanceGetLicenseStatus, VgpuUintFn)                                \
+  X(nvmlDeviceGetVgpuInstancesUtilizationInfo, DeviceVgpuInstancesUtilizationInfoFn) \
+  X(nvmlDeviceGetVgpuUtilization, DeviceVgpuUtilizationFn)                       \
+  X(nvmlDeviceGetVgpuProcessesUtilizationInfo, DeviceVgpuProcessesUtilizationInfoFn) \
+  X(nvmlDeviceGetVgpuProcessUtilization, DeviceVgpuProcessUtilizationFn)         \
+  X(nvmlVgpuInstanceGetAccountingMode, VgpuUintFn)                               \
+  X(nvmlVgpuInstanceGetAccountingPids, VgpuAccountingPidsFn)                     \
+  X(nvmlVgpuInstanceGetAccountingStats, VgpuAccountingStatsFn)                   \
+  X(nvmlVgpuInstanceClearAccountingPids, VgpuClearFn)
+// clang-format on
+
 // X(symbol, signature type in gpumeter::sim::signatures)
 // clang-format off
 #define GPUMETER_SIM_SYMBOLS(X)                                        \
@@ -101,7 +122,8 @@ using DeviceLegacyPciInfoFn = Return(Device, PciInfoLegacy* out);
   X(nvmlDeviceGetAccountingPids, DeviceAccountingPidsFn)               \
   X(nvmlDeviceGetAccountingStats, DeviceAccountingStatsFn)            \
   X(nvmlDeviceSetAccountingMode, DeviceSetAccountingModeFn)            \
-  X(nvmlDeviceClearAccountingPids, DeviceClearAccountingPidsFn)
+  X(nvmlDeviceClearAccountingPids, DeviceClearAccountingPidsFn)        \
+  GPUMETER_SIM_VGPU_SYMBOLS(X)
 // clang-format on
 
 namespace gpumeter::sim {

@@ -169,11 +169,27 @@ ALTER TABLE ledger ADD COLUMN accounting_max_memory_bytes INTEGER;
 ALTER TABLE ledger ADD COLUMN accounting_time_ms INTEGER;
 )sql";
 
+// Version 4: per-minute use of each VM's vGPU instance on a vGPU host (docs/vgpu.md).
+constexpr std::string_view kVersion4 = R"sql(
+CREATE TABLE vgpu_minutes (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  vm_id TEXT NOT NULL,
+  vgpu_uuid TEXT,
+  vgpu_type TEXT,
+  seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  fb_used_bytes_max INTEGER,
+  PRIMARY KEY (bucket_us, device_id, vm_id)
+) WITHOUT ROWID;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
     Migration{2, "task results", kVersion2},
     Migration{3, "accounting-mode figures in the ledger", kVersion3},
+    Migration{4, "vGPU use per VM and minute", kVersion4},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

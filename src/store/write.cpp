@@ -58,6 +58,10 @@ SeenDevices seen_devices(const Batch& batch) {
   }
   for (const AccountedProcess& record : batch.accounted)
     note(seen, record.gpu_uuid, record.gpu_index, record.end_us());
+  for (const VgpuUseRecord& use : batch.vgpu_use) {
+    note(seen, use.gpu_uuid, use.gpu_index, use.begin_us);
+    note(seen, use.gpu_uuid, use.gpu_index, use.end_us);
+  }
   return seen;
 }
 
@@ -162,6 +166,7 @@ std::expected<void, Error> validate_batch(const Batch& batch) {
   if (auto valid = check(batch.device_samples); !valid) return valid;
   if (auto valid = check(batch.process_intervals); !valid) return valid;
   if (auto valid = check(batch.accounted); !valid) return valid;
+  if (auto valid = check(batch.vgpu_use); !valid) return valid;
   return check(batch.tasks);
 }
 
@@ -192,6 +197,8 @@ std::expected<WriteReport, Error> write_all(Store& store, const Batch& batch) {
   if (auto written = write_tasks(connection, store.host_id(), batch.tasks); !written)
     return std::unexpected(std::move(written.error()));
   report.tasks = batch.tasks.size();
+  if (auto written = write_vgpu_use(connection, *ids, batch.vgpu_use); !written)
+    return std::unexpected(std::move(written.error()));
   if (batch.recorded_until_us) {
     if (auto raised = meta::raise(connection, meta::recorded_until_key(store.host_id()),
                                   *batch.recorded_until_us);

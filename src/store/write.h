@@ -12,6 +12,7 @@
 #include "store/records.h"
 #include "store/store.h"
 #include "store/task_record.h"
+#include "store/vgpu_use.h"
 
 namespace gpumeter::store {
 
@@ -21,6 +22,7 @@ struct Batch {
   std::vector<ProcessInterval> process_intervals;
   std::vector<TaskRecord> tasks;
   std::vector<AccountedProcess> accounted;
+  std::vector<VgpuUseRecord> vgpu_use;
   // How far the recorder has recorded process intervals on this host (the end of its last
   // interval), stored with the batch so that the two can never disagree; see recorded_until()
   // in store/history.h. A lower value than the one stored leaves it.
@@ -28,7 +30,7 @@ struct Batch {
 
   std::size_t rows() const noexcept {
     return devices.size() + device_samples.size() + process_intervals.size() + tasks.size() +
-           accounted.size();
+           accounted.size() + vgpu_use.size();
   }
   bool empty() const noexcept { return rows() == 0 && !recorded_until_us; }
 };
@@ -52,6 +54,7 @@ struct WriteReport {
 //  - accounting records of exited processes, joined to their ledger rows or making new ones
 //    (store/accounted.h);
 //  - task results (the same task stored again replaces itself);
+//  - vGPU use, added to its VM's row of the minute it begins in (peak framebuffer maxed);
 //  - the recorder's progress, raised to recorded_until_us.
 // Errors: invalid_input when a record fails validate() (nothing is written); io when SQLite
 // fails, e.g. SQLITE_FULL on a full disk or past the size cap (rolled back, nothing written).

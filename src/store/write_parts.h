@@ -13,6 +13,7 @@
 #include "store/records.h"
 #include "store/sqlite.h"
 #include "store/task_record.h"
+#include "store/vgpu_use.h"
 
 namespace gpumeter::store {
 
@@ -39,5 +40,9 @@ std::expected<void, Error> write_accounted(sqlite::Connection& connection, std::
 
 std::expected<void, Error> write_tasks(sqlite::Connection& connection, std::int64_t host_id,
                                        std::span<const TaskRecord> tasks);
+
+// vGPU use, each record added to its VM's row of the minute it begins in.
+std::expected<void, Error> write_vgpu_use(sqlite::Connection& connection, const DeviceIds& devices,
+                                          std::span<const VgpuUseRecord> records);
 
 }  // namespace gpumeter::store

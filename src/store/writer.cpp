@@ -84,6 +84,14 @@ std::expected<void, Error> Writer::add(AccountedProcess record) {
   return {};
 }
 
+std::expected<void, Error> Writer::add(VgpuUseRecord record) {
+  if (auto valid = validated(record); !valid) return valid;
+  const std::lock_guard lock(mutex_);
+  queue_.vgpu_use.push_back(std::move(record));
+  enforce_bound();
+  return {};
+}
+
 void Writer::set_recorded_until(TimeUs until_us) {
   const std::lock_guard lock(mutex_);
   queue_.recorded_until_us = std::max(queue_.recorded_until_us.value_or(until_us), until_us);
@@ -129,6 +137,7 @@ Batch Writer::take() {
   batch.process_intervals = drain(queue_.process_intervals);
   batch.tasks = drain(queue_.tasks);
   batch.accounted = drain(queue_.accounted);
+  batch.vgpu_use = drain(queue_.vgpu_use);
   batch.recorded_until_us = std::exchange(queue_.recorded_until_us, std::nullopt);
   return batch;
 }
@@ -141,6 +150,7 @@ void Writer::put_back(Batch&& batch) {
   prepend(queue_.process_intervals, batch.process_intervals);
   prepend(queue_.tasks, batch.tasks);
   prepend(queue_.accounted, batch.accounted);
+  prepend(queue_.vgpu_use, batch.vgpu_use);
   if (batch.recorded_until_us) {
     queue_.recorded_until_us = std::max(queue_.recorded_until_us.value_or(*batch.recorded_until_us),
                                         *batch.recorded_until_us);
@@ -151,6 +161,8 @@ void Writer::put_back(Batch&& batch) {
 void Writer::enforce_bound() {
   if (queue_.rows() <= config_.max_queued_rows) return;
   std::size_t excess = queue_.rows() - config_.max_queued_rows;
+  // vGPU use goes first: per-VM minutes are the coarsest figures to lose.
+  excess -= drop_oldest(queue_.vgpu_use, excess);
   std::size_t dropped = drop_oldest(queue_.device_samples, excess);
   state_.dropped_device_samples += dropped;
   excess -= dropped;

@@ -106,6 +106,11 @@ describe("the dashboard", () => {
         assert.equal(users.filter((u) => u === "N/A").length, expected.hidden);
       });
 
+      it("shows no vGPU section on a bare-metal host", async () => {
+        assert.equal((await daemon.api("vgpu")).gpus.every((g) => g.vgpu === null), true);
+        assert.equal(await page.locator("#vgpu").isVisible(), false);
+      });
+
       it("draws the last hour of utilization, memory, power and temperature for every GPU", async () => {
         await page.waitForFunction((n) => document.querySelectorAll("figure.chart canvas").length === n, 4);
         await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .u-legend .u-value")]
@@ -301,6 +306,41 @@ describe("the dashboard", () => {
       await page.click('#fleet-table tr[data-node="old"] button');
       await page.waitForFunction(() => /old is unreachable/.test(document.querySelector("#gpu-table tbody").textContent));
       assert.equal(await page.locator("#gpu-table tbody tr[data-gpu]").count(), 0);
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
+  // A vGPU host: the section lists every VM's instance with its type, licence and use, and
+  // the processes inside the VMs, as GET /api/v1/vgpu says; bare-metal hosts never show it.
+  describe("of a daemon on the simulated vGPU host", () => {
+    let daemon;
+    let page;
+    before(async () => {
+      daemon = await Daemon.start({scenario: join(source, "examples", "scenarios", "vgpu-host.json"),
+                                   epochOffsetSeconds: 60});
+      page = await openPage(daemon.url, LAPTOP);
+    });
+    after(async () => {
+      await page?.context().close();
+      await daemon?.stop();
+    });
+
+    it("shows each VM with its vGPU type, licence and utilisation", async () => {
+      const document = await daemon.api("vgpu");
+      const instances = document.gpus.flatMap((g) => g.vgpu.instances);
+      await page.locator("#vgpu-table tbody tr[data-vm]").nth(instances.length - 1).waitFor({timeout: 30000});
+      assert.equal(await page.locator("#vgpu").isVisible(), true);
+      const vms = await page.locator("#vgpu-table tbody tr[data-vm]").evaluateAll((rows) => rows.map((r) => r.dataset.vm));
+      assert.deepEqual(vms, instances.map((i) => i.vm_id));
+      const types = await cellTexts(page, '#vgpu-table td[data-label="Type"]');
+      assert.deepEqual(types, instances.map((i) => i.type_name));
+      const licences = await cellTexts(page, '#vgpu-table td[data-label="Licence"]');
+      assert.deepEqual(licences, ["licensed", "licensed", "unlicensed restricted", "N/A"]);
+      const sm = await cellTexts(page, '#vgpu-table td[data-label="SM"]');
+      assert.ok(sm.every((v) => /^\d+%$/.test(v)), sm.join());
+      const names = await cellTexts(page, '#vgpu-process-table td[data-label="Name"]');
+      for (const name of ["blender", "ffmpeg", "python3", "chrome"]) assert.ok(names.includes(name), `${name} missing`);
+      await page.screenshot({path: join(artifacts, "dashboard-vgpu.png"), fullPage: true});
       assert.deepEqual(page.errors, []);
     });
   });

@@ -14,6 +14,7 @@ import {ProcessUsage} from "./process-usage.js";
 import {every} from "./schedule.js";
 import {refreshTasks, renderTaskTable} from "./task-table.js";
 import {UsageView} from "./usage-view.js";
+import {fetchVgpu, renderVgpu} from "./vgpu-table.js";
 
 const byId = (id) => document.getElementById(id);
 
@@ -116,4 +117,11 @@ every(10000, localOnly(async () => {
 every(10000, localOnly(() => refreshTasks(byId("task-table"))));
 every(10000, localOnly(() => refreshAccounting(byId("accounting-table"), byId("accounting-note"))));
 every(60000, localOnly(() => usage.refresh()));
+every(10000, localOnly(async () => {
+  try {
+    renderVgpu(byId("vgpu"), byId("vgpu-table"), byId("vgpu-process-table"), await fetchVgpu());
+  } catch {
+    byId("vgpu").hidden = true;  // an older server without the route, or no snapshot yet
+  }
+}));
 const statusLoop = every(2000, refreshStatus);

@@ -45,6 +45,8 @@ abi::Return Library::load() {
   loaded_ = std::make_unique<Loaded>(std::move(*loaded));
   // A newly loaded driver starts with the scenario's modes (or the state file's).
   accounting_state_ = {};
+  vgpu_sized_.clear();
+  vgpu_cleared_.clear();
   return abi::kSuccess;
 }
 

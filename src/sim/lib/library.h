@@ -62,6 +62,11 @@ class Library {
   // Counts this call of `function` and answers the fault code if a flaky fault fires.
   std::optional<abi::Return> flaky(std::string_view function, std::optional<std::size_t> device);
 
+  // vGPU state the calls change (lib/vgpu_state.h): the GPUs on which a sizing call was
+  // answered, and the (instance, pid) accounting records cleared. Reset by each load.
+  std::set<std::size_t>& vgpu_sized() { return vgpu_sized_; }
+  std::set<std::pair<std::uint32_t, std::uint32_t>>& vgpu_cleared() { return vgpu_cleared_; }
+
   // Prints "gpumeter simulator: <message>" on stderr, each distinct message once.
   void report(const std::string& message);
 
@@ -95,6 +100,8 @@ class Library {
   std::map<std::pair<std::size_t, std::string>, std::uint64_t> call_counts_;  // (rule, function)
   std::set<std::string> reported_;
   AccountingState accounting_state_;
+  std::set<std::size_t> vgpu_sized_;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> vgpu_cleared_;
 };
 
 }  // namespace gpumeter::sim::lib

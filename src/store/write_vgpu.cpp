@@ -1,0 +1,46 @@
+// vGPU use into vgpu_minutes: each record added to its VM's row of the minute it begins in.
+#include <algorithm>
+
+#include "store/buckets.h"
+#include "store/write_parts.h"
+
+namespace gpumeter::store {
+namespace {
+
+const std::string kUpsert = R"sql(
+INSERT INTO vgpu_minutes (bucket_us, device_id, vm_id, vgpu_uuid, vgpu_type, seconds,
+                          sm_busy_seconds, fb_used_bytes_max)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+ON CONFLICT (bucket_us, device_id, vm_id) DO UPDATE SET
+  vgpu_uuid = COALESCE(excluded.vgpu_uuid, vgpu_uuid),
+  vgpu_type = COALESCE(excluded.vgpu_type, vgpu_type),
+  seconds = seconds + excluded.seconds,
+  sm_busy_seconds = sm_busy_seconds + excluded.sm_busy_seconds,
+  fb_used_bytes_max = MAX(COALESCE(fb_used_bytes_max, 0), COALESCE(excluded.fb_used_bytes_max, 0))
+)sql";
+
+std::optional<std::int64_t> as_int64(const std::optional<std::uint64_t>& value) {
+  if (!value) return std::nullopt;
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(*value, INT64_MAX));
+}
+
+}  // namespace
+
+std::expected<void, Error> write_vgpu_use(sqlite::Connection& connection, const DeviceIds& devices,
+                                          std::span<const VgpuUseRecord> records) {
+  for (const VgpuUseRecord& record : records) {
+    const auto device = devices.find(record.gpu_uuid);
+    if (device == devices.end()) continue;  // every uuid of the batch has an id
+    auto statement = connection.cached(kUpsert);
+    if (!statement) return std::unexpected(std::move(statement.error()));
+    const double seconds = static_cast<double>(record.end_us - record.begin_us) / 1e6;
+    (*statement)
+        ->bind_all(bucket_start(record.begin_us, kMinuteUs), device->second,
+                   std::string_view(record.vm_id), record.vgpu_uuid, record.vgpu_type, seconds,
+                   record.sm_busy_seconds, as_int64(record.fb_used_bytes));
+    if (auto done = (*statement)->run(); !done) return done;
+  }
+  return {};
+}
+
+}  // namespace gpumeter::store

@@ -1,0 +1,169 @@
+"""`gpumeter vgpu` on the bundled vGPU host scenario, through the real loader: the figures
+the scenario scripts, the published schema, the accounting view and its root-only clear,
+and an older driver (sim-r535-cc, sim-legacy) whose fallbacks leave JPEG/OFA and the licence
+state absent."""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, run, scenario,
+                              sim_library, simulate)
+
+
+def vgpu_json(variant="sim", name="vgpu-host", extra=()):
+    env = clean_env(GPUMETER_NVML_LIBRARY=sim_library(variant),
+                    GPUMETER_SIM_SCENARIO=name if os.path.isabs(str(name)) else scenario(name),
+                    GPUMETER_SIM_EPOCH_US=epoch_seconds_ago(30))
+    return json.loads(run("vgpu", *extra, "--json", env=env, check=True).stdout)
+
+
+def instances(doc):
+    return {i["id"]: i for g in doc["gpus"] if g["vgpu"] for i in g["vgpu"]["instances"]}
+
+
+def validate(document):
+    import jsonschema  # Debian's python3-jsonschema
+    schema = json.loads((SCHEMAS / "vgpu.schema.json").read_text())
+    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+
+
+class Vgpu(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.doc = vgpu_json()
+
+    def test_schema(self):
+        validate(self.doc)
+
+    def test_instances_as_scripted(self):
+        found = instances(self.doc)
+        self.assertEqual(sorted(found), [101, 102, 201, 202])
+        a = found[101]
+        self.assertEqual(a["type_name"], "NVIDIA A16-4Q")
+        self.assertEqual(a["vm_id_type"], "uuid")
+        self.assertEqual(a["fb_used_bytes"], 1610612736)
+        self.assertEqual(a["license"]["state"], "licensed")
+        self.assertEqual(a["license"]["expiry"], "2027-06-30T23:59:59Z")
+        # blender (5 % between bursts or 55 % in one) + ffmpeg 6 %; the encoder is ffmpeg's.
+        self.assertIn(a["utilization"]["sm_percent"], (11, 61))
+        self.assertEqual(a["utilization"]["encoder_percent"], 42)
+        self.assertEqual(a["utilization"]["jpeg_percent"], 4)
+        self.assertEqual(a["utilization"]["ofa_percent"], 3)
+        self.assertEqual(found[201]["vm_id"], "17")
+        self.assertEqual(found[201]["vm_id_type"], "domain_id")
+        self.assertEqual(found[201]["license"]["state"], "unlicensed_restricted")
+        self.assertIsNone(found[202]["license"])  # no guest driver
+        self.assertEqual(found[202]["unavailable"]["license"], "error")
+
+    def test_processes_inside_the_vms(self):
+        gpu0 = self.doc["gpus"][0]["vgpu"]
+        by_pid = {p["pid"]: p for p in gpu0["processes"]}
+        self.assertEqual(sorted(by_pid), [2210, 2244, 4100])
+        self.assertEqual(by_pid[4100]["vm_id"], "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02")
+        self.assertEqual(by_pid[4100]["utilization"]["sm_percent"], 71)
+        self.assertEqual(by_pid[2244]["utilization"]["decoder_percent"], 12)
+
+    def test_accounting_records(self):
+        records = instances(self.doc)[102]["accounting"]["records"]
+        self.assertEqual([(r["pid"], r["running"]) for r in records], [(4100, True), (4090, False)])
+        self.assertEqual(records[1]["duration_s"], 3600)
+
+    def test_tables(self):
+        out = simulate("vgpu-host", "vgpu", "--no-color", check=True).stdout
+        self.assertIn("NVIDIA A16-4Q", out)
+        self.assertIn("unlicensed_restricted", out)
+        self.assertIn("blender", out)
+        accounting = simulate("vgpu-host", "vgpu", "accounting", "--no-color", check=True).stdout
+        self.assertIn("4090", accounting)
+        self.assertIn("1h 0m", accounting)
+
+    def test_clear_needs_root(self):
+        text = scenario("vgpu-host").read_text()
+        with tempfile.TemporaryDirectory() as tmp:
+            unprivileged = Path(tmp) / "vgpu-unprivileged.json"
+            unprivileged.write_text(text.replace('"driver": {', '"driver": {"privileged": false, ', 1))
+            result = run("--simulate", unprivileged, "vgpu", "accounting", "--clear", "102")
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("needs root (run with sudo)", result.stderr)
+            privileged = Path(tmp) / "vgpu-privileged.json"
+            privileged.write_text(text.replace('"driver": {', '"driver": {"privileged": true, ', 1))
+            result = run("--simulate", privileged, "vgpu", "accounting", "--clear", "102")
+            self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_bare_metal_scenario_has_no_host(self):
+        doc = json.loads(simulate("workstation", "vgpu", "--json", check=True).stdout)
+        validate(doc)
+        for gpu in doc["gpus"]:
+            self.assertIsNone(gpu["vgpu"])
+            self.assertEqual(gpu["unavailable"]["vgpu"], "not_supported")
+
+
+class ReportByVm(unittest.TestCase):
+    """A daemon records the vGPU host for a few seconds; `report --by vm` reads the real
+    SQLite file it wrote."""
+
+    def test_per_vm_use_from_the_history(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            state = Path(tmp) / "state"
+            daemon = subprocess.Popen(
+                [GPUMETER, "--simulate", scenario("vgpu-host"), "daemon", "--listen", "127.0.0.1:0",
+                 "--state-dir", state, "--socket", Path(tmp) / "gpumeter.sock",
+                 "--interval", "250ms", "--record-interval", "1s"],
+                env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            started = time.monotonic()
+            time.sleep(3)
+            daemon.send_signal(signal.SIGTERM)
+            _, stderr = daemon.communicate(timeout=30)
+            ran = time.monotonic() - started
+            self.assertEqual(daemon.returncode, 0, stderr)
+            database = state / "gpumeter.db"
+            report = json.loads(run("report", "--by", "vm", "--database", database, "--since", "1h",
+                                    "--format", "json", check=True).stdout)
+            rows = {row["vm_id"]: row for row in report["rows"]}
+            self.assertEqual(sorted(rows), ["17", "18", "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e01",
+                                            "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02"])
+            render = rows["5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02"]
+            self.assertEqual(render["vgpu_type"], "NVIDIA A16-8Q")
+            self.assertEqual(render["gpu_index"], 0)
+            # Active from the daemon's first round to its last: most of the time it ran.
+            self.assertGreater(render["vgpu_hours"] * 3600, 1.5)
+            self.assertLessEqual(render["vgpu_hours"] * 3600, ran)
+            self.assertAlmostEqual(render["sm_percent_while_active"], 71, places=6)
+            self.assertEqual(render["peak_fb_used_bytes"], 6442450944)
+            self.assertEqual(rows["18"]["sm_busy_hours"], 0)
+            table = run("report", "--by", "vm", "--database", database, "--since", "1h",
+                        "--no-color", check=True).stdout
+            self.assertIn("NVIDIA A16-2B", table)
+            refused = run("report", "--by", "vm", "--database", database, "--chart")
+            self.assertEqual(refused.returncode, 2)
+            self.assertIn("--by vm", refused.stderr)
+
+
+class OlderDrivers(unittest.TestCase):
+    def test_r535_uses_the_older_utilisation_calls(self):
+        doc = vgpu_json("sim-r535-cc")
+        validate(doc)
+        a = instances(doc)[101]
+        self.assertEqual(a["utilization"]["encoder_percent"], 42)
+        self.assertIsNone(a["utilization"]["jpeg_percent"])
+        self.assertEqual(a["utilization"]["unavailable"]["ofa_percent"], "not_supported")
+        self.assertEqual(a["license"]["state"], "licensed")
+
+    def test_legacy_has_no_licence_state(self):
+        doc = vgpu_json("sim-legacy")
+        validate(doc)
+        a = instances(doc)[101]
+        self.assertTrue(a["license"]["licensed"])
+        self.assertIsNone(a["license"]["state"])
+        self.assertIsNone(a["license"]["expiry"])
+        self.assertIsNone(a["utilization"]["jpeg_percent"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
