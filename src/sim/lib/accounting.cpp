@@ -10,11 +10,16 @@
 namespace gpumeter::sim::lib {
 namespace {
 
+// A MIG-enabled GPU forces accounting off, whatever its scenario says.
+bool accounting_on(const DeviceSpec& spec) {
+  return spec.accounting_enabled && !mig_enabled(spec);
+}
+
 // Accounting calls need the feature and the mode enabled.
 template <class Body>
 abi::Return accounting_call(const char* function, abi::Device device, Body&& body) {
   return device_call(function, device, Feature::accounting, [&](const DeviceCall& call) {
-    if (!call.spec.accounting_enabled) return abi::kErrorNotSupported;
+    if (!accounting_on(call.spec)) return abi::kErrorNotSupported;
     return body(call);
   });
 }
@@ -41,7 +46,7 @@ abi::Return nvmlDeviceGetAccountingMode(abi::Device device, unsigned* mode) {
   return device_call(
       "nvmlDeviceGetAccountingMode", device, Feature::accounting, [&](const DeviceCall& call) {
         return store(mode,
-                     call.spec.accounting_enabled ? abi::kFeatureEnabled : abi::kFeatureDisabled);
+                     accounting_on(call.spec) ? abi::kFeatureEnabled : abi::kFeatureDisabled);
       });
 }
 
