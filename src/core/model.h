@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/metrics.h"
+#include "core/mig.h"
 #include "core/unavailable.h"
 
 namespace gpumeter {
@@ -80,6 +81,7 @@ struct Device {
   // Absent (with a reason) when the process list could not be read.
   Maybe<std::vector<GpuProcess>> processes = std::vector<GpuProcess>{};
   bool lost = false;  // fell off the bus or needs a reset: only identity may be known
+  Maybe<MigState> mig = std::unexpected(Unavailable::not_supported);  // core/mig.h
 };
 
 struct DriverInfo {

@@ -8,6 +8,7 @@
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
 #include "nvml/library.h"
+#include "nvml/mig.h"
 #include "nvml/process_utilization.h"
 #include "nvml/status.h"
 
@@ -76,10 +77,13 @@ Device NvmlSource::read_device(unsigned index) {
   device.identity = identity_of(query, index);
   device.state = read_state(query);
   device.processes = read_processes(query);
+  device.mig = read_mig(query);
+  if (device.mig && device.mig->enabled) mark_mig_restrictions(device.state);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);
     device.processes = std::unexpected(Unavailable::gpu_lost);
+    device.mig = std::unexpected(Unavailable::gpu_lost);
     device.lost = true;
   }
   return device;
@@ -91,7 +95,13 @@ Maybe<std::vector<PidGpuSample>> NvmlSource::drain_process_utilization(
   const abi::Return code = api().handle_by_index.fn(device_index, &handle);
   if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
   DeviceQuery query(api(), handle);
-  return read_process_utilization(query, last_seen_us);
+  auto samples = read_process_utilization(query, last_seen_us);
+  if (!samples && samples.error() == Unavailable::not_supported) {
+    // In MIG mode the driver keeps no per-process utilisation: say so.
+    const Maybe<MigState> mig = read_mig_mode_only(query);
+    if (mig && mig->enabled) return std::unexpected(Unavailable::mig);
+  }
+  return samples;
 }
 
 DeviceIdentity NvmlSource::identity_of(DeviceQuery& query, unsigned index) {
@@ -109,6 +119,7 @@ Device NvmlSource::unreachable_device(unsigned index, Unavailable reason) const 
   device.identity = cached != identities_.end() ? cached->second : absent_identity(index, reason);
   device.state = absent_state(reason);
   device.processes = std::unexpected(reason);
+  device.mig = std::unexpected(reason);
   device.lost = reason == Unavailable::gpu_lost;
   return device;
 }

@@ -6,6 +6,7 @@
 
 #include "view/gpu_status.h"
 #include "view/iso_time.h"
+#include "view/mig_json.h"
 
 namespace gpumeter::view {
 namespace {
@@ -136,6 +137,7 @@ Json device_json(const Device& device, const Snapshot& snapshot) {
   gpu["lost"] = device.lost;
   put_state(gpu, unavailable, device.state);
   put_processes(gpu, unavailable, device, snapshot);
+  put_mig(gpu, unavailable, device);
   gpu["unavailable"] = std::move(unavailable);
   return gpu;
 }

@@ -1,6 +1,7 @@
 // The table of GPUs, from an /api/v1/status document (`gpumeter list --json`).
 import {el, fillTable} from "./dom.js";
 import {absent, age, bytes, celsius, megahertz, NA, percent, reading, watts} from "./format.js";
+import {insertMigRows} from "./mig.js";
 import {statusOf} from "./status.js";
 
 // onPick(index): the user chose a GPU (its charts are shown). status null: no reading, and
@@ -24,6 +25,7 @@ export function renderGpuTable(table, status, onPick, empty = "no GPU on this ma
     rowProps: (g) => ({class: `tone-${statusOf(g).tone}`, dataset: {gpu: g.index, status: g.status}}),
     empty,
   });
+  insertMigRows(table, status?.gpus, columns);
 }
 
 // "NVIDIA A100-SXM4-80GB" reads as "A100-SXM4-80GB" (every GPU here is NVIDIA's); the full

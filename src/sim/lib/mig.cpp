@@ -47,8 +47,8 @@ abi::Return nvmlDeviceGetMigDeviceHandleByIndex(abi::Device device, unsigned ind
                      [&](const DeviceCall& call) {
                        if (mig == nullptr) return abi::kErrorInvalidArgument;
                        if (!call.spec.mig_capable) return abi::kErrorNotSupported;
-                       if (!call.spec.mig || index >= call.spec.mig->max_count)
-                         return abi::kErrorInvalidArgument;
+                       if (!call.spec.mig) return abi::kErrorNotFound;  // MIG off: no slot
+                       if (index >= call.spec.mig->max_count) return abi::kErrorInvalidArgument;
                        const MigInstanceSpec* instance = call.spec.mig->in_slot(index);
                        if (instance == nullptr) return abi::kErrorNotFound;
                        *mig = call.library.mig_handle(call.index, instance->slot);
