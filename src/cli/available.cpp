@@ -101,8 +101,9 @@ Attempt attempt_mig(const Snapshot& snapshot, const AvailableOptions& options, s
   }
   const std::size_t need = options.limit == 0 ? 1 : options.limit;
   if (uuids.size() < need) {
-    return Attempt{{}, fmt::format("no free MIG device: {} free, {} in use, {} wanted",
-                                   uuids.size(), selection.busy, need)};
+    return Attempt{{},
+                   fmt::format("no free MIG device: {} free, {} in use, {} wanted", uuids.size(),
+                               selection.busy, need)};
   }
   const std::size_t want = options.limit == 0 ? uuids.size() : options.limit;
   std::vector<std::size_t> chosen;
@@ -111,7 +112,8 @@ Attempt attempt_mig(const Snapshot& snapshot, const AvailableOptions& options, s
   } else {
     chosen = reserve_keys(uuids, want, need, err);
   }
-  if (chosen.size() < need) return Attempt{{}, describe_reserved(uuids.size(), chosen.size(), need)};
+  if (chosen.size() < need)
+    return Attempt{{}, describe_reserved(uuids.size(), chosen.size(), need)};
   Attempt result;
   for (const std::size_t k : chosen) result.chosen.push_back(uuids[k]);
   return result;

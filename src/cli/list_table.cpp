@@ -158,8 +158,9 @@ std::string render_list_table(const Snapshot& snapshot, bool color) {
   std::string out = header_line(snapshot);
   out += render_table(kColumns, rows, color);
   if (rows.empty()) out += "no GPUs found\n";
-  if (any_mig) out += fmt::format("{}, nor the utilisation of a GPU in MIG mode (UTIL N/A).\n",
-                               kMigNoProcessUtilization);
+  if (any_mig)
+    out += fmt::format("{}, nor the utilisation of a GPU in MIG mode (UTIL N/A).\n",
+                       kMigNoProcessUtilization);
   return out;
 }
 

@@ -3,11 +3,13 @@
 // GPU, per-process utilisation) is absent with Unavailable::mig, never 0.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/metrics.h"
 #include "core/unavailable.h"
 
 namespace gpumeter {
@@ -28,6 +30,10 @@ struct MigDevice {
   Maybe<double> memory_used_bytes = std::unexpected(Unavailable::error);
   // Processes in this instance (the parent's list holds them too, with their ids).
   Maybe<std::vector<GpuProcess>> processes = std::unexpected(Unavailable::error);
+  // GPM figures of its GPU instance, in kGpmMetrics order (absent before Hopper).
+  std::array<Maybe<double>, kGpmMetrics.size()> gpm;
+
+  MigDevice() { gpm.fill(std::unexpected(Unavailable::not_supported)); }
 };
 
 // A GPU's MIG state: absent (not_supported) on GPUs without MIG.

@@ -7,6 +7,7 @@
 
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
+#include "nvml/gpm.h"
 #include "nvml/library.h"
 #include "nvml/mig.h"
 #include "nvml/process_utilization.h"
@@ -24,10 +25,11 @@ std::string explain(const EntryPoints& api, abi::Return code) {
 
 class NvmlSource final : public GpuSource {
  public:
-  explicit NvmlSource(Library library) : library_(std::move(library)) {}
+  explicit NvmlSource(Library library) : library_(std::move(library)), gpm_(library_.api()) {}
   NvmlSource(const NvmlSource&) = delete;
   NvmlSource& operator=(const NvmlSource&) = delete;
   ~NvmlSource() override {
+    gpm_.release();  // samples belong to the library: free them before it shuts down
     if (api().shutdown) api().shutdown.fn();
   }
 
@@ -47,6 +49,7 @@ class NvmlSource final : public GpuSource {
   // Identity per index, kept after the first read in which it settled: it does not change
   // while the driver stays loaded, and a GPU that falls off the bus still shows who it was.
   std::map<unsigned, DeviceIdentity> identities_;
+  GpmReader gpm_;  // after library_: it refers to the library's entry points
 };
 
 std::expected<unsigned, Error> NvmlSource::device_count() const {
@@ -79,6 +82,7 @@ Device NvmlSource::read_device(unsigned index) {
   device.processes = read_processes(query);
   device.mig = read_mig(query);
   if (device.mig && device.mig->enabled) mark_mig_restrictions(device.state);
+  gpm_.read(index, query, device.state, device.mig ? &device.mig->devices : nullptr);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);

@@ -74,5 +74,11 @@
   X(accounting_mode, DeviceUintFn, "nvmlDeviceGetAccountingMode")                              \
   X(accounting_buffer_size, DeviceUintFn, "nvmlDeviceGetAccountingBufferSize")                 \
   X(accounting_pids, DeviceAccountingPidsFn, "nvmlDeviceGetAccountingPids")                    \
-  X(accounting_stats, DeviceAccountingStatsFn, "nvmlDeviceGetAccountingStats")
+  X(accounting_stats, DeviceAccountingStatsFn, "nvmlDeviceGetAccountingStats")                \
+  X(gpm_query_support, GpmQuerySupportFn, "nvmlGpmQueryDeviceSupport")                        \
+  X(gpm_sample_alloc, GpmSampleAllocFn, "nvmlGpmSampleAlloc")                                  \
+  X(gpm_sample_free, GpmSampleFreeFn, "nvmlGpmSampleFree")                                     \
+  X(gpm_sample_get, GpmSampleGetFn, "nvmlGpmSampleGet")                                        \
+  X(gpm_mig_sample_get, GpmMigSampleGetFn, "nvmlGpmMigSampleGet")                              \
+  X(gpm_metrics_get, GpmMetricsGetFn, "nvmlGpmMetricsGet")
 // clang-format on

@@ -91,9 +91,9 @@ Maybe<MigState> read_mig(DeviceQuery& parent) {
 }
 
 void mark_mig_restrictions(DeviceState& state) {
-  for (const DeviceMetric metric : {DeviceMetric::utilization_gpu, DeviceMetric::utilization_memory,
-                                    DeviceMetric::utilization_encoder,
-                                    DeviceMetric::utilization_decoder}) {
+  for (const DeviceMetric metric :
+       {DeviceMetric::utilization_gpu, DeviceMetric::utilization_memory,
+        DeviceMetric::utilization_encoder, DeviceMetric::utilization_decoder}) {
     Maybe<double>& value = state[metric];
     if (!value && value.error() == Unavailable::not_supported)
       value = std::unexpected(Unavailable::mig);

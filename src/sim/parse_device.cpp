@@ -245,6 +245,7 @@ void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::size_
   d.energy_offset_mj = reader.number_or(object, "energy_offset_mj", 0);
   if (auto a = reader.member(object, "accounting")) accounting(reader, *a, d);
   if (auto m = reader.member(object, "mig")) mig(reader, *m, d, index);
+  if (auto g = reader.member(object, "gpm")) gpm(reader, *g, d);
   if (auto u = reader.member(object, "utilization")) scripted(reader, *u, d);
   if (auto u = reader.member(object, "unsupported")) unsupported(reader, *u, d);
 }
@@ -277,6 +278,7 @@ const Reader::Keys& device_keys() {
                                  "energy_offset_mj",
                                  "accounting",
                                  "mig",
+                                 "gpm",
                                  "utilization",
                                  "unsupported"};
   return keys;

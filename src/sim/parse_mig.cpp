@@ -19,11 +19,12 @@ MigInstanceSpec instance(Reader& reader, const Cursor& at, std::size_t device, u
   m.slot = static_cast<unsigned>(reader.whole_or(object, "slot", position, max_count - 1));
   m.gpu_instance = static_cast<std::uint32_t>(
       reader.whole(reader.required(object, "gpu_instance", "a GPU-instance id"), 0xFFFF));
-  m.compute_instance = static_cast<std::uint32_t>(reader.whole_or(object, "compute_instance", 0,
-                                                                  0xFFFF));
-  m.profile = reader.string(reader.required(object, "profile", "a profile name such as \"1g.10gb\""));
-  m.memory_total_bytes = reader.whole(
-      reader.required(object, "memory_total_bytes", "the instance's memory in bytes"));
+  m.compute_instance =
+      static_cast<std::uint32_t>(reader.whole_or(object, "compute_instance", 0, 0xFFFF));
+  m.profile =
+      reader.string(reader.required(object, "profile", "a profile name such as \"1g.10gb\""));
+  m.memory_total_bytes =
+      reader.whole(reader.required(object, "memory_total_bytes", "the instance's memory in bytes"));
   // Without one, a UUID that is unique within the scenario.
   m.uuid = fmt::format("MIG-{:08x}-0000-4000-9000-{:012x}", device, m.slot);
   if (auto uuid = reader.member(object, "uuid")) {
@@ -102,10 +103,9 @@ void mig_placement(Reader& reader, const Cursor& at, const std::vector<DeviceSpe
       return;
     }
   }
-  reader.fail(*placement,
-              fmt::format("device {} has no MIG instance with gpu_instance {} and "
-                          "compute_instance {}",
-                          p.device, where.gpu_instance, where.compute_instance));
+  reader.fail(*placement, fmt::format("device {} has no MIG instance with gpu_instance {} and "
+                                      "compute_instance {}",
+                                      p.device, where.gpu_instance, where.compute_instance));
 }
 
 }  // namespace gpumeter::sim::parse

@@ -20,6 +20,8 @@ const Reader::Keys& device_keys();
 DeviceSpec device(Reader& reader, const Cursor& at, const Cursor& defaults, std::size_t index);
 // A device's "mig": a mode string or MIG mode with instances (parse_mig.cpp).
 void mig(Reader& reader, const Cursor& at, DeviceSpec& d, std::size_t index);
+// A device's "gpm" (parse_gpm.cpp).
+void gpm(Reader& reader, const Cursor& at, DeviceSpec& d);
 // A process's "mig" (`at` is the process): required on MIG-enabled GPUs, refused elsewhere.
 void mig_placement(Reader& reader, const Cursor& at, const std::vector<DeviceSpec>& devices,
                    ProcessSpec& p);

@@ -81,6 +81,16 @@ struct MigSpec {
   }
 };
 
+// How GPM's figures follow the scripted utilisation (docs/mig.md): SM activity is the SM
+// utilisation; occupancy and tensor activity are these fractions of it; NVLink rates scale
+// from these at 100 % SM.
+struct GpmSpec {
+  double sm_occupancy_ratio = 0.5;
+  double tensor_ratio = 0.25;
+  double nvlink_tx_mib_per_s = 0;
+  double nvlink_rx_mib_per_s = 0;
+};
+
 struct DeviceSpec {
   int line = 0;  // where the device is described, for messages
   std::string name;
@@ -114,6 +124,7 @@ struct DeviceSpec {
   unsigned accounting_buffer_size = 4000;
   bool mig_capable = false;                            // MIG mode readable
   std::optional<MigSpec> mig;                          // MIG enabled, with these instances
+  GpmSpec gpm;                                         // Hopper and newer only
   std::optional<Profile> scripted_gpu_utilization;     // else: sum of processes' sm
   std::optional<Profile> scripted_memory_utilization;  // else: sum of processes' mem
   FeatureSet unsupported;

@@ -99,7 +99,13 @@ using DeviceLegacyPciInfoFn = Return(Device, PciInfoLegacy* out);
   X(nvmlDeviceGetAccountingMode, DeviceUintFn)                         \
   X(nvmlDeviceGetAccountingBufferSize, DeviceUintFn)                   \
   X(nvmlDeviceGetAccountingPids, DeviceAccountingPidsFn)               \
-  X(nvmlDeviceGetAccountingStats, DeviceAccountingStatsFn)
+  X(nvmlDeviceGetAccountingStats, DeviceAccountingStatsFn)             \
+  X(nvmlGpmQueryDeviceSupport, GpmQuerySupportFn)                      \
+  X(nvmlGpmSampleAlloc, GpmSampleAllocFn)                              \
+  X(nvmlGpmSampleFree, GpmSampleFreeFn)                                \
+  X(nvmlGpmSampleGet, GpmSampleGetFn)                                  \
+  X(nvmlGpmMigSampleGet, GpmMigSampleGetFn)                            \
+  X(nvmlGpmMetricsGet, GpmMetricsGetFn)
 // clang-format on
 
 namespace gpumeter::sim {

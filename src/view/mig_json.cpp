@@ -41,6 +41,15 @@ Json mig_device_json(const MigDevice& mig) {
   // Never a made-up 0: the driver has no per-process utilisation under MIG.
   out["process_utilization"] = nullptr;
   unavailable["process_utilization"] = to_string(Unavailable::mig);
+  // GPM figures of its GPU instance, keyed as the GPU's.
+  for (std::size_t i = 0; i < kGpmMetrics.size(); ++i) {
+    const MetricSpec& row = spec(kGpmMetrics[i]);
+    const Maybe<double>& value = mig.gpm[i];
+    if (row.integral)
+      put_bytes(out, unavailable, std::string(row.key), value);
+    else
+      put_or_null(out, unavailable, std::string(row.key), value);
+  }
   out["unavailable"] = std::move(unavailable);
   return out;
 }
@@ -56,7 +65,8 @@ void put_mig(Json& gpu, Json& unavailable, const Device& device) {
   Json mig = Json::object();
   mig["enabled"] = device.mig->enabled;
   Json& devices = mig["devices"] = Json::array();
-  for (const MigDevice& instance : device.mig->devices) devices.push_back(mig_device_json(instance));
+  for (const MigDevice& instance : device.mig->devices)
+    devices.push_back(mig_device_json(instance));
   gpu["mig"] = std::move(mig);
 }
 

@@ -79,8 +79,7 @@ TEST_F(SimBackendTest, MigModeAbsencesCarryTheirReason) {
        {utilization_gpu, utilization_memory, utilization_encoder, utilization_decoder}) {
     EXPECT_EQ(gpu.state[m], std::unexpected(Unavailable::mig)) << spec(m).key;
   }
-  EXPECT_EQ(source->drain_process_utilization(0, std::nullopt),
-            std::unexpected(Unavailable::mig));
+  EXPECT_EQ(source->drain_process_utilization(0, std::nullopt), std::unexpected(Unavailable::mig));
   // MIG off: readable mode, no MIG devices, utilisation as usual.
   const Device& off = reading->devices.at(1);
   ASSERT_TRUE(off.mig.has_value());

@@ -95,8 +95,10 @@ TEST_F(Mig, EmptySlotsAreNotFoundAndTheWalkGoesOn) {
   for (unsigned slot = 0; slot < 7; ++slot) {
     abi::Device handle = nullptr;
     const abi::Return code = by_index(session.device(0), slot, &handle);
-    if (code == abi::kSuccess) found.push_back(slot);
-    else EXPECT_EQ(code, abi::kErrorNotFound) << slot;
+    if (code == abi::kSuccess)
+      found.push_back(slot);
+    else
+      EXPECT_EQ(code, abi::kErrorNotFound) << slot;
   }
   EXPECT_EQ(found, (std::vector<unsigned>{1, 4}));
   abi::Device handle = nullptr;
@@ -109,9 +111,9 @@ TEST_F(Mig, HandlesKnowTheirIdsParentAndIdentity) {
   EXPECT_EQ(session.fn<abi::DeviceUintFn>("nvmlDeviceIsMigDeviceHandle")(mig, &is_mig),
             abi::kSuccess);
   EXPECT_EQ(is_mig, 1U);
-  EXPECT_EQ(session.fn<abi::DeviceUintFn>("nvmlDeviceIsMigDeviceHandle")(session.device(0),
-                                                                          &is_mig),
-            abi::kSuccess);
+  EXPECT_EQ(
+      session.fn<abi::DeviceUintFn>("nvmlDeviceIsMigDeviceHandle")(session.device(0), &is_mig),
+      abi::kSuccess);
   EXPECT_EQ(is_mig, 0U);
   EXPECT_EQ(session.fn<abi::DeviceUintFn>("nvmlDeviceGetGpuInstanceId")(mig, &gi), abi::kSuccess);
   EXPECT_EQ(session.fn<abi::DeviceUintFn>("nvmlDeviceGetComputeInstanceId")(mig, &ci),
@@ -119,9 +121,9 @@ TEST_F(Mig, HandlesKnowTheirIdsParentAndIdentity) {
   EXPECT_EQ(gi, 9U);
   EXPECT_EQ(ci, 1U);
   abi::Device parent = nullptr;
-  EXPECT_EQ(session.fn<abi::DeviceParentFn>("nvmlDeviceGetDeviceHandleFromMigDeviceHandle")(
-                mig, &parent),
-            abi::kSuccess);
+  EXPECT_EQ(
+      session.fn<abi::DeviceParentFn>("nvmlDeviceGetDeviceHandleFromMigDeviceHandle")(mig, &parent),
+      abi::kSuccess);
   EXPECT_EQ(parent, session.device(0));
   EXPECT_EQ(text("nvmlDeviceGetName", mig), "NVIDIA H100 80GB HBM3 MIG 1g.10gb");
   // Without a UUID in the scenario: "MIG-" and 36 characters, unique in the scenario.
@@ -193,8 +195,8 @@ TEST_F(Mig, MigEnabledGpuRefusesUtilisationAndKeepsAccountingOff) {
             abi::kSuccess);
   EXPECT_EQ(mode, abi::kFeatureDisabled);  // the scenario enables it; MIG mode forces it off
   // The GPU with MIG off still reports utilisation.
-  EXPECT_EQ(session.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(
-                session.device(1), &rates),
+  EXPECT_EQ(session.fn<abi::DeviceUtilizationFn>("nvmlDeviceGetUtilizationRates")(session.device(1),
+                                                                                  &rates),
             abi::kSuccess);
 }
 

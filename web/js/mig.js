@@ -1,10 +1,13 @@
 // MIG devices in the GPU table: one indented row per MIG device under its GPU (as `gpumeter
 // list` and nvidia-smi show them), from the "mig" member of an /api/v1/status GPU.
 import {el} from "./dom.js";
-import {absent, bytes, NA} from "./format.js";
+import {absent, bytes, NA, percent, reading} from "./format.js";
 
 // What the driver does not give under MIG; shown wherever a utilisation would be.
 export const MIG_NO_PROCESS_UTILIZATION = "MIG: the driver reports no per-process utilisation";
+
+// The GPU table's GPM column, shown when some GPU reports GPM.
+export const GPM_COLUMN = "SM active (GPM)";
 
 // Inserts the MIG rows after each GPU's row (tr[data-gpu]); `columns` are the table's.
 export function insertMigRows(table, gpus, columns) {
@@ -16,7 +19,7 @@ export function insertMigRows(table, gpus, columns) {
     if (!after) continue;
     for (const mig of gpu.mig.devices) {
       const cells = columns.map((c) => cellElement(c, migCell(c.label, gpu, mig)));
-      const row = el("tr", {class: "mig-row", dataset: {gpu: gpu.index, mig: mig.uuid ?? ""}}, cells);
+      const row = el("tr", {class: "mig-row", dataset: {parentGpu: gpu.index, mig: mig.uuid ?? ""}}, cells);
       after.after(row);
       after = row;
     }
@@ -42,6 +45,7 @@ function migCell(label, gpu, mig) {
     case "Name": return {text: `↳ ${mig.profile ?? NA} · GI ${mig.gpu_instance_id} CI ${mig.compute_instance_id}`, title: mig.uuid ?? "", class: "mig-name"};
     case "Util": return {text: NA, title: MIG_NO_PROCESS_UTILIZATION, class: "na"};
     case "Memory": return memory(mig);
+    case GPM_COLUMN: return reading(mig, "gpm_sm_activity_percent", (v) => percent(v, 0));
     case "Users": return listOr(mig, () => [...new Set(processesOf(gpu, mig).map((p) => p.user ?? "?"))].join(", "));
     case "PIDs": return listOr(mig, () => mig.pids.join(", "));
     case "Command": return listOr(mig, () => processesOf(gpu, mig).map((p) => p.short_command ?? NA).join(", "));

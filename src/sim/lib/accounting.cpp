@@ -45,8 +45,7 @@ using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 abi::Return nvmlDeviceGetAccountingMode(abi::Device device, unsigned* mode) {
   return device_call(
       "nvmlDeviceGetAccountingMode", device, Feature::accounting, [&](const DeviceCall& call) {
-        return store(mode,
-                     accounting_on(call.spec) ? abi::kFeatureEnabled : abi::kFeatureDisabled);
+        return store(mode, accounting_on(call.spec) ? abi::kFeatureEnabled : abi::kFeatureDisabled);
       });
 }
 

@@ -18,7 +18,7 @@ struct DeviceCall {
   Library& library;
   std::size_t index;
   const DeviceSpec& spec;
-  SimUs now;  // µs since the epoch
+  SimUs now;                             // µs since the epoch
   const MigInstanceSpec* mig = nullptr;  // set when the handle is a MIG handle of this GPU
 
   const Timeline& timeline() const { return library.timeline(); }
@@ -83,8 +83,8 @@ abi::Return device_call(const char* function, abi::Device device, std::optional<
 
 // A call that also answers for MIG handles (memory, processes, identity, GPM).
 template <class Body>
-abi::Return mig_aware_call(const char* function, abi::Device device,
-                           std::optional<Feature> feature, Body&& body) noexcept {
+abi::Return mig_aware_call(const char* function, abi::Device device, std::optional<Feature> feature,
+                           Body&& body) noexcept {
   return any_device_call(function, device, feature, true, std::forward<Body>(body));
 }
 
