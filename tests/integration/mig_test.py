@@ -127,6 +127,33 @@ class Prometheus(unittest.TestCase):
         self.assertNotIn("gpumeter_gpu_sm_utilization_ratio{", text)
 
 
+class Gpm(unittest.TestCase):
+    """GPM needs two readings at least 100 ms apart: `list --watch 0.2 --count 2`."""
+
+    def test_second_reading_gives_the_scripted_figures(self):
+        result = simulate("h100-mig", "list", "--json", "--watch", "0.2", "--count", "2",
+                          check=True)
+        first, second = (json.loads(line) for line in result.stdout.splitlines())
+        self.assertIsNone(first["gpus"][0]["gpm_sm_activity_percent"])
+        self.assertEqual(first["gpus"][0]["unavailable"]["gpm_sm_activity_percent"], "no_data")
+        gpu = second["gpus"][0]
+        # 90 % + 20..70 % + 5 % of the three processes, capped at 100 for the whole GPU.
+        # Means over a real-time window: exact up to the last bits of a double.
+        self.assertAlmostEqual(gpu["gpm_sm_activity_percent"], 100, places=9)
+        self.assertAlmostEqual(gpu["gpm_sm_occupancy_percent"], 50, places=9)  # ratio 0.5
+        self.assertAlmostEqual(gpu["gpm_tensor_activity_percent"], 25, places=9)  # ratio 0.25
+        pcie = SCENARIO["devices"][0]["pci"]
+        self.assertEqual(gpu["gpm_pcie_tx_bytes_per_second"], pcie["tx_kbps"] * 1024)
+        self.assertEqual(gpu["gpm_pcie_rx_bytes_per_second"], pcie["rx_kbps"] * 1024)
+        by_instance = {d["gpu_instance_id"]: d for d in gpu["mig"]["devices"]}
+        for gi, sm, mem in ((2, 90, 55), (9, 5, 2), (10, 0, 0)):  # constant profiles
+            with self.subTest(gpu_instance=gi):
+                self.assertAlmostEqual(by_instance[gi]["gpm_sm_activity_percent"], sm, places=9)
+                self.assertAlmostEqual(by_instance[gi]["gpm_dram_bandwidth_percent"], mem,
+                                       places=9)
+        validate_list_schema(second)
+
+
 class EmptySlots(unittest.TestCase):
     def test_instances_behind_empty_slots_are_found(self):
         text = json.dumps({
