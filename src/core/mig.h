@@ -1,6 +1,8 @@
 // MIG (Multi-Instance GPU): a GPU in MIG mode is split into instances, each with its own
 // memory and processes. What the driver does not give under MIG (utilisation of the whole
 // GPU, per-process utilisation) is absent with Unavailable::mig, never 0.
+//
+// Included by core/model.h once GpuProcess is defined; include that header, not this one.
 #pragma once
 
 #include <array>
@@ -13,8 +15,6 @@
 #include "core/unavailable.h"
 
 namespace gpumeter {
-
-struct GpuProcess;
 
 // What the tool shows where a MIG GPU's processes would have their utilisation.
 inline constexpr std::string_view kMigNoProcessUtilization =

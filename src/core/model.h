@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/metrics.h"
-#include "core/mig.h"
 #include "core/unavailable.h"
 
 namespace gpumeter {
@@ -74,6 +73,13 @@ struct GpuProcess {
   Maybe<std::uint64_t> used_memory_bytes = std::unexpected(Unavailable::not_supported);
   std::optional<MigInstance> mig;  // absent when MIG is off
 };
+
+}  // namespace gpumeter
+
+// MIG devices hold lists of GpuProcess, which must be complete by then.
+#include "core/mig.h"  // NOLINT(llvm-include-order): needs GpuProcess, above
+
+namespace gpumeter {
 
 struct Device {
   DeviceIdentity identity;
