@@ -24,6 +24,7 @@ struct AvailableOptions {
   SelectionCriteria criteria;
   std::string order = "index";
   bool uuid = false;
+  bool mig = false;  // MIG devices instead of whole GPUs
   bool no_reserve = false;
   CLI::Option* wait = nullptr;  // given, with or without a TIMEOUT
   std::string wait_timeout;     // empty: wait forever
@@ -71,9 +72,57 @@ std::vector<std::size_t> reserve(const Snapshot& snapshot, std::span<const std::
   return chosen;
 }
 
+// Reserves up to `want` of `keys`, or none when fewer than `need` are left; returns their
+// positions in `keys`.
+std::vector<std::size_t> reserve_keys(const std::vector<std::string>& keys, std::size_t want,
+                                      std::size_t need, std::ostream& err) {
+  host::Reservations reservations({});
+  auto reserved = reservations.reserve(keys, want, getppid(), need);
+  std::vector<std::size_t> chosen;
+  if (!reserved) {
+    err << "gpumeter: warning: MIG devices not reserved: " << reserved.error().message << '\n';
+    for (std::size_t k = 0; k < want; ++k) chosen.push_back(k);
+    return chosen;
+  }
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    if (std::ranges::find(*reserved, keys[k]) != reserved->end()) chosen.push_back(k);
+  }
+  return chosen;
+}
+
+// With --mig: free MIG devices, printed (and reserved) by their MIG UUID, which
+// CUDA_VISIBLE_DEVICES accepts. One without a UUID cannot be named there and is skipped.
+Attempt attempt_mig(const Snapshot& snapshot, const AvailableOptions& options, std::ostream& err) {
+  const MigSelection selection = select_mig_devices(snapshot.gpus, options.criteria);
+  std::vector<std::string> uuids;
+  for (const MigChoice& c : selection.eligible) {
+    const Maybe<std::string>& uuid = snapshot.gpus.devices[c.device].mig->devices[c.instance].uuid;
+    if (uuid) uuids.push_back(*uuid);
+  }
+  const std::size_t need = options.limit == 0 ? 1 : options.limit;
+  if (uuids.size() < need) {
+    return Attempt{{},
+                   fmt::format("no free MIG device: {} free, {} in use, {} wanted", uuids.size(),
+                               selection.busy, need)};
+  }
+  const std::size_t want = options.limit == 0 ? uuids.size() : options.limit;
+  std::vector<std::size_t> chosen;
+  if (options.no_reserve) {
+    for (std::size_t k = 0; k < want; ++k) chosen.push_back(k);
+  } else {
+    chosen = reserve_keys(uuids, want, need, err);
+  }
+  if (chosen.size() < need)
+    return Attempt{{}, describe_reserved(uuids.size(), chosen.size(), need)};
+  Attempt result;
+  for (const std::size_t k : chosen) result.chosen.push_back(uuids[k]);
+  return result;
+}
+
 std::expected<Attempt, Error> attempt(Context& context, const AvailableOptions& options) {
   auto snapshot = context.session.snapshot();
   if (!snapshot) return std::unexpected(std::move(snapshot.error()));
+  if (options.mig) return attempt_mig(*snapshot, options, context.err);
   const Selection selection = select_gpus(snapshot->gpus, options.criteria);
   const std::size_t need = options.limit == 0 ? 1 : options.limit;
   const std::size_t free = selection.eligible.size();
@@ -167,6 +216,8 @@ Subcommand add_available_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   add_criteria_options(*sub, *options);
   sub->add_flag("--uuid", options->uuid, "Print GPU uuids instead of indices");
+  sub->add_flag("--mig", options->mig,
+                "Print free MIG devices (no process, memory under --max-memory) by MIG UUID");
   sub->add_flag("--no-reserve", options->no_reserve,
                 "Do not reserve the printed GPUs against concurrent calls");
   options->wait = sub->add_option("--wait", options->wait_timeout,

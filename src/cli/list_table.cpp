@@ -99,6 +99,43 @@ Row device_row(const Device& device, const Snapshot& snapshot) {
   };
 }
 
+// The table's cells read processes through a Device: an instance is shown as one that
+// holds only its own processes.
+Device instance_as_device(const MigDevice& mig) {
+  Device device;
+  device.processes = mig.processes;
+  return device;
+}
+
+std::string mig_name_cell(const MigDevice& mig) {
+  return fmt::format("  MIG {}  GI {} CI {}", text_or_na(mig.profile), mig.gpu_instance_id,
+                     mig.compute_instance_id);
+}
+
+// One indented row per MIG device under its GPU, as nvidia-smi's MIG table; its UTIL is N/A
+// (the driver reports none under MIG; the note under the table says so).
+Row mig_row(const MigDevice& mig, const Snapshot& snapshot) {
+  const Device device = instance_as_device(mig);
+  return {
+      {""},
+      {""},
+      {mig_name_cell(mig)},
+      {std::string(kNotAvailable)},
+      {format_memory(mig.memory_used_bytes, mig.memory_total_bytes)},
+      {""},
+      {""},
+      {""},
+      {users_cell(device, snapshot)},
+      {since_cell(device, snapshot)},
+      {pids_cell(device)},
+      {commands_cell(device, snapshot)},
+  };
+}
+
+bool in_mig_mode(const Device& device) {
+  return device.mig && device.mig->enabled;
+}
+
 std::string header_line(const Snapshot& snapshot) {
   const DriverInfo& driver = snapshot.gpus.driver;
   return fmt::format("{}  driver {}  CUDA {}  {}\n", snapshot.hostname,
@@ -111,10 +148,19 @@ std::string header_line(const Snapshot& snapshot) {
 std::string render_list_table(const Snapshot& snapshot, bool color) {
   std::vector<Row> rows;
   rows.reserve(snapshot.gpus.devices.size());
-  for (const Device& device : snapshot.gpus.devices) rows.push_back(device_row(device, snapshot));
+  bool any_mig = false;
+  for (const Device& device : snapshot.gpus.devices) {
+    rows.push_back(device_row(device, snapshot));
+    if (!in_mig_mode(device)) continue;
+    any_mig = true;
+    for (const MigDevice& mig : device.mig->devices) rows.push_back(mig_row(mig, snapshot));
+  }
   std::string out = header_line(snapshot);
   out += render_table(kColumns, rows, color);
   if (rows.empty()) out += "no GPUs found\n";
+  if (any_mig)
+    out += fmt::format("{}, nor the utilisation of a GPU in MIG mode (UTIL N/A).\n",
+                       kMigNoProcessUtilization);
   return out;
 }
 

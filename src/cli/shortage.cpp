@@ -17,6 +17,7 @@ std::string why(const Device& device, Exclusion reason) {
     case Exclusion::lost: return "lost";
     case Exclusion::compute_prohibited: return "compute mode prohibited";
     case Exclusion::memory_unknown: return "memory use unknown";
+    case Exclusion::mig_mode: return "in MIG mode (see --mig)";
     case Exclusion::memory_busy:
     case Exclusion::utilization_busy:
       return fmt::format("{} util, {}", format_whole(state[utilization_gpu], "%"),

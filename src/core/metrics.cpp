@@ -47,6 +47,22 @@ constexpr std::array<MetricSpec, kDeviceMetricCount> kTable{{
      "Corrected ECC errors over the GPU's lifetime"},
     {ecc_errors_uncorrected, "ecc_errors_uncorrected_total", "errors", counter, true,
      "Uncorrected ECC errors over the GPU's lifetime"},
+    {gpm_sm_activity, "gpm_sm_activity_percent", "percent", gauge, false,
+     "GPM: percent of SMs busy, over the last GPM window"},
+    {gpm_sm_occupancy, "gpm_sm_occupancy_percent", "percent", gauge, false,
+     "GPM: warps resident on the SMs, percent of the maximum, over the last GPM window"},
+    {gpm_tensor_activity, "gpm_tensor_activity_percent", "percent", gauge, false,
+     "GPM: percent of time any tensor core was busy, over the last GPM window"},
+    {gpm_dram_bandwidth, "gpm_dram_bandwidth_percent", "percent", gauge, false,
+     "GPM: DRAM bandwidth used, percent of the theoretical maximum, over the last GPM window"},
+    {gpm_pcie_tx, "gpm_pcie_tx_bytes_per_second", "bytes_per_second", gauge, true,
+     "GPM: PCIe transmit rate over the last GPM window"},
+    {gpm_pcie_rx, "gpm_pcie_rx_bytes_per_second", "bytes_per_second", gauge, true,
+     "GPM: PCIe receive rate over the last GPM window"},
+    {gpm_nvlink_tx, "gpm_nvlink_tx_bytes_per_second", "bytes_per_second", gauge, true,
+     "GPM: NVLink transmit rate, all links, over the last GPM window"},
+    {gpm_nvlink_rx, "gpm_nvlink_rx_bytes_per_second", "bytes_per_second", gauge, true,
+     "GPM: NVLink receive rate, all links, over the last GPM window"},
 }};
 
 constexpr bool table_is_indexed_by_id() {

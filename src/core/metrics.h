@@ -39,8 +39,24 @@ enum class DeviceMetric : std::uint8_t {
   pcie_rx,
   ecc_errors_corrected,
   ecc_errors_uncorrected,
+  // GPM (Hopper and newer), over the window between the backend's last two GPM samples.
+  gpm_sm_activity,
+  gpm_sm_occupancy,
+  gpm_tensor_activity,
+  gpm_dram_bandwidth,
+  gpm_pcie_tx,
+  gpm_pcie_rx,
+  gpm_nvlink_tx,
+  gpm_nvlink_rx,
 };
-inline constexpr std::size_t kDeviceMetricCount = 24;
+inline constexpr std::size_t kDeviceMetricCount = 32;
+
+// The GPM rows, in table order; a MIG device has these too (core/mig.h).
+inline constexpr std::array kGpmMetrics{
+    DeviceMetric::gpm_sm_activity,     DeviceMetric::gpm_sm_occupancy,
+    DeviceMetric::gpm_tensor_activity, DeviceMetric::gpm_dram_bandwidth,
+    DeviceMetric::gpm_pcie_tx,         DeviceMetric::gpm_pcie_rx,
+    DeviceMetric::gpm_nvlink_tx,       DeviceMetric::gpm_nvlink_rx};
 
 struct MetricSpec {
   DeviceMetric id;

@@ -76,6 +76,13 @@ struct GpuProcess {
   std::optional<MigInstance> mig;  // absent when MIG is off
 };
 
+}  // namespace gpumeter
+
+// MIG devices hold lists of GpuProcess, which must be complete by then.
+#include "core/mig.h"  // NOLINT(llvm-include-order): needs GpuProcess, above
+
+namespace gpumeter {
+
 struct Device {
   DeviceIdentity identity;
   DeviceState state;
@@ -86,6 +93,7 @@ struct Device {
   Maybe<Accounting> accounting = std::unexpected(Unavailable::not_supported);
   // Its vGPU instances when the GPU runs as a vGPU host; not_supported on bare metal.
   Maybe<VgpuHost> vgpu = std::unexpected(Unavailable::not_supported);
+  Maybe<MigState> mig = std::unexpected(Unavailable::not_supported);  // core/mig.h
 };
 
 struct DriverInfo {

@@ -26,7 +26,7 @@ DeviceSample device_sample(TimeUs time_us, const DeviceState& state, bool proces
   };
 }
 
-static_assert(static_cast<unsigned>(Unavailable::no_data) + 1 < 8, "a reason takes 3 bits");
+static_assert(static_cast<unsigned>(Unavailable::mig) + 1 < 8, "a reason takes 3 bits");
 
 DeviceRecord::DeviceRecord(const DeviceSample& sample)
     : time_us(sample.time_us), processes_drained_(sample.processes_drained) {

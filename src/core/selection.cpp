@@ -12,6 +12,7 @@ std::optional<Exclusion> exclusion_of(const Device& device, const SelectionCrite
   if (device.lost) return Exclusion::lost;
   const DeviceState& state = device.state;
   if (state.compute_mode == ComputeMode::prohibited) return Exclusion::compute_prohibited;
+  if (device.mig && device.mig->enabled) return Exclusion::mig_mode;
   const std::optional<double> memory = memory_used_percent(state);
   if (!memory) return Exclusion::memory_unknown;
   if (*memory > criteria.max_memory_percent) return Exclusion::memory_busy;
@@ -59,6 +60,32 @@ Selection select_gpus(const GpuReading& reading, const SelectionCriteria& criter
   }
   std::ranges::stable_sort(selection.eligible, {},
                            [&](std::size_t i) { return order_key(devices[i], criteria.order); });
+  return selection;
+}
+
+namespace {
+
+bool mig_free(const MigDevice& mig, const SelectionCriteria& criteria) {
+  if (!mig.processes || !mig.processes->empty()) return false;
+  if (!mig.memory_used_bytes || !mig.memory_total_bytes || *mig.memory_total_bytes <= 0.0)
+    return false;
+  return 100.0 * *mig.memory_used_bytes / *mig.memory_total_bytes <= criteria.max_memory_percent;
+}
+
+}  // namespace
+
+MigSelection select_mig_devices(const GpuReading& reading, const SelectionCriteria& criteria) {
+  MigSelection selection;
+  for (std::size_t i = 0; i < reading.devices.size(); ++i) {
+    const Device& device = reading.devices[i];
+    if (device.lost || !device.mig || !device.mig->enabled) continue;
+    for (std::size_t k = 0; k < device.mig->devices.size(); ++k) {
+      if (mig_free(device.mig->devices[k], criteria))
+        selection.eligible.push_back({i, k});
+      else
+        ++selection.busy;
+    }
+  }
   return selection;
 }
 

@@ -33,6 +33,7 @@ enum class Exclusion : std::uint8_t {
   memory_unknown,      // used or total memory could not be read
   memory_busy,         // memory use above max_memory_percent
   utilization_busy,    // GPU utilization above max_utilization_percent
+  mig_mode,            // in MIG mode: CUDA runs on its MIG devices, not on the whole GPU
 };
 
 struct ExcludedGpu {
@@ -49,6 +50,23 @@ struct Selection {
 // be read (MIG-enabled GPUs report none) is judged by its memory alone; a GPU whose memory
 // cannot be read is excluded. Ties in the order are broken by position.
 Selection select_gpus(const GpuReading& reading, const SelectionCriteria& criteria);
+
+// A MIG device, by its GPU's position in GpuReading::devices and its own in MigState::devices.
+struct MigChoice {
+  std::size_t device = 0;
+  std::size_t instance = 0;
+};
+
+struct MigSelection {
+  std::vector<MigChoice> eligible;  // in reading order (GPU, then the driver's slot order)
+  std::size_t busy = 0;             // MIG devices left out
+};
+
+// The free MIG devices of every GPU in MIG mode. The driver reports no utilisation under MIG,
+// so a MIG device is free when no process runs on it and it uses at most
+// max_memory_percent of its memory; a MIG device whose processes or memory cannot be read is
+// not free.
+MigSelection select_mig_devices(const GpuReading& reading, const SelectionCriteria& criteria);
 
 // Memory in use as a percent of the total, when both are known and the total is non-zero.
 std::optional<double> memory_used_percent(const DeviceState& state);

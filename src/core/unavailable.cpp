@@ -10,6 +10,7 @@ std::string_view to_string(Unavailable reason) noexcept {
     case Unavailable::process_gone: return "process_gone";
     case Unavailable::error: return "error";
     case Unavailable::no_data: return "no_data";
+    case Unavailable::mig: return "mig";
   }
   return "error";
 }

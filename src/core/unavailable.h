@@ -15,6 +15,7 @@ enum class Unavailable : std::uint8_t {
   process_gone,   // the process exited between two calls
   error,          // the source failed in some other way (kept apart from "no data")
   no_data,        // nothing was sampled for the time asked about
+  mig,            // the GPU is in MIG mode, under which the driver does not report this
 };
 
 // A value, or the reason it is absent.

@@ -48,6 +48,22 @@ constexpr std::array kGpuReadings{
                "Current memory clock"},
     GpuReading{fan_speed, "gpumeter_gpu_fan_ratio", gauge, percent_to_ratio,
                "Intended fan speed as a fraction of its maximum (may exceed 1)"},
+    GpuReading{gpm_sm_activity, "gpumeter_gpu_gpm_sm_activity_ratio", gauge, percent_to_ratio,
+               "GPM (Hopper and newer): fraction of SMs busy over the last GPM window (0-1)"},
+    GpuReading{gpm_sm_occupancy, "gpumeter_gpu_gpm_sm_occupancy_ratio", gauge, percent_to_ratio,
+               "GPM: resident warps as a fraction of the maximum over the last GPM window (0-1)"},
+    GpuReading{gpm_tensor_activity, "gpumeter_gpu_gpm_tensor_activity_ratio", gauge,
+               percent_to_ratio, "GPM: fraction of time any tensor core was busy (0-1)"},
+    GpuReading{gpm_dram_bandwidth, "gpumeter_gpu_gpm_dram_bandwidth_ratio", gauge, percent_to_ratio,
+               "GPM: DRAM bandwidth used as a fraction of the maximum (0-1)"},
+    GpuReading{gpm_pcie_tx, "gpumeter_gpu_gpm_pcie_tx_bytes_per_second", gauge, none,
+               "GPM: PCIe transmit rate over the last GPM window"},
+    GpuReading{gpm_pcie_rx, "gpumeter_gpu_gpm_pcie_rx_bytes_per_second", gauge, none,
+               "GPM: PCIe receive rate over the last GPM window"},
+    GpuReading{gpm_nvlink_tx, "gpumeter_gpu_gpm_nvlink_tx_bytes_per_second", gauge, none,
+               "GPM: NVLink transmit rate, all links, over the last GPM window"},
+    GpuReading{gpm_nvlink_rx, "gpumeter_gpu_gpm_nvlink_rx_bytes_per_second", gauge, none,
+               "GPM: NVLink receive rate, all links, over the last GPM window"},
 };
 
 double converted(double value, Conversion conversion) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,8 @@ void append_gpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
 // gpumeter_gpu_accounting_*: accounting mode and records per GPU (metrics_accounting.cpp).
 void append_accounting_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                                const std::vector<Labels>& labels);
+// gpumeter_mig_*: memory and processes of every MIG device (metrics_mig.cpp).
+void append_mig_metrics(fmt::memory_buffer& out, const Snapshot& snapshot);
 
 // gpumeter_process_* (as `limit` allows) and gpumeter_user_*.
 void append_process_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,

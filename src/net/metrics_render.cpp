@@ -9,6 +9,7 @@ std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
   const std::vector<Labels> labels = gpu_labels(snapshot);
   append_gpu_metrics(out, snapshot, labels);
   append_accounting_metrics(out, snapshot, labels);
+  append_mig_metrics(out, snapshot);
   append_process_metrics(out, snapshot, labels, activity, options.processes);
   append_vgpu_metrics(out, snapshot);
   const Labels host = host_labels(snapshot.hostname);

@@ -6,6 +6,7 @@
 // silent corruption, so a change that breaks one of them must not compile.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -566,6 +567,67 @@ using DeviceVgpuProcessesUtilizationInfoFn = Return(Device, VgpuProcessesUtiliza
 using VgpuAccountingPidsFn = Return(VgpuInstance, unsigned* count, unsigned* pids);
 using VgpuAccountingStatsFn = Return(VgpuInstance, unsigned pid, AccountingStats* out);
 using VgpuClearFn = Return(VgpuInstance);
+// ---- GPM (GPU performance monitoring, Hopper and newer): nvml-reference.md §3.8, §4.10, §5.5
+
+// nvmlGpmSample_t: a buffer the library allocates and frees.
+struct GpmSampleOpaque;
+using GpmSample = GpmSampleOpaque*;
+
+// nvmlGpmSupport_t
+struct GpmSupport {
+  std::uint32_t version;              // IN: kGpmSupportVersion
+  std::uint32_t is_supported_device;  // OUT: non-zero when supported
+};
+static_assert(sizeof(GpmSupport) == 8 && offsetof(GpmSupport, is_supported_device) == 4);
+inline constexpr std::uint32_t kGpmSupportVersion = 1;
+inline constexpr std::uint32_t kGpmMetricsGetVersion = 1;
+
+// nvmlGpmMetricId_t: the ones gpumeter reads.
+enum GpmMetricId : std::uint32_t {
+  kGpmGraphicsUtil = 1,
+  kGpmSmUtil = 2,
+  kGpmSmOccupancy = 3,
+  kGpmAnyTensorUtil = 5,
+  kGpmDramBwUtil = 10,
+  kGpmPcieTxPerSec = 20,  // MiB/s
+  kGpmPcieRxPerSec = 21,
+  kGpmNvlinkTotalRxPerSec = 60,  // MiB/s
+  kGpmNvlinkTotalTxPerSec = 61,
+};
+
+// nvmlGpmMetric_t
+struct GpmMetric {
+  std::uint32_t metric_id;  // IN
+  Return nvml_return;       // OUT, per metric
+  double value;             // OUT, valid when nvml_return is SUCCESS
+  const char* short_name;   // OUT (metricInfo), library-owned, may be NULL
+  const char* long_name;
+  const char* unit;
+};
+static_assert(sizeof(GpmMetric) == 40 && alignof(GpmMetric) == 8);
+static_assert(offsetof(GpmMetric, nvml_return) == 4 && offsetof(GpmMetric, value) == 8);
+static_assert(offsetof(GpmMetric, short_name) == 16 && offsetof(GpmMetric, unit) == 32);
+
+// nvmlGpmMetricsGet_t, declared with the largest array any header has (595.45.04+: 333), so
+// that no driver writes past it; callers keep num_metrics within the oldest MAX (98).
+inline constexpr std::size_t kGpmMetricMax = 333;
+inline constexpr std::uint32_t kGpmMetricsPortableMax = 98;
+struct GpmMetricsGet {
+  std::uint32_t version;  // IN: kGpmMetricsGetVersion
+  std::uint32_t num_metrics;
+  GpmSample sample1;  // older
+  GpmSample sample2;  // newer
+  std::array<GpmMetric, kGpmMetricMax> metrics;
+};
+static_assert(offsetof(GpmMetricsGet, sample1) == 8 && offsetof(GpmMetricsGet, sample2) == 16);
+static_assert(offsetof(GpmMetricsGet, metrics) == 24 && sizeof(GpmMetricsGet) == 13344);
+
+using GpmQuerySupportFn = Return(Device, GpmSupport* inout);
+using GpmSampleAllocFn = Return(GpmSample* out);
+using GpmSampleFreeFn = Return(GpmSample);
+using GpmSampleGetFn = Return(Device, GpmSample);
+using GpmMigSampleGetFn = Return(Device, unsigned gpu_instance_id, GpmSample);
+using GpmMetricsGetFn = Return(GpmMetricsGet* inout);
 
 // NOLINTEND(performance-enum-size)
 

@@ -8,7 +8,9 @@
 #include "nvml/accounting.h"
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
+#include "nvml/gpm.h"
 #include "nvml/library.h"
+#include "nvml/mig.h"
 #include "nvml/process_utilization.h"
 #include "nvml/status.h"
 #include "nvml/vgpu.h"
@@ -25,10 +27,11 @@ std::string explain(const EntryPoints& api, abi::Return code) {
 
 class NvmlSource final : public GpuSource, public AccountingControl {
  public:
-  explicit NvmlSource(Library library) : library_(std::move(library)) {}
+  explicit NvmlSource(Library library) : library_(std::move(library)), gpm_(library_.api()) {}
   NvmlSource(const NvmlSource&) = delete;
   NvmlSource& operator=(const NvmlSource&) = delete;
   ~NvmlSource() override {
+    gpm_.release();  // samples belong to the library: free them before it shuts down
     if (api().shutdown) api().shutdown.fn();
   }
 
@@ -61,6 +64,7 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   std::map<unsigned, DeviceIdentity> identities_;
   // What each device's vGPU drains consumed so far, by index.
   std::map<unsigned, VgpuDrainState> vgpu_drains_;
+  GpmReader gpm_;  // after library_: it refers to the library's entry points
 };
 
 std::expected<unsigned, Error> NvmlSource::device_count() const {
@@ -93,12 +97,16 @@ Device NvmlSource::read_device(unsigned index) {
   device.processes = read_processes(query);
   device.accounting = read_accounting(query);
   device.vgpu = read_vgpu_host(query, vgpu_drains_[index]);
+  device.mig = read_mig(query);
+  if (device.mig && device.mig->enabled) mark_mig_restrictions(device.state);
+  gpm_.read(index, query, device.state, device.mig ? &device.mig->devices : nullptr);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);
     device.processes = std::unexpected(Unavailable::gpu_lost);
     device.accounting = std::unexpected(Unavailable::gpu_lost);
     device.vgpu = std::unexpected(Unavailable::gpu_lost);
+    device.mig = std::unexpected(Unavailable::gpu_lost);
     device.lost = true;
   }
   return device;
@@ -110,7 +118,13 @@ Maybe<std::vector<PidGpuSample>> NvmlSource::drain_process_utilization(
   const abi::Return code = api().handle_by_index.fn(device_index, &handle);
   if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
   DeviceQuery query(api(), handle);
-  return read_process_utilization(query, last_seen_us);
+  auto samples = read_process_utilization(query, last_seen_us);
+  if (!samples && samples.error() == Unavailable::not_supported) {
+    // In MIG mode the driver keeps no per-process utilisation: say so.
+    const Maybe<MigState> mig = read_mig_mode_only(query);
+    if (mig && mig->enabled) return std::unexpected(Unavailable::mig);
+  }
+  return samples;
 }
 
 template <class Change>
@@ -153,6 +167,7 @@ Device NvmlSource::unreachable_device(unsigned index, Unavailable reason) const 
   device.processes = std::unexpected(reason);
   device.accounting = std::unexpected(reason);
   device.vgpu = std::unexpected(reason);
+  device.mig = std::unexpected(reason);
   device.lost = reason == Unavailable::gpu_lost;
   return device;
 }

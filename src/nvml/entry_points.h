@@ -101,5 +101,11 @@
   X(accounting_stats, DeviceAccountingStatsFn, "nvmlDeviceGetAccountingStats")                \
   X(set_accounting_mode, DeviceSetAccountingModeFn, "nvmlDeviceSetAccountingMode")             \
   X(clear_accounting_pids, DeviceClearAccountingPidsFn, "nvmlDeviceClearAccountingPids")       \
-  GPUMETER_NVML_VGPU_ENTRY_POINTS(X)
+  GPUMETER_NVML_VGPU_ENTRY_POINTS(X)                                                           \
+  X(gpm_query_support, GpmQuerySupportFn, "nvmlGpmQueryDeviceSupport")                        \
+  X(gpm_sample_alloc, GpmSampleAllocFn, "nvmlGpmSampleAlloc")                                  \
+  X(gpm_sample_free, GpmSampleFreeFn, "nvmlGpmSampleFree")                                     \
+  X(gpm_sample_get, GpmSampleGetFn, "nvmlGpmSampleGet")                                        \
+  X(gpm_mig_sample_get, GpmMigSampleGetFn, "nvmlGpmMigSampleGet")                              \
+  X(gpm_metrics_get, GpmMetricsGetFn, "nvmlGpmMetricsGet")
 // clang-format on

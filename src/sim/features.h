@@ -43,6 +43,13 @@ inline std::size_t bit(Feature feature) noexcept {
   return static_cast<std::size_t>(feature);
 }
 
+// What a MIG-enabled GPU does not report: utilisation of the whole GPU (rates, samples),
+// of its encoders and decoders, and per process.
+inline bool mig_restricted(Feature feature) noexcept {
+  return feature == Feature::utilization || feature == Feature::encoder ||
+         feature == Feature::decoder || feature == Feature::process_utilization;
+}
+
 // The feature spelled `name` in a scenario ("fan", "process_utilization", ...).
 std::optional<Feature> feature_by_name(std::string_view name) noexcept;
 

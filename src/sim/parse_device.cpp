@@ -238,19 +238,14 @@ void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
   }
 }
 
-void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
+void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::size_t index) {
   if (auto mode = reader.member(object, "compute_mode"))
     d.compute_mode = named(reader, *mode, kComputeModes);
   d.persistence_mode = reader.boolean_or(object, "persistence_mode", true);
   d.energy_offset_mj = reader.number_or(object, "energy_offset_mj", 0);
   if (auto a = reader.member(object, "accounting")) accounting(reader, *a, d);
-  if (auto mig = reader.member(object, "mig")) {
-    const std::string mode = reader.string(*mig);
-    if (mode != "unsupported" && mode != "disabled") {
-      reader.fail(*mig, "expected \"unsupported\" or \"disabled\"");
-    }
-    d.mig_capable = mode == "disabled";
-  }
+  if (auto m = reader.member(object, "mig")) mig(reader, *m, d, index);
+  if (auto g = reader.member(object, "gpm")) gpm(reader, *g, d);
   if (auto u = reader.member(object, "utilization")) scripted(reader, *u, d);
   if (auto u = reader.member(object, "unsupported")) unsupported(reader, *u, d);
 }
@@ -283,6 +278,7 @@ const Reader::Keys& device_keys() {
                                  "energy_offset_mj",
                                  "accounting",
                                  "mig",
+                                 "gpm",
                                  "utilization",
                                  "unsupported"};
   return keys;
@@ -295,7 +291,7 @@ DeviceSpec device(Reader& reader, const Cursor& at, const Cursor& defaults, std:
   identity(reader, object, d, index);
   state(reader, object, d);
   sampling(reader, object, d);
-  modes(reader, object, d);
+  modes(reader, object, d, index);
   return d;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "sim/json_reader.h"
 #include "sim/scenario.h"
@@ -17,6 +18,13 @@ DriverSpec driver(Reader& reader, const Cursor& at);
 // The keys a device (or "device_defaults") may have.
 const Reader::Keys& device_keys();
 DeviceSpec device(Reader& reader, const Cursor& at, const Cursor& defaults, std::size_t index);
+// A device's "mig": a mode string or MIG mode with instances (parse_mig.cpp).
+void mig(Reader& reader, const Cursor& at, DeviceSpec& d, std::size_t index);
+// A device's "gpm" (parse_gpm.cpp).
+void gpm(Reader& reader, const Cursor& at, DeviceSpec& d);
+// A process's "mig" (`at` is the process): required on MIG-enabled GPUs, refused elsewhere.
+void mig_placement(Reader& reader, const Cursor& at, const std::vector<DeviceSpec>& devices,
+                   ProcessSpec& p);
 ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count);
 Faults faults(Reader& reader, const Cursor& at, std::size_t device_count);
 // "vgpu": hosts, instances and the processes inside their VMs (parse_vgpu.cpp).

@@ -145,7 +145,7 @@ void lifetime(Reader& reader, const ObjectCursor& object, ProcessSpec& p) {
 ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count) {
   const ObjectCursor object =
       reader.object(at, {"device", "pid", "pid_env", "pid_file", "type", "name",
-                         "used_memory_bytes", "utilization", "start_s", "end_s", "host"});
+                         "used_memory_bytes", "utilization", "start_s", "end_s", "host", "mig"});
   ProcessSpec p;
   p.line = reader.line(at);
   p.device =

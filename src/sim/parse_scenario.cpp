@@ -98,8 +98,10 @@ Scenario read(Reader& reader, std::string_view file) {
   for (std::size_t i = 0; i < devices.size(); ++i)
     s.devices.push_back(parse::device(reader, devices[i], defaults, i));
   if (auto p = reader.member(top, "processes")) {
-    for (const Cursor& item : reader.elements(*p))
+    for (const Cursor& item : reader.elements(*p)) {
       s.processes.push_back(parse::process(reader, item, s.devices.size()));
+      parse::mig_placement(reader, item, s.devices, s.processes.back());
+    }
   }
   if (auto f = reader.member(top, "faults")) s.faults = parse::faults(reader, *f, s.devices.size());
   if (auto v = reader.member(top, "vgpu")) s.vgpu = parse::vgpu(reader, *v, s.devices.size());

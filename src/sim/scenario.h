@@ -61,6 +61,40 @@ struct Range {
   }
 };
 
+// One MIG device: a compute instance inside a GPU instance, as nvidia-smi lists them.
+struct MigInstanceSpec {
+  int line = 0;
+  unsigned slot = 0;  // its index for nvmlDeviceGetMigDeviceHandleByIndex
+  std::uint32_t gpu_instance = 0;
+  std::uint32_t compute_instance = 0;
+  std::string profile;  // "1g.10gb"
+  std::uint64_t memory_total_bytes = 0;
+  std::string uuid;  // "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+};
+
+// A GPU in MIG mode: its instances in slots 0 .. max_count-1; empty slots are NOT_FOUND.
+struct MigSpec {
+  unsigned max_count = 7;
+  std::vector<MigInstanceSpec> instances;
+
+  const MigInstanceSpec* in_slot(unsigned slot) const {
+    for (const MigInstanceSpec& instance : instances) {
+      if (instance.slot == slot) return &instance;
+    }
+    return nullptr;
+  }
+};
+
+// How GPM's figures follow the scripted utilisation (docs/mig.md): SM activity is the SM
+// utilisation; occupancy and tensor activity are these fractions of it; NVLink rates scale
+// from these at 100 % SM.
+struct GpmSpec {
+  double sm_occupancy_ratio = 0.5;
+  double tensor_ratio = 0.25;
+  double nvlink_tx_mib_per_s = 0;
+  double nvlink_rx_mib_per_s = 0;
+};
+
 struct DeviceSpec {
   int line = 0;  // where the device is described, for messages
   std::string name;
@@ -92,12 +126,29 @@ struct DeviceSpec {
   double energy_offset_mj = 0;              // energy counter at the epoch
   bool accounting_enabled = false;
   unsigned accounting_buffer_size = 4000;
-  bool mig_capable = false;                            // MIG mode readable (and disabled)
+  bool mig_capable = false;                            // MIG mode readable
+  std::optional<MigSpec> mig;                          // MIG enabled, with these instances
+  GpmSpec gpm;                                         // Hopper and newer only
   std::optional<Profile> scripted_gpu_utilization;     // else: sum of processes' sm
   std::optional<Profile> scripted_memory_utilization;  // else: sum of processes' mem
   FeatureSet unsupported;
 
-  bool supports(Feature feature) const { return !unsupported.test(bit(feature)); }
+  // A MIG-enabled GPU answers NOT_SUPPORTED for whole-GPU utilisation (mig_restricted).
+  bool supports(Feature feature) const {
+    return !unsupported.test(bit(feature)) && !(mig && mig_restricted(feature));
+  }
+};
+
+// Whether a GPU runs in MIG mode: its utilisation and accounting calls are then refused
+// (accounting mode reads DISABLED and cannot be changed).
+inline bool mig_enabled(const DeviceSpec& device) {
+  return device.mig.has_value();
+}
+
+// Where a process runs on a MIG-enabled GPU.
+struct MigPlacement {
+  std::uint32_t gpu_instance = 0;
+  std::uint32_t compute_instance = 0;
 };
 
 struct ProcessTypes {
@@ -135,6 +186,7 @@ struct ProcessSpec {
   double start_s = 0;
   double end_s = std::numeric_limits<double>::infinity();
   std::optional<HostSpec> host;
+  std::optional<MigPlacement> mig;  // on a MIG-enabled GPU: the instance it runs in
 
   bool alive(double t) const { return start_s <= t && t < end_s; }
 };

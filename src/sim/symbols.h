@@ -123,7 +123,13 @@ using DeviceLegacyPciInfoFn = Return(Device, PciInfoLegacy* out);
   X(nvmlDeviceGetAccountingStats, DeviceAccountingStatsFn)            \
   X(nvmlDeviceSetAccountingMode, DeviceSetAccountingModeFn)            \
   X(nvmlDeviceClearAccountingPids, DeviceClearAccountingPidsFn)        \
-  GPUMETER_SIM_VGPU_SYMBOLS(X)
+  GPUMETER_SIM_VGPU_SYMBOLS(X)                                         \
+  X(nvmlGpmQueryDeviceSupport, GpmQuerySupportFn)                      \
+  X(nvmlGpmSampleAlloc, GpmSampleAllocFn)                              \
+  X(nvmlGpmSampleFree, GpmSampleFreeFn)                                \
+  X(nvmlGpmSampleGet, GpmSampleGetFn)                                  \
+  X(nvmlGpmMigSampleGet, GpmMigSampleGetFn)                            \
+  X(nvmlGpmMetricsGet, GpmMetricsGetFn)
 // clang-format on
 
 namespace gpumeter::sim {

@@ -7,6 +7,7 @@
 #include "view/accounting_json.h"
 #include "view/gpu_status.h"
 #include "view/iso_time.h"
+#include "view/mig_json.h"
 
 namespace gpumeter::view {
 namespace {
@@ -138,6 +139,7 @@ Json device_json(const Device& device, const Snapshot& snapshot) {
   put_state(gpu, unavailable, device.state);
   put_processes(gpu, unavailable, device, snapshot);
   put_accounting_summary(gpu, unavailable, device.accounting);
+  put_mig(gpu, unavailable, device);
   gpu["unavailable"] = std::move(unavailable);
   return gpu;
 }

@@ -5,7 +5,7 @@
 // once; a daemon that goes away is reported. Screenshots go to <build>/tests/web/artifacts/.
 import assert from "node:assert/strict";
 import {spawnSync} from "node:child_process";
-import {mkdirSync} from "node:fs";
+import {mkdirSync, readFileSync} from "node:fs";
 import {join} from "node:path";
 import {after, before, describe, it} from "node:test";
 
@@ -341,6 +341,69 @@ describe("the dashboard", () => {
       const names = await cellTexts(page, '#vgpu-process-table td[data-label="Name"]');
       for (const name of ["blender", "ffmpeg", "python3", "chrome"]) assert.ok(names.includes(name), `${name} missing`);
       await page.screenshot({path: join(artifacts, "dashboard-vgpu.png"), fullPage: true});
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
+  describe("of a daemon on the simulated H100 in MIG mode", () => {
+    const migScenario = JSON.parse(readFileSync(join(source, "examples", "scenarios", "h100-mig.json"), "utf8"));
+    const instances = migScenario.devices[0].mig.instances;
+    const pidsOn = (gi) => migScenario.processes.filter((p) => p.mig.gpu_instance === gi).map((p) => p.pid);
+    let daemon;
+    let page;
+    before(async () => {
+      daemon = await Daemon.start({scenario: join(source, "examples", "scenarios", "h100-mig.json")});
+      page = await openPage(daemon.url, LAPTOP);
+    });
+    after(async () => {
+      await page?.context().close();
+      await daemon?.stop();
+    });
+
+    it("shows every MIG device under its GPU, with N/A and the reason where a utilisation would be", async () => {
+      await page.locator("#gpu-table tbody tr.mig-row").nth(instances.length - 1).waitFor();
+      const rows = page.locator("#gpu-table tbody tr");
+      assert.equal(await rows.count(), 1 + instances.length);
+      assert.equal(await rows.nth(0).getAttribute("data-gpu"), "0");
+      const gpuUtil = rows.nth(0).locator('td[data-label="Util"]');
+      assert.equal(await gpuUtil.innerText(), "N/A");
+      assert.match(await gpuUtil.getAttribute("title"), /MIG mode/);
+      for (const [i, mig] of instances.entries()) {
+        const row = rows.nth(1 + i);
+        assert.equal(await row.getAttribute("data-mig"), mig.uuid);
+        assert.match(await row.locator('td[data-label="Name"]').innerText(),
+                     new RegExp(`${mig.profile.replace(".", "\\.")} · GI ${mig.gpu_instance} CI ${mig.compute_instance}$`));
+        const util = row.locator('td[data-label="Util"]');
+        assert.equal(await util.innerText(), "N/A");
+        assert.equal(await util.getAttribute("title"), "MIG: the driver reports no per-process utilisation");
+        assert.equal(await row.locator('td[data-label="PIDs"]').innerText(), pidsOn(mig.gpu_instance).join(", "));
+        assert.match(await row.locator('td[data-label="Memory"]').innerText(), / \/ \d+(\.\d+)? GiB$/);
+      }
+      await page.screenshot({path: join(artifacts, "dashboard-mig.png"), fullPage: true});
+    });
+
+    it("shows the SM activity GPM measures, per GPU and per MIG device", async () => {
+      // The daemon's second reading (0.5 s apart) gives the first GPM window.
+      const cell = (row) => page.locator(`#gpu-table tbody tr${row} td[data-label="SM active (GPM)"]`);
+      await cell('[data-gpu="0"]').waitFor({timeout: 30000});
+      await page.waitForFunction(() => /%$/.test(document.querySelector('#gpu-table td[data-label="SM active (GPM)"]')?.textContent ?? ""));
+      // 90 + 20..70 + 5 % of the instances' processes, capped at 100 for the whole GPU.
+      assert.equal(await cell('[data-gpu="0"]').innerText(), "100%");
+      const sm = {2: 90, 9: 5, 10: 0};  // constant profiles of h100-mig.json
+      for (const mig of instances.filter((m) => m.gpu_instance in sm)) {
+        assert.equal(await cell(`[data-mig="${mig.uuid}"]`).innerText(), `${sm[mig.gpu_instance]}%`);
+      }
+    });
+
+    it("claims no SM figure for processes on MIG devices", async () => {
+      const count = migScenario.processes.length;
+      await page.locator("#process-table tbody tr[data-pid]").nth(count - 1).waitFor();
+      const cells = page.locator('#process-table td[data-label^="SM %"]');
+      assert.equal(await cells.count(), count);
+      for (let i = 0; i < count; ++i) {
+        assert.equal(await cells.nth(i).innerText(), "N/A");
+        assert.equal(await cells.nth(i).getAttribute("title"), "MIG: the driver reports no per-process utilisation");
+      }
       assert.deepEqual(page.errors, []);
     });
   });

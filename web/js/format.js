@@ -10,6 +10,7 @@ export function isAbsent(value) {
 // {text, title, class}: a cell that says N/A with the reason from the document's
 // `unavailable` object as its tooltip.
 export function absent(reason) {
+  if (reason === "mig") return {text: NA, title: "not available in MIG mode: the driver reports no utilisation of the whole GPU or per process", class: "na"};
   return {text: NA, title: reason ? `not available: ${reason.replaceAll("_", " ")}` : "not available", class: "na"};
 }
 

@@ -1,6 +1,7 @@
 // The table of GPUs, from an /api/v1/status document (`gpumeter list --json`).
 import {el, fillTable} from "./dom.js";
-import {absent, age, bytes, celsius, megahertz, NA, percent, reading, watts} from "./format.js";
+import {absent, age, bytes, celsius, isAbsent, megahertz, NA, percent, reading, watts} from "./format.js";
+import {GPM_COLUMN, insertMigRows} from "./mig.js";
 import {statusOf} from "./status.js";
 
 // onPick(index): the user chose a GPU (its charts are shown). status null: no reading, and
@@ -20,10 +21,15 @@ export function renderGpuTable(table, status, onPick, empty = "no GPU on this ma
     {label: "PIDs", cell: (g) => listCell(g, g.processes?.map((p) => p.pid))},
     {label: "Command", class: "command", cell: (g) => commandsCell(g)},
   ];
+  // GPM (Hopper and newer): SM activity measured by the GPU's counters, also per MIG device.
+  if ((status?.gpus ?? []).some((g) => !isAbsent(g.gpm_sm_activity_percent))) {
+    columns.splice(4, 0, {label: GPM_COLUMN, class: "num", cell: (g) => reading(g, "gpm_sm_activity_percent", (v) => percent(v, 0))});
+  }
   fillTable(table, columns, status?.gpus ?? [], {
     rowProps: (g) => ({class: `tone-${statusOf(g).tone}`, dataset: {gpu: g.index, status: g.status}}),
     empty,
   });
+  insertMigRows(table, status?.gpus, columns);
 }
 
 // "NVIDIA A100-SXM4-80GB" reads as "A100-SXM4-80GB" (every GPU here is NVIDIA's); the full

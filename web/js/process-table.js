@@ -2,6 +2,7 @@
 // over the last minutes from /api/v1/usage (by process) where the server records history.
 import {el, fillTable} from "./dom.js";
 import {absent, age, bytes, localTime, percent, reading} from "./format.js";
+import {MIG_NO_PROCESS_UTILIZATION} from "./mig.js";
 
 // smByProcess: Map from processKey() to SM percent while held, or null when the usage
 // figures could not be read (the column then says N/A and why).
@@ -45,6 +46,8 @@ function sinceCell(process, nowUs) {
 }
 
 function smCell(process, smByProcess) {
+  // Never a figure for a process on a MIG device: the driver has none.
+  if (process.mig) return {text: "N/A", title: MIG_NO_PROCESS_UTILIZATION, class: "na"};
   if (smByProcess instanceof Error) return absent(smByProcess.message);
   const value = smByProcess.get(processKey(process.pid, process.start_time_us)) ??
                 smByProcess.get(processKey(process.pid, null));

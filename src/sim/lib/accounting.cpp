@@ -18,12 +18,6 @@
 namespace gpumeter::sim::lib {
 namespace {
 
-// Whether the GPU runs with MIG enabled. Every simulated MIG-capable GPU has MIG off today
-// ("mig": "disabled"); a GPU with MIG on must refuse accounting, as the driver does.
-bool mig_enabled(const DeviceSpec& /*spec*/) {
-  return false;
-}
-
 // As the scenario says, else root.
 bool privileged(const Library& library) {
   return library.scenario().driver.privileged.value_or(::geteuid() == 0);

@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "sim/features.h"
 #include "sim/lib/library.h"
@@ -17,7 +18,8 @@ struct DeviceCall {
   Library& library;
   std::size_t index;
   const DeviceSpec& spec;
-  SimUs now;  // µs since the epoch
+  SimUs now;                             // µs since the epoch
+  const MigInstanceSpec* mig = nullptr;  // set when the handle is a MIG handle of this GPU
 
   const Timeline& timeline() const { return library.timeline(); }
   double t() const { return seconds(now); }
@@ -49,24 +51,41 @@ abi::Return system_call(const char* function, Body&& body) noexcept {
   });
 }
 
-// A call on one device; `feature` is what the GPU must support for the call to succeed.
+// A call on one device (or, with `allow_mig`, on a MIG handle, for which the body sees the
+// parent GPU and DeviceCall::mig); `feature` is what the GPU must support for the call to
+// succeed. A MIG handle where none is expected is NOT_SUPPORTED, as on real drivers.
 template <class Body>
-abi::Return device_call(const char* function, abi::Device device, std::optional<Feature> feature,
-                        Body&& body) noexcept {
+abi::Return any_device_call(const char* function, abi::Device device,
+                            std::optional<Feature> feature, bool allow_mig, Body&& body) noexcept {
   return guarded(function, [&] {
     Library& library = Library::instance();
     std::lock_guard lock(library.mutex());
     if (!library.initialized()) return abi::kErrorUninitialized;
     library.refresh_pids();
-    const std::optional<std::size_t> index = library.index_of(device);
+    const std::optional<MigRef> mig = library.mig_of(device);
+    if (mig && !allow_mig) return abi::kErrorNotSupported;
+    const std::optional<std::size_t> index = mig ? mig->device : library.index_of(device);
     if (!index) return abi::kErrorInvalidArgument;
     const SimUs now = library.now();
     if (library.timeline().lost(*index, seconds(now))) return abi::kErrorGpuIsLost;
     if (auto fault = library.flaky(function, index)) return *fault;
     const DeviceSpec& spec = library.scenario().devices[*index];
     if (feature && !spec.supports(*feature)) return abi::kErrorNotSupported;
-    return body(DeviceCall{library, *index, spec, now});
+    return body(DeviceCall{library, *index, spec, now, mig ? mig->instance : nullptr});
   });
+}
+
+template <class Body>
+abi::Return device_call(const char* function, abi::Device device, std::optional<Feature> feature,
+                        Body&& body) noexcept {
+  return any_device_call(function, device, feature, false, std::forward<Body>(body));
+}
+
+// A call that also answers for MIG handles (memory, processes, identity, GPM).
+template <class Body>
+abi::Return mig_aware_call(const char* function, abi::Device device, std::optional<Feature> feature,
+                           Body&& body) noexcept {
+  return any_device_call(function, device, feature, true, std::forward<Body>(body));
 }
 
 // Stores `value` through a caller's pointer; INVALID_ARGUMENT for NULL.
@@ -76,6 +95,15 @@ abi::Return store(T* out, V value) {
   *out = static_cast<T>(value);
   return abi::kSuccess;
 }
+
+// Whether a process runs in this MIG instance.
+inline bool runs_on(const ProcessSpec& process, const MigInstanceSpec& instance) {
+  return process.mig && process.mig->gpu_instance == instance.gpu_instance &&
+         process.mig->compute_instance == instance.compute_instance;
+}
+
+// Bytes the processes of a MIG instance use at the call's time.
+std::uint64_t mig_memory_used(const DeviceCall& call);
 
 // Copies `text` and its NUL into a caller's buffer of `length` bytes; INSUFFICIENT_SIZE
 // when it does not fit.

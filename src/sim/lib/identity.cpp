@@ -76,20 +76,30 @@ abi::Return nvmlDeviceGetHandleByUUID(const char* uuid, abi::Device* device) {
     const auto& devices = library.scenario().devices;
     for (std::size_t i = 0; i < devices.size(); ++i) {
       if (devices[i].uuid == uuid) return handle_at(library, i, device);
+      if (!devices[i].mig) continue;
+      for (const MigInstanceSpec& instance : devices[i].mig->instances) {
+        if (instance.uuid != uuid) continue;
+        if (device == nullptr) return abi::kErrorInvalidArgument;
+        *device = library.mig_handle(i, instance.slot);
+        return abi::kSuccess;
+      }
     }
     return abi::kErrorNotFound;
   });
 }
 
+// A MIG handle is named after its parent and profile: "NVIDIA H100 80GB HBM3 MIG 1g.10gb".
 abi::Return nvmlDeviceGetName(abi::Device device, char* name, unsigned length) {
-  return device_call("nvmlDeviceGetName", device, std::nullopt, [&](const DeviceCall& call) {
+  return mig_aware_call("nvmlDeviceGetName", device, std::nullopt, [&](const DeviceCall& call) {
+    if (call.mig != nullptr)
+      return copy_string(call.spec.name + " MIG " + call.mig->profile, name, length);
     return copy_string(call.spec.name, name, length);
   });
 }
 
 abi::Return nvmlDeviceGetUUID(abi::Device device, char* uuid, unsigned length) {
-  return device_call("nvmlDeviceGetUUID", device, std::nullopt, [&](const DeviceCall& call) {
-    return copy_string(call.spec.uuid, uuid, length);
+  return mig_aware_call("nvmlDeviceGetUUID", device, std::nullopt, [&](const DeviceCall& call) {
+    return copy_string(call.mig != nullptr ? call.mig->uuid : call.spec.uuid, uuid, length);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "sim/clock.h"
 
@@ -14,8 +15,12 @@ Library& Library::instance() {
   return library;
 }
 
-Library::Library() : handles_(kMaxDevices) {
+Library::Library() : handles_(kMaxDevices), mig_handles_(kMaxDevices * kMaxMigSlots) {
   for (std::size_t i = 0; i < kMaxDevices; ++i) handles_[i].index = i;
+  for (std::size_t i = 0; i < mig_handles_.size(); ++i) {
+    mig_handles_[i].index = i / kMaxMigSlots;
+    mig_handles_[i].mig_slot = static_cast<unsigned>(i % kMaxMigSlots);
+  }
 }
 
 SimUs Library::now() const {
@@ -96,6 +101,21 @@ std::optional<std::size_t> Library::index_of(abi::Device device) const {
     }
   }
   return std::nullopt;
+}
+
+std::optional<MigRef> Library::mig_of(abi::Device device) const {
+  // std::less: a total order even over pointers into different arrays.
+  const std::less<const abi::DeviceOpaque*> before;
+  if (before(device, mig_handles_.data()) ||
+      !before(device, mig_handles_.data() + mig_handles_.size())) {
+    return std::nullopt;
+  }
+  if (!device->mig_slot || device->index >= scenario().devices.size()) return std::nullopt;
+  const DeviceSpec& spec = scenario().devices[device->index];
+  if (!spec.mig) return std::nullopt;
+  const MigInstanceSpec* instance = spec.mig->in_slot(*device->mig_slot);
+  if (instance == nullptr) return std::nullopt;
+  return MigRef{device->index, instance};
 }
 
 std::uint64_t Library::energy_mj(std::size_t device, SimUs now) {

@@ -21,8 +21,10 @@
 
 // The library's device handle. Handles live in a fixed table, so a handle stays valid (and
 // keeps meaning the same index) for the life of the process, across shutdown and init.
+// MIG handles live in a second fixed table, one row of slots per GPU.
 struct gpumeter::nvml::abi::DeviceOpaque {
   std::size_t index = 0;
+  std::optional<unsigned> mig_slot;  // set on MIG handles
 };
 
 namespace gpumeter::sim::lib {
@@ -30,6 +32,13 @@ namespace gpumeter::sim::lib {
 namespace abi = nvml::abi;
 
 inline constexpr std::size_t kMaxDevices = 64;
+inline constexpr unsigned kMaxMigSlots = 8;
+
+// What a MIG handle stands for.
+struct MigRef {
+  std::size_t device = 0;
+  const MigInstanceSpec* instance = nullptr;
+};
 
 class Library {
  public:
@@ -55,6 +64,11 @@ class Library {
   abi::Device handle(std::size_t index) { return &handles_[index]; }
   // The index behind a handle this library gave out, if it is one and the GPU exists.
   std::optional<std::size_t> index_of(abi::Device device) const;
+  abi::Device mig_handle(std::size_t device, unsigned slot) {
+    return &mig_handles_[device * kMaxMigSlots + slot];
+  }
+  // The MIG instance behind a MIG handle, if it is one and the instance exists.
+  std::optional<MigRef> mig_of(abi::Device device) const;
 
   // The energy counter of a device at `now`, mJ: monotonic even if the clock steps back.
   std::uint64_t energy_mj(std::size_t device, SimUs now);
@@ -96,6 +110,7 @@ class Library {
   std::int64_t epoch_us_ = 0;
   std::optional<std::int64_t> first_init_us_;
   std::vector<abi::DeviceOpaque> handles_;
+  std::vector<abi::DeviceOpaque> mig_handles_;
   std::vector<EnergyMeter> energy_;
   std::map<std::pair<std::size_t, std::string>, std::uint64_t> call_counts_;  // (rule, function)
   std::set<std::string> reported_;

@@ -55,9 +55,15 @@ abi::Return nvmlDeviceGetUtilizationRates(abi::Device device, abi::Utilization* 
 
 // v1: `used` counts reserved memory too, so total = free + used.
 abi::Return nvmlDeviceGetMemoryInfo(abi::Device device, abi::Memory* out) {
-  return device_call(
+  return mig_aware_call(
       "nvmlDeviceGetMemoryInfo", device, Feature::memory, [&](const DeviceCall& call) {
         if (out == nullptr) return abi::kErrorInvalidArgument;
+        if (call.mig != nullptr) {
+          const std::uint64_t total = call.mig->memory_total_bytes;
+          const std::uint64_t used = mig_memory_used(call);
+          *out = abi::Memory{total, total - used, used};
+          return abi::kSuccess;
+        }
         const std::uint64_t used =
             reading(call).memory_used_bytes + call.spec.memory_reserved_bytes;
         *out = abi::Memory{call.spec.memory_total_bytes, call.spec.memory_total_bytes - used, used};
@@ -67,19 +73,27 @@ abi::Return nvmlDeviceGetMemoryInfo(abi::Device device, abi::Memory* out) {
 
 // v2: `used` excludes reserved; a wrong version word is FUNCTION_NOT_FOUND on real drivers.
 abi::Return nvmlDeviceGetMemoryInfo_v2(abi::Device device, abi::MemoryV2* inout) {
-  return device_call("nvmlDeviceGetMemoryInfo_v2", device, Feature::memory,
-                     [&](const DeviceCall& call) {
-                       if (inout == nullptr) return abi::kErrorInvalidArgument;
-                       if (inout->version != abi::kMemoryV2Version)
-                         return abi::kErrorFunctionNotFound;
-                       const std::uint64_t used = reading(call).memory_used_bytes;
-                       const std::uint64_t reserved = call.spec.memory_reserved_bytes;
-                       inout->total = call.spec.memory_total_bytes;
-                       inout->reserved = reserved;
-                       inout->used = used;
-                       inout->free = call.spec.memory_total_bytes - reserved - used;
-                       return abi::kSuccess;
-                     });
+  return mig_aware_call("nvmlDeviceGetMemoryInfo_v2", device, Feature::memory,
+                        [&](const DeviceCall& call) {
+                          if (inout == nullptr) return abi::kErrorInvalidArgument;
+                          if (inout->version != abi::kMemoryV2Version)
+                            return abi::kErrorFunctionNotFound;
+                          if (call.mig != nullptr) {
+                            const std::uint64_t used = mig_memory_used(call);
+                            inout->total = call.mig->memory_total_bytes;
+                            inout->reserved = 0;
+                            inout->used = used;
+                            inout->free = inout->total - used;
+                            return abi::kSuccess;
+                          }
+                          const std::uint64_t used = reading(call).memory_used_bytes;
+                          const std::uint64_t reserved = call.spec.memory_reserved_bytes;
+                          inout->total = call.spec.memory_total_bytes;
+                          inout->reserved = reserved;
+                          inout->used = used;
+                          inout->free = call.spec.memory_total_bytes - reserved - used;
+                          return abi::kSuccess;
+                        });
 }
 
 abi::Return nvmlDeviceGetTemperature(abi::Device device, abi::TemperatureSensor sensor,

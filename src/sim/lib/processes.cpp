@@ -24,18 +24,23 @@ bool has_kind(const ProcessSpec& p, Kind kind) {
   return false;
 }
 
+// On a MIG-enabled GPU every entry names its instance; without MIG both ids are 0xFFFFFFFF.
 abi::ProcessDetailV1 entry(const DeviceCall& call, const ProcessSpec& p) {
   const auto memory = call.timeline().process_memory(p, call.t());
+  const bool placed = mig_enabled(call.spec) && p.mig;
   // processes() lists only processes with a pid.
   return abi::ProcessDetailV1{call.timeline().pid_of(p).value_or(0),
-                              memory.value_or(abi::kValueNotAvailableU64), kNoMigInstance,
-                              kNoMigInstance, 0};
+                              memory.value_or(abi::kValueNotAvailableU64),
+                              placed ? p.mig->gpu_instance : kNoMigInstance,
+                              placed ? p.mig->compute_instance : kNoMigInstance, 0};
 }
 
+// The parent lists every process; a MIG handle only those in its instance.
 std::vector<abi::ProcessDetailV1> entries(const DeviceCall& call, Kind kind) {
   std::vector<abi::ProcessDetailV1> out;
   for (const ProcessSpec* p : call.timeline().processes(call.index, call.t())) {
-    if (has_kind(*p, kind)) out.push_back(entry(call, *p));
+    if (has_kind(*p, kind) && (call.mig == nullptr || runs_on(*p, *call.mig)))
+      out.push_back(entry(call, *p));
   }
   return out;
 }
@@ -86,7 +91,7 @@ abi::Return fill(const std::vector<abi::ProcessDetailV1>& list, unsigned* count,
 abi::Return running(const char* function, abi::Device device, unsigned* count, void* infos,
                     Kind kind, Layout layout) {
   const std::optional<Feature> feature = kind == Kind::mps ? Feature::mps : Feature::processes;
-  return device_call(function, device, feature, [&](const DeviceCall& call) {
+  return mig_aware_call(function, device, feature, [&](const DeviceCall& call) {
     if (kind == Kind::mps && !call.spec.supports(Feature::processes))
       return abi::kErrorNotSupported;
     return fill(entries(call, kind), count, infos, stride(layout));
