@@ -113,7 +113,8 @@ class Daemon:
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_")}
         command = [str(Path(build) / "bin" / "gpumeter"), "--simulate", str(scenario), "daemon",
                    "--socket", self.socket, "--interval", interval, "--horizon", "1h",
-                   "--listen", "127.0.0.1:0"]
+                   "--listen", "127.0.0.1:0",
+                   "--database", os.path.join(directory, "history.db")]
         self.process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                         text=True)

@@ -140,6 +140,7 @@ Json gpu_json(unsigned index, const GpuReading& gpu) {
   json["persistence_mode"] = nullable(std::nullopt, "persistence_mode", unavailable);
   json["users"] = gpu.users;
   json["processes"] = nullable(std::nullopt, "processes", unavailable);
+  json["accounting"] = nullable(std::nullopt, "accounting", unavailable);
   json["mig"] = nullable(std::nullopt, "mig", unavailable);
   json["unavailable"] = std::move(unavailable);
   return json;

@@ -28,6 +28,7 @@ class WithDaemon(unittest.TestCase):
         cls.socket = os.path.join(cls.directory, "gpumeter.sock")
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_SIM")}
         env["GPUMETER_WORKER_PID"] = str(os.getpid())  # this process is the GPU worker
+        env["GPUMETER_DATABASE"] = os.path.join(cls.directory, "history.db")  # not the machine's
         cls.daemon = subprocess.Popen(
             [GPUMETER, "--simulate", SCENARIO, "daemon", "--socket", cls.socket,
              "--interval", "100ms", "--no-http"],

@@ -147,6 +147,19 @@ class Accounting(unittest.TestCase):
         # Only the process that starts after the mode came back (at t = 3) is accounted.
         self.assertEqual(sorted(self.records(self.show(t=10))), [51020])
 
+    def test_a_gpu_in_mig_mode_refuses_the_mode_and_says_why(self):
+        document = json.loads(scenario("h100-mig").read_text())
+        document.setdefault("driver", {})["privileged"] = True
+        path = self.directory / "h100-mig-privileged.json"
+        path.write_text(json.dumps(document))
+        env = clean_env(GPUMETER_SIM_STATE=self.state, GPUMETER_DATABASE=self.directory / "none.db")
+        result = run("--simulate", path, "--no-color", "accounting", "enable", "--gpu", "0", env=env)
+        self.assertEqual(result.returncode, 1, result.stdout)
+        self.assertIn("GPU 0: MIG is enabled", result.stderr)
+        status = run("--simulate", path, "--no-color", "accounting", "status", "--gpu", "0", env=env)
+        self.assertEqual(status.returncode, 0, status.stderr)
+        self.assertEqual(status.stdout.splitlines()[1].split()[:2], ["0", "disabled"])
+
     def test_no_such_gpu(self):
         result = self.gpumeter("accounting", "status", "--gpu", "7", check=False)
         self.assertEqual(result.returncode, 2)

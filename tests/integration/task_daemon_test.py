@@ -94,7 +94,9 @@ class TaskDaemon(unittest.TestCase):
         scenario.write_text(json.dumps(SCENARIO))
         # t = 0 lies a second ahead, so the daemon is up before the worker gets busy.
         self.epoch_us = int((time.time() + 1.0) * 1e6)
-        self.env = clean_env(GPUMETER_SIM_EPOCH_US=self.epoch_us)
+        # A history database of its own: never the machine's.
+        self.env = clean_env(GPUMETER_SIM_EPOCH_US=self.epoch_us,
+                             GPUMETER_DATABASE=self.directory / "history.db")
         self.worker = self.spawn_worker()
         self.env["WORKER_PID"] = str(self.worker.pid)
         self.daemon = subprocess.Popen(

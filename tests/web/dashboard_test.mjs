@@ -11,7 +11,7 @@ import {after, before, describe, it} from "node:test";
 
 import {launchBrowser, SKIP} from "./browser.mjs";
 import {Daemon} from "./daemon.mjs";
-import {contrastReport, horizontalOverflow, seriesPixels} from "./page_checks.mjs";
+import {contrastReport, horizontalOverflow, seriesPixelsOnceDrawn} from "./page_checks.mjs";
 import {scenarioAt} from "./scenario.mjs";
 
 const source = process.env.GPUMETER_SOURCE_DIR;
@@ -115,7 +115,7 @@ describe("the dashboard", () => {
         await page.waitForFunction((n) => document.querySelectorAll("figure.chart canvas").length === n, 4);
         await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .u-legend .u-value")]
           .filter((v) => /\d/.test(v.textContent)).length >= 16, null, {timeout: 30000});
-        const pixels = await seriesPixels(page, SERIES_COLOURS);
+        const pixels = await seriesPixelsOnceDrawn(page, SERIES_COLOURS, 100);
         assert.deepEqual(Object.keys(pixels).sort(),
                          ["memory_used_bytes", "power_draw_watts", "temperature_celsius", "utilization_gpu_percent"]);
         for (const [metric, count] of Object.entries(pixels)) assert.ok(count > 100, `${metric}: ${count} pixels drawn`);
@@ -228,7 +228,7 @@ describe("the dashboard", () => {
       it("draws the charts", async () => {
         await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .u-legend .u-value")]
           .filter((v) => /\d/.test(v.textContent)).length >= 16, null, {timeout: 30000});
-        const pixels = await seriesPixels(page, SERIES_COLOURS);
+        const pixels = await seriesPixelsOnceDrawn(page, SERIES_COLOURS, 100);
         for (const [metric, count] of Object.entries(pixels)) assert.ok(count > 100, `${metric}: ${count} pixels drawn`);
         await page.locator("#usage-users tbody tr[data-user]").first().waitFor();
         await page.screenshot({path: join(artifacts, "dashboard-phone.png"), fullPage: true});

@@ -20,6 +20,20 @@ export async function seriesPixels(page, colours) {
   }, colours);
 }
 
+// seriesPixels once every chart has more than `minimum` pixels of its series, or after
+// `timeoutMs` (the last counts, for the caller's assertion): a chart holds a single point, and
+// draws no line, until the daemon's second reading reaches the page, which on a loaded
+// machine can come after the legend shows the first value.
+export async function seriesPixelsOnceDrawn(page, colours, minimum, timeoutMs = 30000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const counts = await seriesPixels(page, colours);
+    const drawn = Object.values(counts).every((count) => count > minimum);
+    if (drawn || Date.now() > deadline) return counts;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 // Every visible text element's contrast ratio (WCAG 2) against the background behind it,
 // for the elements that carry meaning by colour or are the page's ordinary text.
 export async function contrastReport(page) {

@@ -6,7 +6,6 @@
 // list (INSUFFICIENT_SIZE with count 0 to a NULL buffer, SUCCESS with 0 to a buffer) and
 // NOT_FOUND for any pid's stats, rather than the NOT_SUPPORTED its header documents: the
 // simulator does the same.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,11 +16,6 @@
 
 namespace gpumeter::sim::lib {
 namespace {
-
-// As the scenario says, else root.
-bool privileged(const Library& library) {
-  return library.scenario().driver.privileged.value_or(::geteuid() == 0);
-}
 
 // The mode's changes, read again: another process may have changed them.
 AccountingChange change_of(const DeviceCall& call) {
@@ -64,7 +58,7 @@ abi::Return accounting_call(const char* function, abi::Device device, Body&& bod
 template <class Body>
 abi::Return privileged_call(const char* function, abi::Device device, Body&& body) {
   return device_call(function, device, Feature::accounting, [&](const DeviceCall& call) {
-    if (!privileged(call.library)) return abi::kErrorNoPermission;
+    if (!call.library.caller_privileged()) return abi::kErrorNoPermission;
     if (mig_enabled(call.spec)) return abi::kErrorNotSupported;
     return body(call, change_of(call));
   });

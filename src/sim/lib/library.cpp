@@ -1,5 +1,7 @@
 #include "sim/lib/library.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +15,10 @@ namespace gpumeter::sim::lib {
 Library& Library::instance() {
   static Library library;
   return library;
+}
+
+bool Library::caller_privileged() const {
+  return scenario().driver.privileged.value_or(::geteuid() == 0);
 }
 
 Library::Library() : handles_(kMaxDevices), mig_handles_(kMaxDevices * kMaxMigSlots) {

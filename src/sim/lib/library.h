@@ -54,6 +54,9 @@ class Library {
 
   // Only while initialized().
   const Scenario& scenario() const { return loaded_->scenario; }
+  // Whether root-only calls may proceed: the scenario's driver.privileged, else whether the
+  // caller is root (effective uid 0).
+  bool caller_privileged() const;
   const Timeline& timeline() const { return loaded_->timeline; }
   std::int64_t epoch_us() const { return epoch_us_; }
   // Reads the scenario's pid files again (see Timeline::refresh_pids); every call does.

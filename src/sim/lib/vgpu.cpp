@@ -194,7 +194,7 @@ abi::Return nvmlVgpuInstanceGetAccountingStats(abi::VgpuInstance id, unsigned pi
 // Root only; forgets the records of processes that have ended.
 abi::Return nvmlVgpuInstanceClearAccountingPids(abi::VgpuInstance id) {
   return accounting_call("nvmlVgpuInstanceClearAccountingPids", id, [&](const InstanceCall& call) {
-    if (!caller_privileged(call.library)) return abi::kErrorNoPermission;
+    if (!call.library.caller_privileged()) return abi::kErrorNoPermission;
     for (const VgpuAccountingSpec* r : records(call)) {
       if (r->end_s <= call.t()) call.library.vgpu_cleared().insert({call.instance.id, r->pid});
     }

@@ -1,7 +1,5 @@
 #include "sim/lib/vgpu_state.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -83,10 +81,6 @@ std::vector<SimUs> sample_periods(const DeviceSpec& device, SimUs now, SimUs aft
 
 void note_sizing(Library& library, std::size_t device) {
   library.vgpu_sized().insert(device);
-}
-
-bool caller_privileged(const Library& library) {
-  return library.scenario().driver.privileged.value_or(::geteuid() == 0);
 }
 
 }  // namespace gpumeter::sim::lib

@@ -40,9 +40,6 @@ std::vector<SimUs> sample_periods(const DeviceSpec& device, SimUs now, SimUs aft
 // Marks `device` as having answered a sizing call (VgpuInstanceSpec::appears_after_sizing).
 void note_sizing(Library& library, std::size_t device);
 
-// True when root-only calls may proceed: the scenario's driver.privileged, else geteuid() == 0.
-bool caller_privileged(const Library& library);
-
 // A device call that needs the GPU to be a vGPU host (NOT_SUPPORTED on bare metal).
 template <class Body>
 abi::Return vgpu_device_call(const char* function, abi::Device device, Body&& body) noexcept {
