@@ -27,6 +27,23 @@ Json nullable(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
+// obj[key] = convert(value), or null with the reason recorded in unavailable[key].
+template <class T, class Convert>
+void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& value,
+         Convert convert) {
+  if (value) {
+    obj[key] = convert(*value);
+  } else {
+    obj[key] = nullptr;
+    unavailable[key] = to_string(value.error());
+  }
+}
+
+template <class T>
+void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& value) {
+  put(obj, unavailable, key, value, [](const T& v) { return Json(v); });
+}
+
 // The text, or null when empty (an unknown user or command).
 Json text_or_null(const std::string& text);
 

@@ -12,23 +12,6 @@
 namespace gpumeter::view {
 namespace {
 
-// Sets obj[key] to the converted value, or to null with the reason recorded in `unavailable`.
-template <class T, class Convert>
-void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& value,
-         Convert convert) {
-  if (value) {
-    obj[key] = convert(*value);
-  } else {
-    obj[key] = nullptr;
-    unavailable[key] = to_string(value.error());
-  }
-}
-
-template <class T>
-void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& value) {
-  put(obj, unavailable, key, value, [](const T& v) { return Json(v); });
-}
-
 // One host field; when the host could not describe the process at all, its reason.
 template <class T>
 Maybe<T> host_field(const Maybe<HostProcess>& host, Maybe<T> HostProcess::* member) {

@@ -9,22 +9,6 @@
 namespace gpumeter::view {
 namespace {
 
-template <class T, class Convert>
-void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& value,
-         Convert convert) {
-  if (value) {
-    obj[key] = convert(*value);
-  } else {
-    obj[key] = nullptr;
-    unavailable[key] = to_string(value.error());
-  }
-}
-
-template <class T>
-void put(Json& obj, Json& unavailable, const std::string& key, const Maybe<T>& value) {
-  put(obj, unavailable, key, value, [](const T& v) { return Json(v); });
-}
-
 // The driver reports whole percent: printed as integers, as list --json prints them.
 Json whole(double percent) {
   return static_cast<std::int64_t>(std::llround(percent));
