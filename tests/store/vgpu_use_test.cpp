@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+
 #include "store/support.h"
 #include "store/temp_dir.h"
 #include "store/write.h"
@@ -19,7 +21,7 @@ using testing::TempDir;
 VgpuUseRecord use(const char* vm, const char* gpu, TimeUs begin, double seconds, double sm_percent,
                   std::uint64_t fb) {
   return VgpuUseRecord{.gpu_uuid = gpu,
-                       .gpu_index = gpu[4] == 'b' ? 1U : 0U,
+                       .gpu_index = std::string_view(gpu).starts_with("GPU-b") ? 1U : 0U,
                        .vm_id = vm,
                        .vgpu_uuid = std::string("u-") + vm,
                        .vgpu_type = "NVIDIA A16-4Q",
