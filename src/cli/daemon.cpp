@@ -186,7 +186,7 @@ struct Running {
   }
 
   HeapTrimmer heap{kHeapTrimEvery};              // before the sampler, whose rounds call it
-  std::unique_ptr<recorder::Recorder> recorder;  // first: the sampler and the service feed it
+  std::unique_ptr<recorder::Recorder> recorder;  // before the sampler and the service: they feed it
   task::RecentResults recent;  // settled tasks for HTTP readers, passed on to the recorder
   Sampler sampler;
   task::SamplerMonitor monitor;
