@@ -15,6 +15,9 @@ namespace gpumeter {
 // The GPU engines the driver reports per-process utilisation for.
 enum class Engine : std::uint8_t { sm, memory, encoder, decoder, jpeg, ofa };
 inline constexpr std::size_t kEngineCount = 6;
+// The media engines (encoder, decoder, JPEG, OFA) follow the compute ones in Engine's order.
+inline constexpr std::size_t kFirstMediaEngine = static_cast<std::size_t>(Engine::encoder);
+inline constexpr std::size_t kMediaEngineCount = kEngineCount - kFirstMediaEngine;
 
 // A set of engines, one bit per Engine.
 using EngineMask = std::uint8_t;

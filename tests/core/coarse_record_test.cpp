@@ -1,6 +1,7 @@
-// The coarse tier's 12-byte records: bucket numbers at the edges of buckets and of their
-// range, lookups by time translated exactly into bucket numbers, and times the tier cannot
-// number refused rather than wrapped.
+// The coarse tier's 8-byte records and their media records: bucket numbers at the edges of
+// buckets and of their range, lookups by time translated exactly into bucket numbers, times the
+// tier cannot number refused rather than wrapped, and media figures stored only when non-zero
+// and kept in step with their records.
 #include "core/coarse_record.h"
 
 #include <gtest/gtest.h>
@@ -26,16 +27,34 @@ ProcessGpuRecord at(TimeUs t, std::uint8_t sm) {
   return record;
 }
 
+// A record without media use.
+ProcessGpuRecord compute_only(TimeUs t, std::uint8_t sm) {
+  ProcessGpuRecord record{.time_us = t, .reported = 0x3F, .peak_sm = 99};
+  record.percent = {sm, 2, 0, 0, 0, 0};
+  return record;
+}
+
 TEST(CoarseGpuRecord, RoundTripsEveryField) {
   const ProcessGpuRecord record = at(kT0, 42);
   ASSERT_TRUE(coarse_record_of(record, kBucket).has_value());
   const CoarseGpuRecord coarse = coarse_record_of(record, kBucket).value_or(CoarseGpuRecord{});
   EXPECT_EQ(coarse.bucket, kT0 / kBucket);
-  const ProcessGpuRecord back = gpu_record_of(coarse, kBucket);
+  ASSERT_TRUE(uses_media(record));
+  const CoarseMediaRecord media{.bucket = coarse.bucket, .percent = media_percents(record)};
+  const ProcessGpuRecord back = gpu_record_of(coarse, &media, kBucket);
   EXPECT_EQ(back.time_us, record.time_us);
   EXPECT_EQ(back.percent, record.percent);
   EXPECT_EQ(back.reported, record.reported);
   EXPECT_EQ(back.peak_sm, record.peak_sm);
+}
+
+TEST(CoarseGpuRecord, WithoutAMediaRecordTheMediaEnginesReadIdle) {
+  const ProcessGpuRecord record = compute_only(kT0, 42);
+  EXPECT_FALSE(uses_media(record));
+  const CoarseGpuRecord coarse = coarse_record_of(record, kBucket).value_or(CoarseGpuRecord{});
+  const ProcessGpuRecord back = gpu_record_of(coarse, nullptr, kBucket);
+  EXPECT_EQ(back.percent, record.percent);
+  EXPECT_EQ(back.reported, record.reported);  // reported, and idle: 0, not absent
 }
 
 TEST(CoarseGpuRecord, OnlyBucketEndsInRangeHaveNumbers) {
@@ -94,7 +113,35 @@ TEST(CoarseGpuRecords, ReadsBackTheRecordsAsPushed) {
   EXPECT_EQ(records.back().time_us, kT0 + 4 * kBucket);
   EXPECT_EQ(records[1][Engine::sm], 10);
   EXPECT_EQ(records[1].peak_sm, 99);
-  EXPECT_EQ(records.allocated_bytes(), 16 * sizeof(CoarseGpuRecord));
+  EXPECT_EQ(records[1][Engine::jpeg], 5);
+  EXPECT_EQ(records.media_size(), 3U);
+  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(CoarseGpuRecord) + sizeof(CoarseMediaRecord)));
+}
+
+TEST(CoarseGpuRecords, StoresMediaFiguresOnlyForBucketsThatHaveThem) {
+  CoarseGpuRecords records(16);
+  EXPECT_TRUE(records.push(compute_only(kT0 + kBucket, 10), kBucket));
+  EXPECT_TRUE(records.push(at(kT0 + 2 * kBucket, 20), kBucket));
+  EXPECT_TRUE(records.push(compute_only(kT0 + 3 * kBucket, 30), kBucket));
+  ASSERT_EQ(records.size(), 3U);
+  EXPECT_EQ(records.media_size(), 1U);
+  EXPECT_EQ(records[0].percent, compute_only(kT0 + kBucket, 10).percent);
+  EXPECT_EQ(records[1].percent, at(kT0 + 2 * kBucket, 20).percent);
+  EXPECT_EQ(records[2].percent, compute_only(kT0 + 3 * kBucket, 30).percent);
+  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(CoarseGpuRecord) + sizeof(CoarseMediaRecord)));
+}
+
+TEST(CoarseGpuRecords, AFullBufferDropsTheOldestMediaRecordWithItsRecord) {
+  CoarseGpuRecords records(2);
+  EXPECT_TRUE(records.push(at(kT0 + kBucket, 10), kBucket));
+  EXPECT_TRUE(records.push(compute_only(kT0 + 2 * kBucket, 20), kBucket));
+  EXPECT_TRUE(records.push(compute_only(kT0 + 3 * kBucket, 30), kBucket));
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records.media_size(), 0U);
+  EXPECT_EQ(records[0][Engine::encoder], 0);
+  EXPECT_TRUE(records.push(at(kT0 + 4 * kBucket, 40), kBucket));
+  EXPECT_EQ(records.media_size(), 1U);
+  EXPECT_EQ(records.back()[Engine::encoder], 3);
 }
 
 TEST(CoarseGpuRecords, RefusesATimeWithoutABucketNumber) {
@@ -111,9 +158,12 @@ TEST(CoarseGpuRecords, DropsBucketsThatEndBeforeATime) {
   records.drop_before(kT0 + 2 * kBucket);  // keeps the bucket ending exactly there
   ASSERT_EQ(records.size(), 2U);
   EXPECT_EQ(records.front().time_us, kT0 + 2 * kBucket);
+  EXPECT_EQ(records.media_size(), 2U);
   records.drop_before(kT0 + 2 * kBucket + 1);
   ASSERT_EQ(records.size(), 1U);
+  EXPECT_EQ(records.media_size(), 1U);
   EXPECT_EQ(records.front().time_us, kT0 + 4 * kBucket);
+  EXPECT_EQ(records.front()[Engine::ofa], 6);
   records.drop_before(std::numeric_limits<TimeUs>::max());
   EXPECT_TRUE(records.empty());
   EXPECT_EQ(records.allocated_bytes(), 0U);

@@ -278,13 +278,14 @@ TEST(Series, StorageStaysWithinTheBudget) {
 TEST(Series, TheDocumentedBudgetOfTheDefaultConfiguration) {
   const SeriesBudget budget = series_budget(SeriesConfig{}, 8, 64);
   EXPECT_EQ(budget.gpu_record_bytes, 16U);
-  EXPECT_EQ(budget.coarse_gpu_record_bytes, 12U);
+  EXPECT_EQ(budget.coarse_gpu_record_bytes, 8U);
+  EXPECT_EQ(budget.coarse_media_record_bytes, 8U);
   EXPECT_EQ(budget.memory_sample_bytes, 16U);
   EXPECT_EQ(budget.device_record_bytes, 40U);
   EXPECT_EQ(budget.host_record_bytes, 32U);
   EXPECT_EQ(budget.device_bytes, 1'152'320U);
   EXPECT_EQ(budget.fine_utilization_bytes, 5'955'584U);
-  EXPECT_EQ(budget.coarse_utilization_bytes, 22'124'544U);
+  EXPECT_EQ(budget.coarse_utilization_bytes, 29'499'392U);
   EXPECT_EQ(budget.memory_bytes, 29'507'584U);
   EXPECT_EQ(budget.fine_host_bytes, 2'506'752U);
   EXPECT_EQ(budget.coarse_host_bytes, 1'998'848U);
