@@ -19,7 +19,7 @@ constexpr double kUsPerSecond = 1e6;
 // not count time twice), nor into the time the coarse tier accounts for.
 void append_fine(const UtilizationSeries& series, Window window, TimeUs period_us, bool in_set,
                  std::vector<Segment>& out) {
-  const GpuRecords& records = series.fine();
+  const FineGpuRecords& records = series.fine();
   for (std::size_t i = records.upper_bound(window.begin_us);
        i < records.size() && records[i].time_us - period_us < window.end_us; ++i) {
     TimeUs start = std::max(records[i].time_us - period_us, series.folded_until_us());

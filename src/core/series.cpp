@@ -246,17 +246,15 @@ SeriesBudget series_budget(const SeriesConfig& config, std::size_t devices,
   const std::size_t pairs = devices * processes_per_device;
   SeriesBudget budget{
       .device_record_bytes = sizeof(DeviceRecord),
-      .gpu_record_bytes = sizeof(ProcessGpuRecord),
-      .coarse_gpu_record_bytes = sizeof(CoarseGpuRecord),
-      .coarse_media_record_bytes = sizeof(CoarseMediaRecord),
+      .gpu_record_bytes = sizeof(PackedGpuRecord),
+      .media_record_bytes = sizeof(PackedMediaRecord),
       .memory_sample_bytes = sizeof(ProcessMemorySample),
       .host_record_bytes = sizeof(HostRecord),
   };
   budget.device_bytes = devices * device_capacity(c) * budget.device_record_bytes;
-  budget.fine_utilization_bytes = pairs * fine_utilization_capacity(c) * budget.gpu_record_bytes;
-  budget.coarse_utilization_bytes =
-      pairs * coarse_utilization_capacity(c) *
-      (budget.coarse_gpu_record_bytes + budget.coarse_media_record_bytes);
+  const std::size_t utilization_record = budget.gpu_record_bytes + budget.media_record_bytes;
+  budget.fine_utilization_bytes = pairs * fine_utilization_capacity(c) * utilization_record;
+  budget.coarse_utilization_bytes = pairs * coarse_utilization_capacity(c) * utilization_record;
   budget.memory_bytes = pairs * memory_capacity(c) * budget.memory_sample_bytes;
   budget.fine_host_bytes = pairs * fine_host_capacity(c) * budget.host_record_bytes;
   budget.coarse_host_bytes = pairs * coarse_host_capacity(c) * budget.host_record_bytes;

@@ -172,16 +172,16 @@ class Series {
 
 // The sample storage of a configuration, by kind of sample, every buffer full.
 struct SeriesBudget {
-  std::size_t device_record_bytes = 0;        // sizeof(DeviceRecord)
-  std::size_t gpu_record_bytes = 0;           // sizeof(ProcessGpuRecord), the fine tier's
-  std::size_t coarse_gpu_record_bytes = 0;    // sizeof(CoarseGpuRecord), the coarse tier's
-  std::size_t coarse_media_record_bytes = 0;  // sizeof(CoarseMediaRecord), likewise
-  std::size_t memory_sample_bytes = 0;        // sizeof(ProcessMemorySample)
-  std::size_t host_record_bytes = 0;          // sizeof(HostRecord)
-  std::size_t device_bytes = 0;               // device samples
+  std::size_t device_record_bytes = 0;  // sizeof(DeviceRecord)
+  // sizeof(PackedGpuRecord), per-process utilisation in either tier, and of its media record
+  std::size_t gpu_record_bytes = 0;
+  std::size_t media_record_bytes = 0;
+  std::size_t memory_sample_bytes = 0;  // sizeof(ProcessMemorySample)
+  std::size_t host_record_bytes = 0;    // sizeof(HostRecord)
+  std::size_t device_bytes = 0;         // device samples
   // Per-process utilisation: every process busy in every driver period of the fine horizon
   // (at the shortest period), and in every bucket of the rest of the horizon, with a media
-  // engine busy in each of those buckets too.
+  // engine busy in each of those periods and buckets too.
   std::size_t fine_utilization_bytes = 0;
   std::size_t coarse_utilization_bytes = 0;
   std::size_t memory_bytes = 0;  // per-process GPU memory, changing at every reading

@@ -68,7 +68,12 @@ Insert UtilizationSeries::add(const ProcessGpuRecord& record, TimeUs period_us,
   if (fine_.size() == fine_.capacity()) {
     fold_before(bucket_end(fine_.front().time_us, tiers.bucket_us), period_us, tiers.bucket_us);
   }
-  fine_.push(record);
+  if (!fine_.push(record)) {
+    // Only with a fine horizon longer than the tier can span (71 minutes): fold early rather
+    // than lose the record. What stays raw then lies within one bucket of it.
+    fold_before(record.time_us - 1, period_us, tiers.bucket_us);
+    fine_.push(record);
+  }
   return Insert::stored;
 }
 
@@ -80,7 +85,7 @@ void UtilizationSeries::fold_before(TimeUs t, TimeUs period_us, TimeUs bucket_us
   TimeUs previous = std::max<TimeUs>(folded_until_us_, 0);
   const std::size_t folded = fine_.upper_bound(until);
   for (std::size_t i = 0; i < folded; ++i) {
-    const ProcessGpuRecord& record = fine_[i];
+    const ProcessGpuRecord record = fine_[i];
     add_stretch(sums, std::max(record.time_us - period_us, previous), record.time_us, record,
                 bucket_us);
     previous = record.time_us;
@@ -88,7 +93,7 @@ void UtilizationSeries::fold_before(TimeUs t, TimeUs period_us, TimeUs bucket_us
   if (folded < fine_.size()) {
     // The next record's period may begin before `until`: that part is folded too, and the
     // record stays raw for the rest (attribution starts it at folded_until_us()).
-    const ProcessGpuRecord& next = fine_[folded];
+    const ProcessGpuRecord next = fine_[folded];
     const TimeUs from = std::max(next.time_us - period_us, previous);
     if (from < until) add_stretch(sums, from, until, next, bucket_us);
   }

@@ -2,7 +2,7 @@
 // holds the driver's raw records of the recent past, one per driver sample period in which
 // the process was busy; raw records older than the fine horizon are folded into the coarse
 // tier, one record per bucket in which the process was busy (ProcessGpuRecord describes
-// both; the coarse tier stores its records in 12 bytes, core/coarse_record.h). Folding keeps each
+// both; each tier stores its records in 8 bytes, core/packed_gpu_records.h). Folding keeps each
 // engine's busy time up to the rounding of a bucket's average to a whole percent. Attribution reads
 // both tiers (docs/attribution.md). Not synchronised.
 #pragma once
@@ -11,13 +11,11 @@
 #include <limits>
 
 #include "core/coarse_record.h"
+#include "core/fine_gpu_records.h"
 #include "core/insert.h"
-#include "core/ring_buffer.h"
 #include "core/samples.h"
 
 namespace gpumeter {
-
-using GpuRecords = RingBuffer<ProcessGpuRecord>;
 
 // How a device's utilisation series are tiered, µs; both positive.
 struct UtilizationTiers {
@@ -49,7 +47,7 @@ class UtilizationSeries {
   void drop_before(TimeUs t);
 
   // The raw records, oldest first.
-  const GpuRecords& fine() const noexcept { return fine_; }
+  const FineGpuRecords& fine() const noexcept { return fine_; }
   // The coarse records, oldest first; each one's time_us is its bucket's end.
   const CoarseGpuRecords& coarse() const noexcept { return coarse_; }
   // Raw records account only for time after this; the coarse tier holds what came before.
@@ -63,7 +61,7 @@ class UtilizationSeries {
   }
 
  private:
-  GpuRecords fine_;
+  FineGpuRecords fine_;
   CoarseGpuRecords coarse_;
   TimeUs folded_until_us_ = std::numeric_limits<TimeUs>::min();
 };

@@ -10,6 +10,8 @@
 #include <limits>
 #include <optional>
 
+#include "core/fine_gpu_records.h"
+#include "core/packed_gpu_records.h"
 #include "core/utilization_series.h"
 
 namespace gpumeter {
@@ -34,27 +36,33 @@ ProcessGpuRecord compute_only(TimeUs t, std::uint8_t sm) {
   return record;
 }
 
-TEST(CoarseGpuRecord, RoundTripsEveryField) {
-  const ProcessGpuRecord record = at(kT0, 42);
-  ASSERT_TRUE(coarse_record_of(record, kBucket).has_value());
-  const CoarseGpuRecord coarse = coarse_record_of(record, kBucket).value_or(CoarseGpuRecord{});
-  EXPECT_EQ(coarse.bucket, kT0 / kBucket);
-  ASSERT_TRUE(uses_media(record));
-  const CoarseMediaRecord media{.bucket = coarse.bucket, .percent = media_percents(record)};
-  const ProcessGpuRecord back = gpu_record_of(coarse, &media, kBucket);
-  EXPECT_EQ(back.time_us, record.time_us);
-  EXPECT_EQ(back.percent, record.percent);
-  EXPECT_EQ(back.reported, record.reported);
-  EXPECT_EQ(back.peak_sm, record.peak_sm);
+TEST(PackedGpuRecords, RoundTripEveryFieldWithAndWithoutMediaUse) {
+  PackedGpuRecords records(4);
+  records.push(7, at(kT0, 42));
+  records.push(9, compute_only(kT0 + 1, 43));
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records.media_size(), 1U);
+  EXPECT_EQ(records.key(0), 7U);
+  const ProcessGpuRecord first = records.figures(0);
+  EXPECT_EQ(first.percent, at(kT0, 42).percent);
+  EXPECT_EQ(first.reported, 0x3F);
+  EXPECT_EQ(first.peak_sm, 99);
+  // Without a media record the media engines read idle: reported, and 0, not absent.
+  const ProcessGpuRecord second = records.figures(1);
+  EXPECT_EQ(second.percent, compute_only(kT0 + 1, 43).percent);
+  EXPECT_EQ(second.reported, 0x3F);
 }
 
-TEST(CoarseGpuRecord, WithoutAMediaRecordTheMediaEnginesReadIdle) {
-  const ProcessGpuRecord record = compute_only(kT0, 42);
-  EXPECT_FALSE(uses_media(record));
-  const CoarseGpuRecord coarse = coarse_record_of(record, kBucket).value_or(CoarseGpuRecord{});
-  const ProcessGpuRecord back = gpu_record_of(coarse, nullptr, kBucket);
-  EXPECT_EQ(back.percent, record.percent);
-  EXPECT_EQ(back.reported, record.reported);  // reported, and idle: 0, not absent
+TEST(PackedGpuRecords, LoweringTheKeysKeepsTheMediaRecordsWithTheirRecords) {
+  PackedGpuRecords records(4);
+  records.push(100, compute_only(kT0, 1));
+  records.push(200, at(kT0, 2));
+  records.lower_keys(100);
+  EXPECT_EQ(records.key(0), 0U);
+  EXPECT_EQ(records.key(1), 100U);
+  EXPECT_EQ(records.lower_bound(100), 1U);
+  EXPECT_EQ(records.figures(1)[Engine::decoder], 4);
+  EXPECT_EQ(records.figures(0)[Engine::decoder], 0);
 }
 
 TEST(CoarseGpuRecord, OnlyBucketEndsInRangeHaveNumbers) {
@@ -65,7 +73,8 @@ TEST(CoarseGpuRecord, OnlyBucketEndsInRangeHaveNumbers) {
   EXPECT_FALSE(bucket_number(-kBucket, kBucket));  // before the epoch
   EXPECT_EQ(bucket_number(kLastEnd, kBucket), std::numeric_limits<std::uint32_t>::max());
   EXPECT_FALSE(bucket_number(kLastEnd + kBucket, kBucket));  // would wrap to 0
-  EXPECT_FALSE(coarse_record_of(at(kLastEnd + kBucket, 1), kBucket));
+  CoarseGpuRecords records(4);
+  EXPECT_FALSE(records.push(at(kLastEnd + kBucket, 1), kBucket));
 }
 
 TEST(CoarseGpuRecord, TimesInTheLastNumberedBucketAreInRange) {
@@ -115,7 +124,7 @@ TEST(CoarseGpuRecords, ReadsBackTheRecordsAsPushed) {
   EXPECT_EQ(records[1].peak_sm, 99);
   EXPECT_EQ(records[1][Engine::jpeg], 5);
   EXPECT_EQ(records.media_size(), 3U);
-  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(CoarseGpuRecord) + sizeof(CoarseMediaRecord)));
+  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(PackedGpuRecord) + sizeof(PackedMediaRecord)));
 }
 
 TEST(CoarseGpuRecords, StoresMediaFiguresOnlyForBucketsThatHaveThem) {
@@ -128,7 +137,7 @@ TEST(CoarseGpuRecords, StoresMediaFiguresOnlyForBucketsThatHaveThem) {
   EXPECT_EQ(records[0].percent, compute_only(kT0 + kBucket, 10).percent);
   EXPECT_EQ(records[1].percent, at(kT0 + 2 * kBucket, 20).percent);
   EXPECT_EQ(records[2].percent, compute_only(kT0 + 3 * kBucket, 30).percent);
-  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(CoarseGpuRecord) + sizeof(CoarseMediaRecord)));
+  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(PackedGpuRecord) + sizeof(PackedMediaRecord)));
 }
 
 TEST(CoarseGpuRecords, AFullBufferDropsTheOldestMediaRecordWithItsRecord) {
@@ -184,6 +193,85 @@ TEST(UtilizationSeries, RefusesRecordsWhoseBucketHasNoNumber) {
   EXPECT_EQ(series.coarse().front().time_us, kLastEnd);
   EXPECT_EQ(series.coarse().front()[Engine::sm], 20);  // 2 s at 50 % of a 5 s bucket
   EXPECT_TRUE(series.fine().empty());
+}
+
+}  // namespace
+}  // namespace gpumeter
+
+namespace gpumeter {
+namespace {
+
+constexpr TimeUs kMaxSpan = FineGpuRecords::kMaxSpanUs;
+
+TEST(FineGpuRecords, KeepsExactTimesAndFindsThem) {
+  FineGpuRecords records(16);
+  for (const TimeUs t : {kT0 + 166'667, kT0 + 333'334, kT0 + 1'000'001}) {
+    EXPECT_TRUE(records.push(at(t, 10)));
+  }
+  ASSERT_EQ(records.size(), 3U);
+  EXPECT_EQ(records[1].time_us, kT0 + 333'334);
+  EXPECT_EQ(records[1].percent, at(0, 10).percent);
+  EXPECT_EQ(records.lower_bound(kT0 + 333'334), 1U);
+  EXPECT_EQ(records.upper_bound(kT0 + 333'334), 2U);
+  EXPECT_EQ(records.lower_bound(kT0), 0U);
+  EXPECT_EQ(records.upper_bound(std::numeric_limits<TimeUs>::max()), 3U);
+  EXPECT_TRUE(records.contains(kT0 + 1'000'001));
+  EXPECT_FALSE(records.contains(kT0 + 1'000'000));
+  EXPECT_EQ(records.allocated_bytes(), 16 * (sizeof(PackedGpuRecord) + sizeof(PackedMediaRecord)));
+}
+
+TEST(FineGpuRecords, MovesItsBaseUpWhenANewRecordLiesBeyondWhat32BitsReach) {
+  FineGpuRecords records(16);
+  EXPECT_TRUE(records.push(compute_only(kT0, 1)));
+  EXPECT_TRUE(records.push(at(kT0 + 60 * kSecond, 2)));
+  records.drop_before(kT0 + 1);  // the first goes: the base stays at kT0
+  // 71 minutes and more after the base, but within reach of the oldest record kept.
+  const TimeUs late = kT0 + kMaxSpan + 10 * kSecond;
+  EXPECT_TRUE(records.push(compute_only(late, 3)));
+  ASSERT_EQ(records.size(), 2U);
+  EXPECT_EQ(records[0].time_us, kT0 + 60 * kSecond);
+  EXPECT_EQ(records[0][Engine::encoder], 3);  // the media record moved with its record
+  EXPECT_EQ(records[1].time_us, late);
+  EXPECT_EQ(records[1][Engine::sm], 3);
+  EXPECT_EQ(records.lower_bound(late), 1U);
+  EXPECT_EQ(records.lower_bound(kT0 + 60 * kSecond), 0U);
+}
+
+TEST(FineGpuRecords, RefusesARecordBeyondReachOfTheOldestOne) {
+  FineGpuRecords records(16);
+  EXPECT_TRUE(records.push(at(kT0, 1)));
+  EXPECT_FALSE(records.push(at(kT0 + kMaxSpan + 1, 2)));
+  ASSERT_EQ(records.size(), 1U);
+  EXPECT_EQ(records.back().time_us, kT0);
+  EXPECT_TRUE(records.push(at(kT0 + kMaxSpan, 2)));
+}
+
+TEST(FineGpuRecords, DropsRecordsBeforeATime) {
+  FineGpuRecords records(16);
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(records.push(at(kT0 + i * kSecond, 5)));
+  records.drop_before(kT0 + kSecond);  // keeps the record exactly there
+  EXPECT_EQ(records.front().time_us, kT0 + kSecond);
+  EXPECT_EQ(records.media_size(), 3U);
+  records.drop_before(kT0 + kMaxSpan + kSecond);  // beyond reach of the base: all of them
+  EXPECT_TRUE(records.empty());
+  EXPECT_EQ(records.allocated_bytes(), 0U);
+  // An empty buffer takes any time: the base starts again.
+  EXPECT_TRUE(records.push(at(kT0 + 2 * kMaxSpan, 5)));
+  EXPECT_EQ(records.front().time_us, kT0 + 2 * kMaxSpan);
+}
+
+TEST(UtilizationSeries, ALongFineHorizonFoldsEarlyRatherThanLoseARecord) {
+  // A fine horizon longer than the fine tier can span: the record past its reach still goes in.
+  UtilizationSeries series(100, 100);
+  const UtilizationTiers tiers{.fine_horizon_us = 2 * kMaxSpan, .bucket_us = kSecond};
+  EXPECT_EQ(series.add(at(kT0 + kSecond, 50), kSecond, tiers), Insert::stored);
+  EXPECT_EQ(series.add(at(kT0 + 4300 * kSecond, 60), kSecond, tiers),
+            Insert::stored);  // > kMaxSpan
+  ASSERT_EQ(series.fine().size(), 1U);
+  EXPECT_EQ(series.fine().back().time_us, kT0 + 4300 * kSecond);
+  ASSERT_EQ(series.coarse().size(), 1U);  // the first record, folded into its bucket
+  EXPECT_EQ(series.coarse().front().time_us, kT0 + kSecond);
+  EXPECT_EQ(series.coarse().front()[Engine::sm], 50);
 }
 
 }  // namespace

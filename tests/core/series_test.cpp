@@ -115,7 +115,7 @@ TEST(Series, DropsDuplicateAndOlderProcessSamples) {
   EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0, .sm = 99}), Insert::duplicate);
   EXPECT_EQ(series.add_process_gpu_sample(0, a, {.time_us = kT0 + 1}), Insert::out_of_order);
   EXPECT_EQ(series.add_process_gpu_sample(0, b, {.time_us = kT0 + 2, .sm = 5}), Insert::stored);
-  const GpuRecords& records = series.device(0)->utilization().at(a).fine();
+  const FineGpuRecords& records = series.device(0)->utilization().at(a).fine();
   ASSERT_EQ(records.size(), 2U);
   EXPECT_EQ(records.back()[Engine::sm], 20);
 }
@@ -277,9 +277,8 @@ TEST(Series, StorageStaysWithinTheBudget) {
 // docs/attribution.md quotes these figures; when a sample type changes, update the page.
 TEST(Series, TheDocumentedBudgetOfTheDefaultConfiguration) {
   const SeriesBudget budget = series_budget(SeriesConfig{}, 8, 64);
-  EXPECT_EQ(budget.gpu_record_bytes, 16U);
-  EXPECT_EQ(budget.coarse_gpu_record_bytes, 8U);
-  EXPECT_EQ(budget.coarse_media_record_bytes, 8U);
+  EXPECT_EQ(budget.gpu_record_bytes, 8U);
+  EXPECT_EQ(budget.media_record_bytes, 8U);
   EXPECT_EQ(budget.memory_sample_bytes, 16U);
   EXPECT_EQ(budget.device_record_bytes, 40U);
   EXPECT_EQ(budget.host_record_bytes, 32U);
