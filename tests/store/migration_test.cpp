@@ -121,23 +121,41 @@ TEST(Migration, LedgerViewGainsTheAccountingColumns) {
   std::vector<std::string> columns;
   for (const auto& row : raw.rows("SELECT name FROM pragma_table_info('ledger_view')"))
     columns.push_back(row.front());
-  const std::vector<std::string> expected{
-      "id", "host", "pid", "start_time_us", "gpu_uuid", "gpu_index", "uid", "user", "command",
-      "container_runtime", "container_id", "first_seen_us", "last_seen_us", "gpu_seconds",
-      "sm_busy_seconds", "sm_percent_while_held", "peak_memory_bytes", "energy_joules", "final",
-      "figures_source", "accounting_gpu_percent", "accounting_memory_percent",
-      "accounting_max_memory_bytes", "accounting_time_ms"};
+  const std::vector<std::string> expected{"id",
+                                          "host",
+                                          "pid",
+                                          "start_time_us",
+                                          "gpu_uuid",
+                                          "gpu_index",
+                                          "uid",
+                                          "user",
+                                          "command",
+                                          "container_runtime",
+                                          "container_id",
+                                          "first_seen_us",
+                                          "last_seen_us",
+                                          "gpu_seconds",
+                                          "sm_busy_seconds",
+                                          "sm_percent_while_held",
+                                          "peak_memory_bytes",
+                                          "energy_joules",
+                                          "final",
+                                          "figures_source",
+                                          "accounting_gpu_percent",
+                                          "accounting_memory_percent",
+                                          "accounting_max_memory_bytes",
+                                          "accounting_time_ms"};
   EXPECT_EQ(columns, expected);
   EXPECT_EQ(raw.text("SELECT figures_source FROM ledger_view WHERE pid = 100"), "sampler");
   EXPECT_EQ(raw.text("SELECT accounting_time_ms FROM ledger_view WHERE pid = 100"), "NULL");
   raw.exec(
       "UPDATE ledger SET accounting_gpu_percent = 60, accounting_memory_percent = 40, "
       "accounting_max_memory_bytes = 1024, accounting_time_ms = 5000 WHERE pid = 100");
-  EXPECT_EQ(raw.rows("SELECT host, gpu_uuid, accounting_gpu_percent, accounting_memory_percent, "
-                     "accounting_max_memory_bytes, accounting_time_ms FROM ledger_view "
-                     "WHERE pid = 100"),
-            (std::vector<std::vector<std::string>>{
-                {"node1", "GPU-a", "60.0", "40.0", "1024", "5000"}}));
+  EXPECT_EQ(
+      raw.rows("SELECT host, gpu_uuid, accounting_gpu_percent, accounting_memory_percent, "
+               "accounting_max_memory_bytes, accounting_time_ms FROM ledger_view "
+               "WHERE pid = 100"),
+      (std::vector<std::vector<std::string>>{{"node1", "GPU-a", "60.0", "40.0", "1024", "5000"}}));
 }
 
 }  // namespace
