@@ -262,4 +262,36 @@ std::vector<AccountingRecord> Timeline::accounting(std::size_t device, double t)
   return out;
 }
 
+namespace {
+
+// accounting()'s order: by start time, then scenario order.
+bool listed_before(const ProcessSpec* a, const ProcessSpec* b) {
+  return a->start_s != b->start_s ? a->start_s < b->start_s : a < b;
+}
+
+}  // namespace
+
+std::vector<AccountingRecord> Timeline::accounting_of(std::size_t device, double t,
+                                                      std::uint32_t pid) const {
+  std::vector<const ProcessSpec*> started;
+  std::vector<const ProcessSpec*> candidates;
+  for (const ProcessSpec& p : scenario_.processes) {
+    if (p.device != device || p.start_s > t) continue;
+    const std::optional<std::uint32_t> p_pid = pid_of(p);
+    if (!p_pid) continue;
+    started.push_back(&p);
+    if (*p_pid == pid) candidates.push_back(&p);
+  }
+  std::ranges::sort(candidates, listed_before);
+  // A candidate is in the buffer while fewer than the buffer's size are listed from it on.
+  const std::size_t keep = scenario_.devices[device].accounting_buffer_size;
+  std::vector<AccountingRecord> out;
+  for (const ProcessSpec* c : candidates) {
+    const auto from_it = std::ranges::count_if(
+        started, [&](const ProcessSpec* p) { return p == c || listed_before(c, p); });
+    if (static_cast<std::size_t>(from_it) <= keep) out.push_back(account(*c, t));
+  }
+  return out;
+}
+
 }  // namespace gpumeter::sim

@@ -112,6 +112,10 @@ class Timeline {
   // Records of processes that started on `device` by t (running or not), oldest first,
   // at most accounting_buffer_size (the newest).
   std::vector<AccountingRecord> accounting(std::size_t device, double t) const;
+  // The records of accounting(device, t) whose pid is `pid`, oldest first, computed without
+  // the others' (a stats call asks about one pid; a full buffer holds thousands).
+  std::vector<AccountingRecord> accounting_of(std::size_t device, double t,
+                                              std::uint32_t pid) const;
 
  private:
   Use device_integral(std::size_t device, double a, double b) const;
