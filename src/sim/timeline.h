@@ -126,7 +126,9 @@ class Timeline {
   bool present(const ProcessSpec& process, double t) const;
 
   const Scenario& scenario_;
-  std::vector<std::optional<std::uint32_t>> pids_;  // by position in scenario_.processes
+  std::vector<std::optional<std::uint32_t>> pids_;          // by position in scenario_.processes
+  std::vector<std::vector<const ProcessSpec*>> on_device_;  // by device, in scenario order
+  bool pid_files_;  // whether any process's pid is read from a file (refresh_pids has work)
 };
 
 // Seconds for µs since the epoch.
