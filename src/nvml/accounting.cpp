@@ -77,7 +77,8 @@ Maybe<std::vector<AccountingRecord>> read_every_record(DeviceQuery& query,
   for (const unsigned pid : pids) {
     const Answer answer = ask(query, pid);
     if (!answer) return std::unexpected(answer.error());
-    if (*answer) records.push_back(**answer);
+    const std::optional<AccountingRecord>& record = *answer;
+    if (record.has_value()) records.push_back(*record);
   }
   return records;
 }
@@ -111,7 +112,8 @@ void keep_exited(AccountingCache& cache, const std::vector<unsigned>& pids, cons
   for (const unsigned pid : pids) {
     if (exited.size() >= capacity) break;
     if (const auto answer = answers.find(pid); answer != answers.end()) {
-      if (answer->second && !answer->second->running) exited.emplace(pid, *answer->second);
+      const std::optional<AccountingRecord>& record = answer->second;
+      if (record.has_value() && !record->running) exited.emplace(pid, *record);
     } else if (const auto kept = cache.exited.find(pid); kept != cache.exited.end()) {
       exited.emplace(pid, kept->second);
     }
@@ -127,7 +129,8 @@ std::vector<AccountingRecord> assemble(const AccountingCache& cache,
   records.reserve(pids.size());
   for (const unsigned pid : pids) {
     if (const auto answer = answers.find(pid); answer != answers.end()) {
-      if (answer->second) records.push_back(*answer->second);
+      const std::optional<AccountingRecord>& record = answer->second;
+      if (record.has_value()) records.push_back(*record);
     } else {
       records.push_back(cache.exited.at(pid));
     }
