@@ -9,6 +9,11 @@
 //    of the 512 scenario processes and the host side read from procfs for those: describe()
 //    (user, command line, start time, container) and usage() of each, as the daemon does on a
 //    real machine.
+//  - BM_SamplingRoundAccounting/accounting:1/keep:1 and keep:0: a round on 8 GPUs with
+//    accounting mode on and full 4000-record buffers, with exited records kept between rounds
+//    and without (every record asked for every round); accounting:0: the same machine with the
+//    mode off, the round without any record. With GPUMETER_SIM_CALL_LOG naming a file it also
+//    counts the stats calls per round (the log's writes then cost time: time without it).
 //  - BM_OneSimulatedHour: 3,601 rounds at 1 s; reports the series' allocated bytes at the end,
 //    and this process's VmRSS and VmHWM (run it alone, with --benchmark_filter, so that no
 //    other benchmark's memory is counted), then what malloc_trim costs and gives back.
@@ -17,6 +22,7 @@
 // is real. (Reading /proc/self/stat of a process with several threads costs a little more
 // than of one with one.)
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 #include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
@@ -25,8 +31,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -128,15 +138,17 @@ class RealProcessHost final : public gpumeter::ProcessSource {
   gpumeter::host::ProcfsProcessSource procfs_;
 };
 
-// The simulated 8 × 64 machine, its clock at scenario time `t_s`.
+// The simulated 8 × 64 machine (or the scenario named), its clock at scenario time `t_s`.
 struct Machine {
   std::unique_ptr<gpumeter::GpuSource> gpus;
   std::unique_ptr<gpumeter::ProcessSource> host;
   TimeUs now_us = kEpochUs;
+  std::string scenario = GPUMETER_BENCH_SCENARIO;
+  bool keep_exited_accounting = true;
 
   bool open(bool read_procfs) {
     if (!open_gpus()) return false;
-    auto scenario_host = gpumeter::sim::open_scenario_host(GPUMETER_BENCH_SCENARIO, nullptr);
+    auto scenario_host = gpumeter::sim::open_scenario_host(scenario, nullptr);
     if (!scenario_host) return false;
     host = std::make_unique<SelfMeasuringHost>(std::move(*scenario_host), read_procfs);
     return true;
@@ -156,10 +168,11 @@ struct Machine {
   }
 
   bool open_gpus() {
-    setenv("GPUMETER_SIM_SCENARIO", GPUMETER_BENCH_SCENARIO, 1);
+    setenv("GPUMETER_SIM_SCENARIO", scenario.c_str(), 1);
     setenv("GPUMETER_SIM_EPOCH_US", std::to_string(kEpochUs).c_str(), 1);
     step_to(kEpochUs);
-    auto nvml = gpumeter::nvml::open_nvml_source({.library_path = GPUMETER_SIM_LIBRARY});
+    auto nvml = gpumeter::nvml::open_nvml_source(
+        {.library_path = GPUMETER_SIM_LIBRARY, .keep_exited_accounting = keep_exited_accounting});
     if (!nvml) return false;
     gpus = std::move(*nvml);
     return true;
@@ -252,7 +265,103 @@ void BM_OneSimulatedHour(benchmark::State& state) {
   }
 }
 
+// 8 GPUs with accounting mode on and a full buffer of 4000 records each (3,996 exited
+// processes, 4 running), written to a temporary file; the scenario's pids are not real and
+// the host is not read (procfs:0), so the round is the GPUs' side.
+std::string full_accounting_scenario(bool enabled) {
+  constexpr int kGpus = 8;
+  constexpr int kExited = 3996;
+  constexpr int kRunning = 4;
+  std::string processes;
+  for (int gpu = 0; gpu < kGpus; ++gpu) {
+    for (int i = 0; i < kExited + kRunning; ++i) {
+      const bool running = i >= kExited;
+      const int start = running ? -100 : -200'000 + (i * 40);
+      const std::string end = running ? "" : fmt::format(R"("end_s": {}, )", start + 30);
+      processes +=
+          fmt::format(R"({}{{"device": {}, "pid": {}, "start_s": {}, {}"used_memory_bytes": {}, )"
+                      R"("utilization": {{"sm": {}, "mem": {}}}}})",
+                      processes.empty() ? "" : ",\n", gpu, 100'000 + (gpu * 10'000) + i, start, end,
+                      (1 + (i % 64)) * (1 << 24), 10 + (i % 80), 5 + (i % 20));
+    }
+  }
+  std::string devices;
+  for (int gpu = 0; gpu < kGpus; ++gpu) {
+    devices += fmt::format(R"({}{{"pci": {{"bus_id": "00000000:{:02X}:00.0"}}}})",
+                           gpu == 0 ? "" : ", ", 0x18 + (gpu * 0x10));
+  }
+  return fmt::format(
+      R"({{"description": "8 H200s with accounting on and full 4000-record buffers",)"
+      R"("device_defaults": {{"name": "NVIDIA H200", "memory_total_bytes": 150754820096, )"
+      R"("process_sample_capacity": 1000, "accounting": {{"enabled": {}, "buffer_size": 4000}}}},)"
+      R"("devices": [{}], "processes": [{}]}})",
+      enabled, devices, processes);
+}
+
+// The scenario above, in a file for the life of the benchmark process.
+class ScenarioFile {
+ public:
+  ScenarioFile(const std::string& name, const std::string& text)
+      : path_(fmt::format("/tmp/gpumeter-bench-{}-{}.json", name, ::getpid())) {
+    std::ofstream(path_) << text;
+  }
+  ScenarioFile(const ScenarioFile&) = delete;
+  ScenarioFile& operator=(const ScenarioFile&) = delete;
+  ~ScenarioFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const std::string& full_accounting_scenario_path(bool enabled) {
+  static const ScenarioFile on("accounting-on", full_accounting_scenario(true));
+  static const ScenarioFile off("accounting-off", full_accounting_scenario(false));
+  return enabled ? on.path() : off.path();
+}
+
+// Stats calls in the simulator's call log so far (GPUMETER_SIM_CALL_LOG), or none unset.
+std::optional<std::size_t> logged_stats_calls() {
+  const char* log = std::getenv("GPUMETER_SIM_CALL_LOG");
+  if (log == nullptr || *log == '\0') return std::nullopt;
+  std::ifstream in(log);
+  std::size_t calls = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line == "nvmlDeviceGetAccountingStats") ++calls;
+  }
+  return calls;
+}
+
+// One round with 8 full accounting buffers; keep:1 keeps exited records between rounds,
+// keep:0 asks the driver about all 32,000 every round (as before). accounting:0 is the same
+// machine with the mode off: the round without reading any record.
+void BM_SamplingRoundAccounting(benchmark::State& state) {
+  Machine machine;
+  machine.scenario = full_accounting_scenario_path(state.range(0) != 0);
+  machine.keep_exited_accounting = state.range(1) != 0;
+  if (!machine.open(false)) {
+    state.SkipWithError("cannot open the simulated machine");
+    return;
+  }
+  gpumeter::Sampler sampler(*machine.gpus, *machine.host, {});
+  for (int i = 0; i < 3; ++i) machine.round(sampler);
+  const auto calls_before = logged_stats_calls();
+  for (auto _ : state) {
+    if (!machine.round(sampler)) state.SkipWithError("a round failed");
+  }
+  if (const auto calls_after = logged_stats_calls(); calls_before && calls_after) {
+    state.counters["stats_calls_per_round"] =
+        static_cast<double>(*calls_after - *calls_before) / static_cast<double>(state.iterations());
+  }
+}
+
 BENCHMARK(BM_SamplingRound)->ArgName("procfs")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SamplingRoundAccounting)
+    ->ArgNames({"accounting", "keep"})
+    ->Args({1, 1})
+    ->Args({1, 0})
+    ->Args({0, 1})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SamplingRoundRealProcesses)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneSimulatedHour)->Unit(benchmark::kSecond)->Iterations(1);
 

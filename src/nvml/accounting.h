@@ -7,6 +7,7 @@
 #include <expected>
 
 #include "core/accounting.h"
+#include "nvml/accounting_cache.h"
 #include "nvml/device_query.h"
 
 namespace gpumeter::nvml {
@@ -18,7 +19,11 @@ inline constexpr int kAccountingPidAttempts = 4;
 // that left the buffer between the pid list and its stats is skipped. Errors: the reason the
 // mode could not be read (not_supported without accounting, gpu_lost, ...); a failing record
 // list or buffer size makes only that member absent.
-Maybe<Accounting> read_accounting(DeviceQuery& query);
+//
+// With a `cache` (the GPU's own, kept from read to read), exited records read before are
+// taken from it instead of asking the driver again (nvml/accounting_cache.h); the records are
+// the same. Without one, every listed pid is asked about.
+Maybe<Accounting> read_accounting(DeviceQuery& query, AccountingCache* cache = nullptr);
 
 // nvmlDeviceSetAccountingMode / nvmlDeviceClearAccountingPids. NO_PERMISSION becomes
 // needs_root; a refusal on a GPU whose MIG mode reads enabled becomes mig_enabled.

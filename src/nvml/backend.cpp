@@ -27,7 +27,10 @@ std::string explain(const EntryPoints& api, abi::Return code) {
 
 class NvmlSource final : public GpuSource, public AccountingControl {
  public:
-  explicit NvmlSource(Library library) : library_(std::move(library)), gpm_(library_.api()) {}
+  NvmlSource(Library library, bool keep_exited_accounting)
+      : library_(std::move(library)),
+        keep_exited_accounting_(keep_exited_accounting),
+        gpm_(library_.api()) {}
   NvmlSource(const NvmlSource&) = delete;
   NvmlSource& operator=(const NvmlSource&) = delete;
   ~NvmlSource() override {
@@ -64,6 +67,9 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   std::map<unsigned, DeviceIdentity> identities_;
   // What each device's vGPU drains consumed so far, by index.
   std::map<unsigned, VgpuDrainState> vgpu_drains_;
+  // Each device's accounting records kept from the last read, by index.
+  bool keep_exited_accounting_;
+  std::map<unsigned, AccountingCache> accounting_caches_;
   GpmReader gpm_;  // after library_: it refers to the library's entry points
 };
 
@@ -89,13 +95,17 @@ std::expected<GpuReading, Error> NvmlSource::read() {
 Device NvmlSource::read_device(unsigned index) {
   abi::Device handle = nullptr;
   const abi::Return code = api().handle_by_index.fn(index, &handle);
-  if (code != abi::kSuccess) return unreachable_device(index, to_unavailable(code));
+  if (code != abi::kSuccess) {
+    accounting_caches_.erase(index);
+    return unreachable_device(index, to_unavailable(code));
+  }
   DeviceQuery query(api(), handle);
   Device device;
   device.identity = identity_of(query, index);
   device.state = read_state(query);
   device.processes = read_processes(query);
-  device.accounting = read_accounting(query);
+  device.accounting =
+      read_accounting(query, keep_exited_accounting_ ? &accounting_caches_[index] : nullptr);
   device.vgpu = read_vgpu_host(query, vgpu_drains_[index]);
   device.mig = read_mig(query);
   if (device.mig && device.mig->enabled) mark_mig_restrictions(device.state);
@@ -108,6 +118,7 @@ Device NvmlSource::read_device(unsigned index) {
     device.vgpu = std::unexpected(Unavailable::gpu_lost);
     device.mig = std::unexpected(Unavailable::gpu_lost);
     device.lost = true;
+    accounting_caches_.erase(index);  // a GPU back from a reset starts with a new buffer
   }
   return device;
 }
@@ -188,7 +199,7 @@ std::expected<std::unique_ptr<GpuSource>, Error> open_nvml_source(const NvmlOpti
   auto library = Library::open(options.library_path);
   if (!library) return std::unexpected(std::move(library.error()));
   if (auto ok = initialise(*library); !ok) return std::unexpected(std::move(ok.error()));
-  return std::make_unique<NvmlSource>(std::move(*library));
+  return std::make_unique<NvmlSource>(std::move(*library), options.keep_exited_accounting);
 }
 
 }  // namespace gpumeter::nvml

@@ -14,6 +14,10 @@ namespace gpumeter::nvml {
 struct NvmlOptions {
   // Path or soname passed to dlopen. Empty: $GPUMETER_NVML_LIBRARY, else "libnvidia-ml.so.1".
   std::string library_path;
+  // Keep each GPU's exited accounting records between reads instead of asking the driver for
+  // every record every read (nvml/accounting_cache.h). The records are the same either way;
+  // false exists to measure what keeping them saves (bench/sampler_bench.cpp).
+  bool keep_exited_accounting = true;
 };
 
 // Loads the library and initialises NVML.

@@ -44,11 +44,21 @@ UsePercent rounded(const Use& use) {
   return UsePercent{percent(use.sm), percent(use.mem), percent(use.enc), percent(use.dec)};
 }
 
-Timeline::Timeline(const Scenario& scenario) : scenario_(scenario) {
+Timeline::Timeline(const Scenario& scenario)
+    : scenario_(scenario),
+      on_device_(scenario.devices.size()),
+      pid_files_(std::ranges::any_of(scenario.processes,
+                                     [](const ProcessSpec& p) { return !p.pid_file.empty(); })) {
+  for (const ProcessSpec& p : scenario_.processes) {
+    if (p.device < on_device_.size()) on_device_[p.device].push_back(&p);
+  }
+  pids_.resize(scenario_.processes.size());
+  for (std::size_t i = 0; i < pids_.size(); ++i) pids_[i] = scenario_.processes[i].pid;
   refresh_pids();
 }
 
 void Timeline::refresh_pids() {
+  if (!pid_files_) return;  // the scenario's pids, set once
   pids_.resize(scenario_.processes.size());
   for (std::size_t i = 0; i < pids_.size(); ++i) {
     const ProcessSpec& p = scenario_.processes[i];
@@ -259,6 +269,38 @@ std::vector<AccountingRecord> Timeline::accounting(std::size_t device, double t)
   for (const ProcessSpec* p : started) out.push_back(account(*p, t));
   const std::size_t keep = scenario_.devices[device].accounting_buffer_size;
   if (out.size() > keep) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(keep));
+  return out;
+}
+
+namespace {
+
+// accounting()'s order: by start time, then scenario order.
+bool listed_before(const ProcessSpec* a, const ProcessSpec* b) {
+  return a->start_s != b->start_s ? a->start_s < b->start_s : a < b;
+}
+
+}  // namespace
+
+std::vector<AccountingRecord> Timeline::accounting_of(std::size_t device, double t,
+                                                      std::uint32_t pid) const {
+  std::vector<const ProcessSpec*> started;
+  std::vector<const ProcessSpec*> candidates;
+  for (const ProcessSpec* p : on_device_[device]) {
+    if (p->start_s > t) continue;
+    const std::optional<std::uint32_t> p_pid = pid_of(*p);
+    if (!p_pid) continue;
+    started.push_back(p);
+    if (*p_pid == pid) candidates.push_back(p);
+  }
+  std::ranges::sort(candidates, listed_before);
+  // A candidate is in the buffer while fewer than the buffer's size are listed from it on.
+  const std::size_t keep = scenario_.devices[device].accounting_buffer_size;
+  std::vector<AccountingRecord> out;
+  for (const ProcessSpec* c : candidates) {
+    const auto from_it = std::ranges::count_if(
+        started, [&](const ProcessSpec* p) { return p == c || listed_before(c, p); });
+    if (static_cast<std::size_t>(from_it) <= keep) out.push_back(account(*c, t));
+  }
   return out;
 }
 

@@ -112,6 +112,10 @@ class Timeline {
   // Records of processes that started on `device` by t (running or not), oldest first,
   // at most accounting_buffer_size (the newest).
   std::vector<AccountingRecord> accounting(std::size_t device, double t) const;
+  // The records of accounting(device, t) whose pid is `pid`, oldest first, computed without
+  // the others' (a stats call asks about one pid; a full buffer holds thousands).
+  std::vector<AccountingRecord> accounting_of(std::size_t device, double t,
+                                              std::uint32_t pid) const;
 
  private:
   Use device_integral(std::size_t device, double a, double b) const;
@@ -122,7 +126,9 @@ class Timeline {
   bool present(const ProcessSpec& process, double t) const;
 
   const Scenario& scenario_;
-  std::vector<std::optional<std::uint32_t>> pids_;  // by position in scenario_.processes
+  std::vector<std::optional<std::uint32_t>> pids_;          // by position in scenario_.processes
+  std::vector<std::vector<const ProcessSpec*>> on_device_;  // by device, in scenario order
+  bool pid_files_;  // whether any process's pid is read from a file (refresh_pids has work)
 };
 
 // Seconds for µs since the epoch.

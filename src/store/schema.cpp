@@ -184,12 +184,30 @@ CREATE TABLE vgpu_minutes (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 8: ledger_view with the accounting columns of version 3 (a view holds no data, so it
+// is dropped and made again).
+constexpr std::string_view kVersion8 = R"sql(
+DROP VIEW IF EXISTS ledger_view;
+CREATE VIEW ledger_view AS
+SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.uuid AS gpu_uuid,
+       ledger.gpu_index, ledger.uid, ledger.user, ledger.command, ledger.container_runtime,
+       ledger.container_id, ledger.first_seen_us, ledger.last_seen_us, ledger.gpu_seconds,
+       ledger.sm_busy_seconds,
+       CASE WHEN ledger.gpu_seconds > 0
+            THEN 100.0 * ledger.sm_busy_seconds / ledger.gpu_seconds END AS sm_percent_while_held,
+       ledger.peak_memory_bytes, ledger.energy_joules, ledger.final, ledger.figures_source,
+       ledger.accounting_gpu_percent, ledger.accounting_memory_percent,
+       ledger.accounting_max_memory_bytes, ledger.accounting_time_ms
+FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
     Migration{2, "task results", kVersion2},
     Migration{3, "accounting-mode figures in the ledger", kVersion3},
     Migration{4, "vGPU use per VM and minute", kVersion4},
+    Migration{8, "ledger_view with the accounting columns", kVersion8},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

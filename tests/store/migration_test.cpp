@@ -35,13 +35,16 @@ std::filesystem::path version_1_database(const TempDir& dir, const std::string& 
   return path;
 }
 
-TEST(Migration, TheStepsAreNumberedFromOneWithoutGaps) {
+// Steps start at 1 and rise; numbers may be skipped (migrate applies every step above the
+// file's version, in order).
+TEST(Migration, TheStepsStartAtOneAndRise) {
   const auto steps = migrations();
   ASSERT_FALSE(steps.empty());
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    EXPECT_EQ(steps[i].version, static_cast<int>(i + 1));
+  EXPECT_EQ(steps.front().version, 1);
+  for (std::size_t i = 1; i < steps.size(); ++i)
+    EXPECT_LT(steps[i - 1].version, steps[i].version) << "step " << i;
   EXPECT_EQ(latest_schema_version(), steps.back().version);
-  EXPECT_EQ(latest_schema_version(), 4);  // vGPU use per VM (vgpu_minutes)
+  EXPECT_EQ(latest_schema_version(), 8);  // ledger_view with the accounting columns
 }
 
 TEST(Migration, AVersion1DatabaseIsMigratedWithEverythingKept) {
@@ -106,6 +109,53 @@ TEST(Migration, AFailedStepIsRolledBackAndTheVersionStays) {
   EXPECT_EQ(raw.integer("PRAGMA user_version"), 1);
   EXPECT_EQ(raw.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'tasks_by_end'"), 0);
   EXPECT_EQ(raw.integer("SELECT count(*) FROM ledger"), 1);
+}
+
+// Step 8 makes ledger_view again with the accounting columns of step 3; the fixture's row
+// shows through it with its accounting figures, and the columns of version 1 stay in place.
+TEST(Migration, LedgerViewGainsTheAccountingColumns) {
+  TempDir dir;
+  const auto path = version_1_database(dir);
+  testing::open_store(path);
+  RawDatabase raw(path);
+  std::vector<std::string> columns;
+  for (const auto& row : raw.rows("SELECT name FROM pragma_table_info('ledger_view')"))
+    columns.push_back(row.front());
+  const std::vector<std::string> expected{"id",
+                                          "host",
+                                          "pid",
+                                          "start_time_us",
+                                          "gpu_uuid",
+                                          "gpu_index",
+                                          "uid",
+                                          "user",
+                                          "command",
+                                          "container_runtime",
+                                          "container_id",
+                                          "first_seen_us",
+                                          "last_seen_us",
+                                          "gpu_seconds",
+                                          "sm_busy_seconds",
+                                          "sm_percent_while_held",
+                                          "peak_memory_bytes",
+                                          "energy_joules",
+                                          "final",
+                                          "figures_source",
+                                          "accounting_gpu_percent",
+                                          "accounting_memory_percent",
+                                          "accounting_max_memory_bytes",
+                                          "accounting_time_ms"};
+  EXPECT_EQ(columns, expected);
+  EXPECT_EQ(raw.text("SELECT figures_source FROM ledger_view WHERE pid = 100"), "sampler");
+  EXPECT_EQ(raw.text("SELECT accounting_time_ms FROM ledger_view WHERE pid = 100"), "NULL");
+  raw.exec(
+      "UPDATE ledger SET accounting_gpu_percent = 60, accounting_memory_percent = 40, "
+      "accounting_max_memory_bytes = 1024, accounting_time_ms = 5000 WHERE pid = 100");
+  EXPECT_EQ(
+      raw.rows("SELECT host, gpu_uuid, accounting_gpu_percent, accounting_memory_percent, "
+               "accounting_max_memory_bytes, accounting_time_ms FROM ledger_view "
+               "WHERE pid = 100"),
+      (std::vector<std::vector<std::string>>{{"node1", "GPU-a", "60.0", "40.0", "1024", "5000"}}));
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ranges>
 
 #include "sim/lib/call.h"
 #include "sim/lib/exports.h"
@@ -32,11 +31,9 @@ std::int64_t absolute_us(const DeviceCall& call, double t) {
   return call.library.epoch_us() + std::llround(t * 1e6);
 }
 
-// The buffer's records, less those that a re-enabled mode or a clear removed; none while
-// the mode is off.
-std::vector<AccountingRecord> records_of(const DeviceCall& call, const AccountingChange& change) {
-  if (!enabled(call, change)) return {};
-  auto records = call.timeline().accounting(call.index, call.t());
+// Less the records that a re-enabled mode or a clear removed.
+void erase_removed(const DeviceCall& call, const AccountingChange& change,
+                   std::vector<AccountingRecord>& records) {
   std::erase_if(records, [&](const AccountingRecord& r) {
     const std::int64_t start = absolute_us(call, r.start_s);
     const std::int64_t end = start + static_cast<std::int64_t>(r.time_ms) * 1000;
@@ -44,6 +41,23 @@ std::vector<AccountingRecord> records_of(const DeviceCall& call, const Accountin
     const bool cleared = !r.running && end <= change.cleared_at_us;
     return before_enabled || cleared;
   });
+}
+
+// The buffer's records, less those that a re-enabled mode or a clear removed; none while
+// the mode is off.
+std::vector<AccountingRecord> records_of(const DeviceCall& call, const AccountingChange& change) {
+  if (!enabled(call, change)) return {};
+  auto records = call.timeline().accounting(call.index, call.t());
+  erase_removed(call, change, records);
+  return records;
+}
+
+// records_of(), only those of `pid`.
+std::vector<AccountingRecord> records_of(const DeviceCall& call, const AccountingChange& change,
+                                         std::uint32_t pid) {
+  if (!enabled(call, change)) return {};
+  auto records = call.timeline().accounting_of(call.index, call.t(), pid);
+  erase_removed(call, change, records);
   return records;
 }
 
@@ -124,12 +138,9 @@ abi::Return nvmlDeviceGetAccountingStats(abi::Device device, unsigned pid,
   return accounting_call("nvmlDeviceGetAccountingStats", device,
                          [&](const DeviceCall& call, const AccountingChange& change) {
                            if (stats == nullptr) return abi::kErrorInvalidArgument;
-                           const auto records = records_of(call, change);
-                           const auto newest = std::ranges::find(records | std::views::reverse, pid,
-                                                                 &AccountingRecord::pid);
-                           if (newest == (records | std::views::reverse).end())
-                             return abi::kErrorNotFound;
-                           *stats = stats_of(call, *newest);
+                           const auto records = records_of(call, change, pid);
+                           if (records.empty()) return abi::kErrorNotFound;
+                           *stats = stats_of(call, records.back());
                            return abi::kSuccess;
                          });
 }

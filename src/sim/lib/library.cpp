@@ -53,6 +53,7 @@ abi::Return Library::load() {
     report(std::string(path) + ": the simulator supports at most 64 devices");
     return abi::kErrorUnknown;
   }
+  if (!call_log_.open()) report(std::string(kCallLogVariable) + ": the file cannot be opened");
   loaded_ = std::make_unique<Loaded>(std::move(*loaded));
   // A newly loaded driver starts with the scenario's modes (or the state file's).
   accounting_state_ = {};

@@ -16,6 +16,7 @@
 
 #include "nvml/abi.h"
 #include "sim/lib/accounting_state.h"
+#include "sim/lib/call_log.h"
 #include "sim/scenario.h"
 #include "sim/timeline.h"
 
@@ -90,6 +91,9 @@ class Library {
   // Accounting modes and clears set by privileged callers (accounting_state.h).
   AccountingState& accounting_state() { return accounting_state_; }
 
+  // Notes a call in $GPUMETER_SIM_CALL_LOG (lib/call_log.h), when a test asked for that.
+  void log_call(std::string_view function) { call_log_.note(function); }
+
  private:
   Library();
   abi::Return load();
@@ -120,6 +124,7 @@ class Library {
   AccountingState accounting_state_;
   std::set<std::size_t> vgpu_sized_;
   std::set<std::pair<std::uint32_t, std::uint32_t>> vgpu_cleared_;
+  CallLog call_log_;
 };
 
 }  // namespace gpumeter::sim::lib
