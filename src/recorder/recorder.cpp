@@ -139,7 +139,8 @@ void Recorder::queue_interval(const Sampler& sampler, const ProcessFigures& figu
                                   .held_seconds = figures.held_seconds,
                                   .sm_busy_seconds = figures.sm_busy_seconds,
                                   .peak_memory_bytes = figures.peak_memory_bytes,
-                                  .energy_joules = figures.energy_joules};
+                                  .energy_joules = figures.energy_joules,
+                                  .sm_unknown = figures.sm_unknown};
   const PendingKey key{figures.device, figures.key};
   if (figures.left && exited(sampler, figures.key)) {
     interval.final = true;

@@ -184,12 +184,45 @@ CREATE TABLE vgpu_minutes (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 5: SM use the driver cannot report (a GPU in MIG mode keeps no per-process
+// utilisation) is recorded as unknown, not as 0 (docs/mig.md, "History"). sm_unknown_seconds is
+// the held time whose SM busy seconds, and the energy share derived from them, are unknown;
+// sm_busy_seconds and energy_joules then cover the rest of the held time only. The ledger keeps
+// the reason (Unavailable's name, "mig"). ledger_view shows the unknown parts, a NULL
+// sm_busy_seconds and energy_joules where nothing is known, and the SM percent over the known
+// part.
+constexpr std::string_view kVersion5 = R"sql(
+ALTER TABLE ledger ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE ledger ADD COLUMN sm_unknown_reason TEXT;
+ALTER TABLE process_minutes ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE process_hours ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
+
+DROP VIEW ledger_view;
+CREATE VIEW ledger_view AS
+SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.uuid AS gpu_uuid,
+       ledger.gpu_index, ledger.uid, ledger.user, ledger.command, ledger.container_runtime,
+       ledger.container_id, ledger.first_seen_us, ledger.last_seen_us, ledger.gpu_seconds,
+       CASE WHEN ledger.sm_unknown_seconds > 0
+                 AND ledger.gpu_seconds - ledger.sm_unknown_seconds <= 0.000001
+            THEN NULL ELSE ledger.sm_busy_seconds END AS sm_busy_seconds,
+       CASE WHEN ledger.gpu_seconds - ledger.sm_unknown_seconds > 0.000001
+            THEN 100.0 * ledger.sm_busy_seconds / (ledger.gpu_seconds - ledger.sm_unknown_seconds)
+            END AS sm_percent_while_held,
+       ledger.peak_memory_bytes,
+       CASE WHEN ledger.sm_unknown_seconds > 0
+                 AND ledger.gpu_seconds - ledger.sm_unknown_seconds <= 0.000001
+            THEN NULL ELSE ledger.energy_joules END AS energy_joules,
+       ledger.final, ledger.sm_unknown_seconds, ledger.sm_unknown_reason
+FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
     Migration{2, "task results", kVersion2},
     Migration{3, "accounting-mode figures in the ledger", kVersion3},
     Migration{4, "vGPU use per VM and minute", kVersion4},
+    Migration{5, "unknown SM use (MIG) in the ledger and its detail", kVersion5},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {
