@@ -173,6 +173,9 @@ UsageRow usage_row(const sqlite::Statement& row) {
     usage.sm_busy_hours = row.real(10);
     usage.energy_kwh = row.real(11);
     if (known_hours > 0) usage.sm_percent_while_held = 100.0 * *usage.sm_busy_hours / known_hours;
+  } else {
+    usage.sm_busy_hours.reset();
+    usage.energy_kwh.reset();
   }
   usage.peak_memory_bytes = static_cast<std::uint64_t>(row.int64(12));
   usage.processes = row.int64(13);

@@ -41,7 +41,7 @@ TEST(Migration, TheStepsAreNumberedFromOneWithoutGaps) {
   for (std::size_t i = 0; i < steps.size(); ++i)
     EXPECT_EQ(steps[i].version, static_cast<int>(i + 1));
   EXPECT_EQ(latest_schema_version(), steps.back().version);
-  EXPECT_EQ(latest_schema_version(), 4);  // vGPU use per VM (vgpu_minutes)
+  EXPECT_EQ(latest_schema_version(), 5);  // unknown SM use (MIG) in the ledger and its detail
 }
 
 TEST(Migration, AVersion1DatabaseIsMigratedWithEverythingKept) {
@@ -84,6 +84,10 @@ TEST(Migration, TheMigratedLedgerAndTiersCarryOn) {
   EXPECT_DOUBLE_EQ(rows->front().energy_joules, 24000.0 + 12000.0);
   EXPECT_EQ(rows->front().peak_memory_bytes, 2ULL << 30);
   EXPECT_EQ(rows->front().process.container->id, "c1");
+  // Written before unknown SM use was recorded: all of it known.
+  EXPECT_DOUBLE_EQ(rows->front().sm_unknown_seconds, 0.0);
+  EXPECT_FALSE(rows->front().sm_unknown_reason);
+  EXPECT_NEAR(*rows->front().sm_percent_while_held(), 50.0, 1e-9);
   ASSERT_TRUE(downsample(store, kT0 + 3 * kMinute));
   const auto minutes = device_series(
       store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
