@@ -106,8 +106,7 @@ class Daemon(unittest.TestCase):
         with open(cls.log, "w") as log:
             cls.daemon = subprocess.Popen(
                 [GPUMETER, "--simulate", scenario(NAME), "daemon", "--interval", "1s",
-                 "--record-interval", "2s", "--state-dir", cls.directory,
-                 "--socket", cls.directory / "d.sock", "--listen", "127.0.0.1:0"],
+                 "--record-interval", "2s", "--socket", cls.directory / "d.sock", "--listen", "127.0.0.1:0"],
                 env=cls.env, stdout=log, stderr=subprocess.STDOUT)
         cls.port = cls.served_port()
         time.sleep(7)  # three record intervals at least
