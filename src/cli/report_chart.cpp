@@ -87,9 +87,10 @@ std::string render_usage_charts(const view::UsageReport& report, std::size_t wid
     out += '\n' + render_bar_chart(figures[i].title, bars, width, color);
   }
   if (report.total.sm_unknown_hours > 0) {
-    out += fmt::format("\nN/A: GPU-hours whose SM use is unknown ({}); the SM and energy bars "
-                       "cover the other GPU-hours only.\n",
-                       view::sm_unknown_text(report.total.sm_unknown_reason));
+    out += fmt::format(
+        "\nN/A: GPU-hours whose SM use is unknown ({}); the SM and energy bars "
+        "cover the other GPU-hours only.\n",
+        view::sm_unknown_text(report.total.sm_unknown_reason));
   }
   if (report.quota && !report.quota->over.empty())
     out += "\nover quota:\n" + render_over_quota(report.quota->over);

@@ -85,11 +85,11 @@ std::string figure_csv(const store::UsageRow& usage) {
   const auto or_empty = [](const std::optional<double>& value) {
     return value ? fmt::format("{}", *value) : std::string{};
   };
-  return fmt::format("{},{},{},{},{},{},{},{}", usage.gpu_hours, or_empty(usage.sm_busy_hours),
-                     or_empty(usage.sm_percent_while_held), or_empty(usage.energy_kwh),
-                     usage.peak_memory_bytes, usage.processes, usage.sm_unknown_hours,
-                     usage.sm_unknown_hours > 0 ? usage.sm_unknown_reason.value_or("unknown")
-                                                : std::string{});
+  return fmt::format(
+      "{},{},{},{},{},{},{},{}", usage.gpu_hours, or_empty(usage.sm_busy_hours),
+      or_empty(usage.sm_percent_while_held), or_empty(usage.energy_kwh), usage.peak_memory_bytes,
+      usage.processes, usage.sm_unknown_hours,
+      usage.sm_unknown_hours > 0 ? usage.sm_unknown_reason.value_or("unknown") : std::string{});
 }
 
 std::string quota_csv(const std::optional<view::QuotaUse>& use) {

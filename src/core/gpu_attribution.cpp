@@ -126,8 +126,7 @@ std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments
   for (std::size_t e = 0; e < kEngineCount; ++e) {
     const auto engine = static_cast<Engine>(e);
     if (coverage <= 0.0 || (reported & engine_bit(engine)) == 0) {
-      const auto absent =
-          std::unexpected(coverage <= 0.0 ? undrained : Unavailable::not_supported);
+      const auto absent = std::unexpected(coverage <= 0.0 ? undrained : Unavailable::not_supported);
       engines[e] = {absent, absent, absent};
     } else {
       const double busy_s = static_cast<double>(percent_us[e]) / 100.0 / kUsPerSecond;
@@ -203,9 +202,8 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
     }
     owners.resize(segments.size(), owner);
   }
-  const Maybe<void> drained = coverage > 0.0 ? Maybe<void>()
-                                              : std::unexpected(undrained_reason(device->samples(),
-                                                                                 window));
+  const Maybe<void> drained =
+      coverage > 0.0 ? Maybe<void>() : std::unexpected(undrained_reason(device->samples(), window));
   const auto energy =
       energy_per_process(device->samples(), segments, owners, keys.size(), window, drained);
   for (std::size_t i = 0; i < keys.size(); ++i) {

@@ -31,10 +31,10 @@ static_assert(static_cast<unsigned>(Unavailable::mig) + 1 < 8, "a reason takes 3
 
 DeviceRecord::DeviceRecord(const DeviceSample& sample)
     : time_us(sample.time_us),
-      not_drained_(sample.processes_drained
-                       ? std::uint8_t{0}
-                       : static_cast<std::uint8_t>(static_cast<unsigned>(sample.not_drained_reason) +
-                                                   1U)) {
+      not_drained_(
+          sample.processes_drained
+              ? std::uint8_t{0}
+              : static_cast<std::uint8_t>(static_cast<unsigned>(sample.not_drained_reason) + 1U)) {
   const auto percent = [](Maybe<double> value) {
     if (value) *value = std::clamp(*value, 0.0, 100.0);
     return value;

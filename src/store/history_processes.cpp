@@ -114,11 +114,11 @@ std::expected<std::vector<ProcessDetailRow>, Error> process_detail(Store& store,
     return std::unexpected(
         Error{ErrorCode::invalid_input, "per-process detail is kept per minute and per hour only"});
   }
-  auto statement = store.connection().prepare(
-      fmt::format("SELECT process_id, bucket_us, held_seconds, sm_busy_seconds, peak_memory_bytes, "
-                  "energy_joules, sm_unknown_seconds FROM {} WHERE bucket_us >= ?1 AND bucket_us < ?2 "
-                  "ORDER BY bucket_us, process_id",
-                  resolution == Resolution::minutes ? "process_minutes" : "process_hours"));
+  auto statement = store.connection().prepare(fmt::format(
+      "SELECT process_id, bucket_us, held_seconds, sm_busy_seconds, peak_memory_bytes, "
+      "energy_joules, sm_unknown_seconds FROM {} WHERE bucket_us >= ?1 AND bucket_us < ?2 "
+      "ORDER BY bucket_us, process_id",
+      resolution == Resolution::minutes ? "process_minutes" : "process_hours"));
   if (!statement) return std::unexpected(std::move(statement.error()));
   statement->bind_all(since_us, until_us);
   return collect<ProcessDetailRow>(*statement, [](const sqlite::Statement& row) {

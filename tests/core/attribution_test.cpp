@@ -171,9 +171,10 @@ TEST(Attribution, AWindowOnlyPartlyInMigModeIsNoDataNotMig) {
   // Not drained for other reasons in part of the window: MIG is not claimed for all of it.
   Series series;
   for (int s = 0; s <= 10; ++s) {
-    series.add_device_sample(0, {.time_us = at(s),
-                                 .processes_drained = false,
-                                 .not_drained_reason = s < 5 ? Unavailable::error : Unavailable::mig});
+    series.add_device_sample(0,
+                             {.time_us = at(s),
+                              .processes_drained = false,
+                              .not_drained_reason = s < 5 ? Unavailable::error : Unavailable::mig});
   }
   series.add_process_memory_sample(0, kA, {.time_us = at(1), .used_bytes = kGiB});
   const GpuUsage usage = only_gpu(query(series, {kA}, 2, 8));

@@ -44,8 +44,9 @@ class SmUnknown : public ::testing::Test {
     const ProcessIdentity mig = testing::process(2, "ada", "GPU-M", 1);
     const ProcessIdentity other = testing::process(3, "bob", "GPU-M", 1);
     Batch batch;
-    per_minute(batch, kTen, kTen + kHour,
-               [&](TimeUs t) { return testing::interval(known, t, t + kMinute, 40, 1 << 30, 200); });
+    per_minute(batch, kTen, kTen + kHour, [&](TimeUs t) {
+      return testing::interval(known, t, t + kMinute, 40, 1 << 30, 200);
+    });
     per_minute(batch, kTen, kTen + 2 * kHour,
                [&](TimeUs t) { return mig_interval(mig, t, t + kMinute); });
     per_minute(batch, kTen + 30 * kMinute, kTen + 45 * kMinute,
@@ -102,8 +103,8 @@ TEST_F(SmUnknown, TheDetailTiersCarryTheUnknownHeldTime) {
 TEST_F(SmUnknown, AGroupWithNothingKnownHasNoSmFiguresAtAll) {
   // bob: only N, 15 minutes on the MIG GPU. From the minute rows (the window's edges are not
   // whole hours) and from the hour rows (whole hours): the same answer.
-  for (const auto& [since, until] : {std::pair{kTen + 20 * kMinute, kTen + 50 * kMinute},
-                                     std::pair{kTen, kTen + 2 * kHour}}) {
+  for (const auto& [since, until] :
+       {std::pair{kTen + 20 * kMinute, kTen + 50 * kMinute}, std::pair{kTen, kTen + 2 * kHour}}) {
     const auto rows = usage_of(
         {.since_us = since, .until_us = until, .group_by = {GroupBy::user}, .user = "bob"});
     ASSERT_EQ(rows.size(), 1U);
@@ -121,8 +122,8 @@ TEST_F(SmUnknown, AGroupWithNothingKnownHasNoSmFiguresAtAll) {
 TEST_F(SmUnknown, AMixedGroupGivesTheKnownPartAndSaysHowMuchIsUnknown) {
   // ada: K (1 h at 40 %, 200 W) and M (2 h unknown). The SM percent is K's 40 %, over the one
   // known hour, not 40 % spread over three hours (13.3 %), nor the unknown hours taken as idle.
-  const auto rows = usage_of(
-      {.since_us = kT0, .until_us = kT0 + 24 * kHour, .group_by = {GroupBy::user}});
+  const auto rows =
+      usage_of({.since_us = kT0, .until_us = kT0 + 24 * kHour, .group_by = {GroupBy::user}});
   ASSERT_EQ(rows.size(), 2U);
   const UsageRow& ada = rows.front();
   EXPECT_EQ(ada.user, "ada");
@@ -139,8 +140,8 @@ TEST_F(SmUnknown, AMixedGroupGivesTheKnownPartAndSaysHowMuchIsUnknown) {
 }
 
 TEST_F(SmUnknown, GroupedByGpuAndProcessEachRowKeepsItsOwnPart) {
-  const auto gpus = usage_of(
-      {.since_us = kT0, .until_us = kT0 + 24 * kHour, .group_by = {GroupBy::gpu}});
+  const auto gpus =
+      usage_of({.since_us = kT0, .until_us = kT0 + 24 * kHour, .group_by = {GroupBy::gpu}});
   ASSERT_EQ(gpus.size(), 2U);
   EXPECT_EQ(gpus[0].gpu_uuid, "GPU-A");
   EXPECT_DOUBLE_EQ(gpus[0].sm_unknown_hours, 0.0);
@@ -192,8 +193,7 @@ TEST_F(SmUnknown, LedgerViewShowsNullWhereNothingIsKnown) {
 }
 
 TEST(SmUnknownRecord, AFigureBesideTheUnknownMarkIsRefused) {
-  ProcessInterval interval =
-      mig_interval(testing::process(9, "eve", "GPU-M"), kT0, kT0 + kMinute);
+  ProcessInterval interval = mig_interval(testing::process(9, "eve", "GPU-M"), kT0, kT0 + kMinute);
   EXPECT_TRUE(validate(interval));
   interval.sm_busy_seconds = 1;
   const auto refused = validate(interval);
@@ -210,9 +210,9 @@ TEST(SmUnknownRecord, AProcessThatLeavesMigModeKeepsBothParts) {
   TempDir dir;
   Store store = testing::open_store(dir / "history.db");
   const ProcessIdentity who = testing::process(5, "cy", "GPU-M");
-  ASSERT_TRUE(write(store, {.process_intervals = {mig_interval(who, kTen, kTen + kMinute),
-                                                  testing::interval(who, kTen + kMinute,
-                                                                    kTen + 2 * kMinute, 50)}}));
+  ASSERT_TRUE(write(store, {.process_intervals = {
+                                mig_interval(who, kTen, kTen + kMinute),
+                                testing::interval(who, kTen + kMinute, kTen + 2 * kMinute, 50)}}));
   const auto rows = ledger(store, {.since_us = kT0, .until_us = kT0 + 24 * kHour});
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 1U);
