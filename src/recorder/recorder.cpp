@@ -63,6 +63,9 @@ void Recorder::observe(const Snapshot& snapshot) {
     if (auto sample = store::device_sample_record(device, snapshot.time_us)) {
       [[maybe_unused]] const auto added = writer_->add(std::move(*sample));
     }
+    for (auto& mig : store::mig_memory_records(device, snapshot.time_us)) {
+      [[maybe_unused]] const auto added = writer_->add(std::move(mig));
+    }
     // Each VM's instance counts from the previous round to this one (none before the first).
     if (previous_round_us_) {
       for (auto& use : store::vgpu_use_records(device, *previous_round_us_, snapshot.time_us)) {

@@ -190,7 +190,7 @@ CREATE TABLE vgpu_minutes (
 // sm_busy_seconds and energy_joules then cover the rest of the held time only. The ledger keeps
 // the reason (Unavailable's name, "mig"). ledger_view shows the unknown parts, a NULL
 // sm_busy_seconds and energy_joules where nothing is known, and the SM percent over the known
-// part.
+// part. Also the memory of each MIG device per minute and per hour (store/mig_memory.h).
 constexpr std::string_view kVersion5 = R"sql(
 ALTER TABLE ledger ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
 ALTER TABLE ledger ADD COLUMN sm_unknown_reason TEXT;
@@ -214,6 +214,36 @@ SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.
             THEN NULL ELSE ledger.energy_joules END AS energy_joules,
        ledger.final, ledger.sm_unknown_seconds, ledger.sm_unknown_reason
 FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
+
+CREATE TABLE mig_memory_minutes (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  mig_uuid TEXT NOT NULL,
+  gpu_instance_id INTEGER NOT NULL,
+  compute_instance_id INTEGER NOT NULL,
+  profile TEXT,
+  samples INTEGER NOT NULL,
+  memory_used_bytes_min REAL NOT NULL,
+  memory_used_bytes_sum REAL NOT NULL,
+  memory_used_bytes_max REAL NOT NULL,
+  memory_total_bytes REAL,
+  PRIMARY KEY (bucket_us, device_id, mig_uuid)
+) WITHOUT ROWID;
+
+CREATE TABLE mig_memory_hours (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  mig_uuid TEXT NOT NULL,
+  gpu_instance_id INTEGER NOT NULL,
+  compute_instance_id INTEGER NOT NULL,
+  profile TEXT,
+  samples INTEGER NOT NULL,
+  memory_used_bytes_min REAL NOT NULL,
+  memory_used_bytes_sum REAL NOT NULL,
+  memory_used_bytes_max REAL NOT NULL,
+  memory_total_bytes REAL,
+  PRIMARY KEY (bucket_us, device_id, mig_uuid)
+) WITHOUT ROWID;
 )sql";
 
 constexpr std::array kMigrations{
@@ -222,7 +252,8 @@ constexpr std::array kMigrations{
     Migration{2, "task results", kVersion2},
     Migration{3, "accounting-mode figures in the ledger", kVersion3},
     Migration{4, "vGPU use per VM and minute", kVersion4},
-    Migration{5, "unknown SM use (MIG) in the ledger and its detail", kVersion5},
+    Migration{5, "unknown SM use (MIG) in the ledger and its detail; MIG devices' memory",
+              kVersion5},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -113,6 +114,15 @@ class Daemon(unittest.TestCase):
         cls.metrics = cls.get("/metrics")
         cls.usage = {by: json.loads(cls.get(f"/api/v1/usage?by={by}&since=1h"))
                      for by in ("user", "process", "gpu")}
+        cls.mig_history = {
+            i["uuid"]: json.loads(cls.get(f"/api/v1/history?gpu={i['uuid']}"
+                                          "&metric=memory_used_bytes&since=10m&step=60s"))
+            for i in INSTANCES}
+        try:
+            cls.get(f"/api/v1/history?gpu={INSTANCES[0]['uuid']}&metric=utilization_gpu_percent")
+            cls.mig_utilization_status = 200
+        except urllib.error.HTTPError as error:
+            cls.mig_utilization_status = error.code
         cls.daemon.send_signal(signal.SIGTERM)
         cls.daemon.wait(timeout=60)
 
@@ -225,6 +235,34 @@ class Daemon(unittest.TestCase):
                 self.assertTrue(document["rows"])
                 for row in document["rows"]:
                     self.expect_unknown(row)
+
+    def test_mig_memory_history_per_minute_and_hour(self):
+        with sqlite3.connect(self.database) as db:
+            for table in ("mig_memory_minutes", "mig_memory_hours"):
+                rows = db.execute(f"SELECT mig_uuid, gpu_instance_id, profile, samples, "
+                                  f"memory_used_bytes_min, memory_used_bytes_max, "
+                                  f"memory_total_bytes FROM {table}").fetchall()
+                self.assertEqual({r[0] for r in rows}, {i["uuid"] for i in INSTANCES}, table)
+                for uuid, gi, profile, samples, low, high, total in rows:
+                    used = sum(p["used_memory_bytes"] for p in placed(gi))
+                    with self.subTest(table=table, gpu_instance=gi):
+                        self.assertEqual(profile, "1g.10gb")
+                        self.assertGreaterEqual(samples, 1)
+                        self.assertEqual((low, high), (used, used))  # constant in the scenario
+                        self.assertEqual(total, 10737418240)
+
+    def test_the_history_route_serves_a_mig_devices_memory(self):
+        for scripted in INSTANCES:
+            with self.subTest(gpu_instance=scripted["gpu_instance"]):
+                document = self.mig_history[scripted["uuid"]]
+                self.assertEqual(document["mig"]["gpu_instance_id"], scripted["gpu_instance"])
+                self.assertEqual(document["metric"], "memory_used_bytes")
+                values = [v for v in document["avg"] if v is not None]
+                self.assertTrue(values, "at least the current minute")
+                used = sum(p["used_memory_bytes"] for p in placed(scripted["gpu_instance"]))
+                self.assertEqual(values[-1], used)
+        # No utilisation per MIG device: asked for, it is refused, not made up.
+        self.assertEqual(self.mig_utilization_status, 400)
 
     def test_idle_holders_do_not_list_processes_whose_use_is_unknown(self):
         # bob's notebook is scripted at 2 % SM, but the driver cannot say so under MIG.
