@@ -105,12 +105,13 @@ void add_intervals(OneShotRecords& records, const Device& device, const Snapshot
                                  .energy_joules = share,
                                  .sm_unknown = sm_unknown});
     const double percent = length_s > 0 ? 100.0 * process.sm_busy_seconds / length_s : 0.0;
-    records.csv.push_back(
-        {.timestamp_us = since,
-         .user = csv_user(identity->user, identity->uid),
-         .pid = identity->pid,
-         .gpu = identity->gpu_index,
-         .usage_percent = static_cast<int>(std::clamp(std::lround(percent), 0L, 100L))});
+    records.csv.push_back({.timestamp_us = since,
+                           .user = csv_user(identity->user, identity->uid),
+                           .pid = identity->pid,
+                           .gpu = identity->gpu_index,
+                           .usage_percent = sm_unknown ? std::nullopt
+                                                       : std::optional(static_cast<int>(std::clamp(
+                                                             std::lround(percent), 0L, 100L)))});
   }
 }
 

@@ -159,7 +159,8 @@ void Recorder::queue_interval(const Sampler& sampler, const ProcessFigures& figu
             .start_time_us = identity->start_time_us,
             .gpu = identity->gpu_index,
             .held_seconds = interval.held_seconds,
-            .sm_busy_seconds = interval.sm_busy_seconds});
+            .sm_busy_seconds = interval.sm_busy_seconds,
+            .sm_unknown_seconds = interval.sm_unknown ? interval.held_seconds : 0.0});
   if (writer_) [[maybe_unused]]
     const auto added = writer_->add(std::move(interval));
 }

@@ -94,6 +94,32 @@ class Prometheus(unittest.TestCase):
                                    rf'"{scripted["gpu_instance"]}"[^}}]*uuid="{scripted["uuid"]}"\}} {used}\n')
 
 
+class RecordOnce(unittest.TestCase):
+    """`gpumeter record --once` twice: the second run attributes the time since the first."""
+
+    def test_the_processes_are_recorded_with_their_sm_use_unknown(self):
+        directory = Path(tempfile.mkdtemp(prefix="gpumeter-mig-once-"))
+        env = clean_env(GPUMETER_SIM_EPOCH_US=epoch_seconds_ago(0),
+                        GPUMETER_DATABASE=directory / "history.db", TZ="UTC0")
+        simulate(NAME, "record", "--once", env=env, check=True)
+        time.sleep(1.2)
+        simulate(NAME, "record", "--once", "--csv-dir", directory / "csv", env=env, check=True)
+        with sqlite3.connect(directory / "history.db") as db:
+            rows = db.execute("SELECT pid, gpu_seconds, sm_busy_seconds, sm_unknown_seconds, "
+                              "sm_unknown_reason FROM ledger ORDER BY pid").fetchall()
+        self.assertEqual([r[0] for r in rows], sorted(p["pid"] for p in PROCESSES))
+        for pid, held, busy, unknown, reason in rows:
+            with self.subTest(pid=pid):
+                self.assertGreater(held, 1)
+                self.assertEqual((busy, reason), (0, "mig"))
+                self.assertAlmostEqual(unknown, held)
+        lines = [line for f in (directory / "csv").glob("*.csv")
+                 for line in f.read_text().splitlines()[1:]]
+        self.assertEqual(len(lines), len(PROCESSES))
+        for line in lines:
+            self.assertTrue(line.endswith(","), f"GPU Usage must be empty, not 0: {line}")
+
+
 class Daemon(unittest.TestCase):
     """A daemon records the scenario for a few seconds into its own database."""
 
