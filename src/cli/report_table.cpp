@@ -9,6 +9,7 @@
 #include "cli/table.h"
 #include "cli/usage_keys.h"
 #include "view/report_time.h"
+#include "view/sm_unknown.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -20,12 +21,19 @@ std::string zone_name(TimeUs time_us) {
   return fmt::format("{:%Z}", fields);
 }
 
+// Whether some held time of the window has no known SM use (processes on a GPU in MIG mode):
+// the table then has a column that says how much, and a note that says why.
+bool has_unknown_sm(const view::UsageReport& report) {
+  return report.total.sm_unknown_hours > 0;
+}
+
 std::vector<Column> table_columns(const view::UsageReport& report) {
   std::vector<Column> columns;
   for (const KeyColumn& key : table_key_columns(report.group_by))
     columns.push_back({key.header, key.align});
   for (const char* figure : {"GPU-HOURS", "SM-HOURS", "SM%", "ENERGY", "PEAK MEM", "PROCS"})
     columns.push_back({figure, Align::right});
+  if (has_unknown_sm(report)) columns.push_back({"SM N/A-HOURS", Align::right});
   if (report.quota) {
     columns.push_back({"QUOTA", Align::right});
     columns.push_back({"PERIOD", Align::left});
@@ -35,14 +43,30 @@ std::vector<Column> table_columns(const view::UsageReport& report) {
   return columns;
 }
 
-void add_figures(Row& row, const store::UsageRow& usage) {
+// SM-HOURS, SM% and ENERGY cover the held hours whose SM use is known (N/A when none is);
+// with unknown_column, the hours whose SM use is not known follow.
+void add_figures(Row& row, const store::UsageRow& usage, bool unknown_column) {
+  const auto or_na = [](const std::optional<double>& value, const char* format) {
+    return value ? fmt::format(fmt::runtime(format), *value) : std::string(kNotAvailable);
+  };
   row.push_back({fmt::format("{:.2f}", usage.gpu_hours)});
-  row.push_back({fmt::format("{:.2f}", usage.sm_busy_hours)});
-  row.push_back({usage.sm_percent_while_held ? fmt::format("{:.1f}%", *usage.sm_percent_while_held)
-                                             : std::string(kNotAvailable)});
-  row.push_back({fmt::format("{:.2f}kWh", usage.energy_kwh)});
+  row.push_back({or_na(usage.sm_busy_hours, "{:.2f}")});
+  row.push_back({or_na(usage.sm_percent_while_held, "{:.1f}%")});
+  row.push_back({or_na(usage.energy_kwh, "{:.2f}kWh")});
   row.push_back({format_bytes(static_cast<double>(usage.peak_memory_bytes))});
   row.push_back({fmt::format("{}", usage.processes)});
+  if (unknown_column) {
+    row.push_back({usage.sm_unknown_hours > 0 ? fmt::format("{:.2f}", usage.sm_unknown_hours)
+                                              : std::string("-")});
+  }
+}
+
+// Why the SM N/A-HOURS column is there, and what the SM figures beside it cover.
+std::string unknown_sm_note(const view::UsageReport& report) {
+  return fmt::format(
+      "SM N/A-HOURS: GPU-hours whose SM use is unknown ({}); SM-HOURS, SM% and ENERGY cover "
+      "the other GPU-hours only.\n",
+      view::sm_unknown_text(report.total.sm_unknown_reason));
 }
 
 void add_quota(Row& row, const std::optional<view::QuotaUse>& use) {
@@ -58,10 +82,14 @@ void add_quota(Row& row, const std::optional<view::QuotaUse>& use) {
 }
 
 std::string figure_csv(const store::UsageRow& usage) {
+  const auto or_empty = [](const std::optional<double>& value) {
+    return value ? fmt::format("{}", *value) : std::string{};
+  };
   return fmt::format(
-      "{},{},{},{},{},{}", usage.gpu_hours, usage.sm_busy_hours,
-      usage.sm_percent_while_held ? fmt::format("{}", *usage.sm_percent_while_held) : std::string{},
-      usage.energy_kwh, usage.peak_memory_bytes, usage.processes);
+      "{},{},{},{},{},{},{},{}", usage.gpu_hours, or_empty(usage.sm_busy_hours),
+      or_empty(usage.sm_percent_while_held), or_empty(usage.energy_kwh), usage.peak_memory_bytes,
+      usage.processes, usage.sm_unknown_hours,
+      usage.sm_unknown_hours > 0 ? usage.sm_unknown_reason.value_or("unknown") : std::string{});
 }
 
 std::string quota_csv(const std::optional<view::QuotaUse>& use) {
@@ -90,17 +118,18 @@ std::string render_usage_table(const view::UsageReport& report, bool color) {
     Row row;
     for (std::string& key : table_key_cells(report.rows[i], report.group_by))
       row.push_back({std::move(key)});
-    add_figures(row, report.rows[i]);
+    add_figures(row, report.rows[i], has_unknown_sm(report));
     if (report.quota) add_quota(row, report.quota->rows[i]);
     rows.push_back(std::move(row));
   }
   Row total{{"TOTAL", Color::bold}};
   total.resize(table_key_columns(report.group_by).size());
-  add_figures(total, report.total);
+  add_figures(total, report.total, has_unknown_sm(report));
   rows.push_back(std::move(total));
   std::string out = fmt::format("GPU use {} ({})\n",
                                 describe_window(report.since_us, report.until_us), report.database);
   out += render_table(table_columns(report), rows, color);
+  if (has_unknown_sm(report)) out += unknown_sm_note(report);
   if (report.quota && !report.quota->over.empty())
     out += "\nover quota:\n" + render_over_quota(report.quota->over);
   return out;
@@ -109,7 +138,9 @@ std::string render_usage_table(const view::UsageReport& report, bool color) {
 std::string render_usage_csv(const view::UsageReport& report) {
   std::string out;
   for (const KeyColumn& key : csv_key_columns(report.group_by)) out += key.csv_name + ",";
-  out += "gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,peak_memory_bytes,processes";
+  out +=
+      "gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,peak_memory_bytes,processes,"
+      "sm_unknown_gpu_hours,sm_unknown_reason";
   if (report.quota) {
     out +=
         ",quota_gpu_hours,quota_period,quota_period_label,quota_used_gpu_hours,quota_percent,"

@@ -35,9 +35,10 @@ std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window
 Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t);
 
 // The device's energy over the window and its split by SM rates (see EnergyUse). The split is
-// absent (no_data) when `split_known` is false: no per-process samples were drained.
+// absent, with split_known's reason, when no per-process samples were drained (no_data, or mig
+// on a GPU in MIG mode: undrained_reason).
 EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
-                       Window window, bool split_known);
+                       Window window, Maybe<void> split_known);
 
 // Each process's share of the device's energy over the window, by the same rule as
 // split_energy: `owners[i]` is the index (0..process_count-1) of the process segments[i]
@@ -46,7 +47,11 @@ Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& sa
                                               std::span<const Segment> segments,
                                               std::span<const std::size_t> owners,
                                               std::size_t process_count, Window window,
-                                              bool split_known);
+                                              Maybe<void> split_known);
+
+// Why a window no drained sample covers has no per-process figures: mig when the samples in
+// and around it were not drained because the GPU is in MIG mode, else no_data.
+Unavailable undrained_reason(const RingBuffer<DeviceRecord>& samples, Window window);
 
 GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window);
 

@@ -156,13 +156,13 @@ Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& sa
                                               std::span<const Segment> segments,
                                               std::span<const std::size_t> owners,
                                               std::size_t process_count, Window window,
-                                              bool split_known) {
+                                              Maybe<void> split_known) {
   const Maybe<double> begin_j = energy_at(samples, window.begin_us);
   const Maybe<double> end_j = energy_at(samples, window.end_us);
   if (!begin_j) return std::unexpected(begin_j.error());
   if (!end_j) return std::unexpected(end_j.error());
   if (counter_went_back(samples, window)) return std::unexpected(Unavailable::error);
-  if (!split_known) return std::unexpected(Unavailable::no_data);
+  if (!split_known) return std::unexpected(split_known.error());
   const std::vector<OwnedStep> steps = owned_steps(segments, owners);
   ShareSweep sweep(process_count);
   std::size_t k = 0;
@@ -198,7 +198,7 @@ Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t) {
 }
 
 EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
-                       Window window, bool split_known) {
+                       Window window, Maybe<void> split_known) {
   const Maybe<double> begin_j = energy_at(samples, window.begin_us);
   const Maybe<double> end_j = energy_at(samples, window.end_us);
   if (!begin_j || !end_j) {
@@ -212,7 +212,7 @@ EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const 
   EnergyUse use{.device_joules = *end_j - *begin_j};
   const auto steps = rate_steps(segments);
   const Maybe<Split> split =
-      split_known ? sweep(samples, steps, window, *begin_j) : std::unexpected(Unavailable::no_data);
+      split_known ? sweep(samples, steps, window, *begin_j) : std::unexpected(split_known.error());
   if (!split) {
     use.processes_joules = use.other_processes_joules = use.idle_joules =
         std::unexpected(split.error());

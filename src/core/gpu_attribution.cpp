@@ -118,7 +118,7 @@ PerEngine peak_percent_of(std::span<const Segment> segments) {
 
 std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments,
                                                EngineMask reported, double coverage,
-                                               Window window) {
+                                               Unavailable undrained, Window window) {
   const PerEngine percent_us = percent_us_of(segments);
   const PerEngine peak = peak_percent_of(segments);
   std::array<EngineUse, kEngineCount> engines;
@@ -126,8 +126,7 @@ std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments
   for (std::size_t e = 0; e < kEngineCount; ++e) {
     const auto engine = static_cast<Engine>(e);
     if (coverage <= 0.0 || (reported & engine_bit(engine)) == 0) {
-      const auto absent =
-          std::unexpected(coverage <= 0.0 ? Unavailable::no_data : Unavailable::not_supported);
+      const auto absent = std::unexpected(coverage <= 0.0 ? undrained : Unavailable::not_supported);
       engines[e] = {absent, absent, absent};
     } else {
       const double busy_s = static_cast<double>(percent_us[e]) / 100.0 / kUsPerSecond;
@@ -203,19 +202,36 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
     }
     owners.resize(segments.size(), owner);
   }
+  const Maybe<void> drained =
+      coverage > 0.0 ? Maybe<void>() : std::unexpected(undrained_reason(device->samples(), window));
   const auto energy =
-      energy_per_process(device->samples(), segments, owners, keys.size(), window, coverage > 0.0);
+      energy_per_process(device->samples(), segments, owners, keys.size(), window, drained);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::array key_set{keys[i]};
     ProcessGpuShare share{.key = keys[i],
                           .peak_memory_bytes = memory_of(*device, key_set, window).peak_bytes};
     share.sm_busy_seconds =
-        coverage > 0.0 ? Maybe<double>(static_cast<double>(percent_us[i]) / 100.0 / kUsPerSecond)
-                       : std::unexpected(Unavailable::no_data);
+        drained ? Maybe<double>(static_cast<double>(percent_us[i]) / 100.0 / kUsPerSecond)
+                : std::unexpected(drained.error());
     share.energy_joules = energy ? Maybe<double>((*energy)[i]) : std::unexpected(energy.error());
     shares.push_back(share);
   }
   return shares;
+}
+
+Unavailable undrained_reason(const RingBuffer<DeviceRecord>& samples, Window window) {
+  // The samples inside the window and the first one after it (which closes the window's last
+  // stretch): MIG only when every one of them says MIG.
+  bool any = false;
+  for (std::size_t i = samples.upper_bound(window.begin_us - 1); i < samples.size(); ++i) {
+    const DeviceRecord& sample = samples[i];
+    if (sample.processes_drained() || sample.not_drained_reason() != Unavailable::mig) {
+      return Unavailable::no_data;
+    }
+    any = true;
+    if (sample.time_us >= window.end_us) break;
+  }
+  return any ? Unavailable::mig : Unavailable::no_data;
 }
 
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
@@ -235,9 +251,12 @@ GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys,
   usage.confidence = confidence_of(device, window, period_us);
   const std::vector<Segment> segments = segments_of(device, keys, window, period_us);
   const auto reported = static_cast<EngineMask>(device.engines_reported() | kClassicEngines);
-  usage.engines = engines_of(segments, reported, usage.confidence.coverage, window);
+  const Unavailable undrained = undrained_reason(device.samples(), window);
+  usage.engines = engines_of(segments, reported, usage.confidence.coverage, undrained, window);
   usage.memory = memory_of(device, keys, window);
-  usage.energy = split_energy(device.samples(), segments, window, usage.confidence.coverage > 0.0);
+  const Maybe<void> drained =
+      usage.confidence.coverage > 0.0 ? Maybe<void>() : std::unexpected(undrained);
+  usage.energy = split_energy(device.samples(), segments, window, drained);
   return usage;
 }
 

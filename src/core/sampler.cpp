@@ -171,7 +171,7 @@ struct Sampler::State {
   void resolve_listed(Round& round, const Snapshot& collected);
   ProcessKey key_of(Round& round, Pid pid);
   void sample_device(Round& round, const Device& device);
-  bool drain(Round& round, std::uint32_t index);
+  Maybe<void> drain(Round& round, std::uint32_t index);
   void sample_memory(Round& round, const Device& device);
   void sample_hosts(Round& round);
   void sample_host_usage(Round& round, const std::set<ProcessKey>& keys, UsageDetail detail);
@@ -271,13 +271,15 @@ ProcessKey Sampler::State::key_of(Round& round, Pid pid) {
 
 void Sampler::State::sample_device(Round& round, const Device& device) {
   const std::uint32_t index = device.identity.index;
-  const bool drained = !device.lost && drain(round, index);
+  const Maybe<void> drained =
+      device.lost ? Maybe<void>(std::unexpected(Unavailable::gpu_lost)) : drain(round, index);
   round.batch.devices.emplace_back(index, device_sample(round.now, device.state, drained));
   sample_memory(round, device);
 }
 
-// Drains the GPU's per-process utilisation; true when it could (even if nothing was busy).
-bool Sampler::State::drain(Round& round, std::uint32_t index) {
+// Drains the GPU's per-process utilisation; done when it could (even if nothing was busy),
+// else why not (mig on a GPU in MIG mode).
+Maybe<void> Sampler::State::drain(Round& round, std::uint32_t index) {
   std::optional<TimeUs> last_seen;
   {
     std::lock_guard lock(series_mutex);
@@ -286,12 +288,12 @@ bool Sampler::State::drain(Round& round, std::uint32_t index) {
   auto samples = gpus.drain_process_utilization(index, last_seen);
   note(working.utilization_drain, round.now, samples,
        [&] { return fmt::format("GPU {}: per-process utilisation could not be read", index); });
-  if (!samples) return false;
+  if (!samples) return std::unexpected(samples.error());
   std::vector<KeyedGpuSample> keyed;
   keyed.reserve(samples->size());
   for (const PidGpuSample& s : *samples) keyed.push_back({key_of(round, s.pid), s.sample});
   round.batch.drains.emplace_back(index, std::move(keyed));
-  return true;
+  return {};
 }
 
 void Sampler::State::sample_memory(Round& round, const Device& device) {

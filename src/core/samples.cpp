@@ -13,7 +13,7 @@ std::uint32_t kib_of(const Maybe<std::uint64_t>& bytes) {
 
 }  // namespace
 
-DeviceSample device_sample(TimeUs time_us, const DeviceState& state, bool processes_drained) {
+DeviceSample device_sample(TimeUs time_us, const DeviceState& state, Maybe<void> drained) {
   using enum DeviceMetric;
   return DeviceSample{
       .time_us = time_us,
@@ -22,14 +22,19 @@ DeviceSample device_sample(TimeUs time_us, const DeviceState& state, bool proces
       .memory_used_bytes = state[memory_used],
       .power_watts = state[power_draw],
       .energy_joules = state[energy],
-      .processes_drained = processes_drained,
+      .processes_drained = drained.has_value(),
+      .not_drained_reason = drained ? Unavailable::no_data : drained.error(),
   };
 }
 
 static_assert(static_cast<unsigned>(Unavailable::mig) + 1 < 8, "a reason takes 3 bits");
 
 DeviceRecord::DeviceRecord(const DeviceSample& sample)
-    : time_us(sample.time_us), processes_drained_(sample.processes_drained) {
+    : time_us(sample.time_us),
+      not_drained_(
+          sample.processes_drained
+              ? std::uint8_t{0}
+              : static_cast<std::uint8_t>(static_cast<unsigned>(sample.not_drained_reason) + 1U)) {
   const auto percent = [](Maybe<double> value) {
     if (value) *value = std::clamp(*value, 0.0, 100.0);
     return value;

@@ -71,10 +71,13 @@ struct DeviceSample {
   // (a NOT_FOUND answer, "no process was busy", counts as drained). Attribution only trusts
   // "no sample means 0 %" for times the sampler was draining.
   bool processes_drained = true;
+  // Why not, when not drained: mig on a GPU in MIG mode, whose driver keeps no per-process
+  // utilisation, so that attribution and the history can say so instead of "no data".
+  Unavailable not_drained_reason = Unavailable::no_data;
 };
 
-// The DeviceSample for a device state read at `time_us`.
-DeviceSample device_sample(TimeUs time_us, const DeviceState& state, bool processes_drained);
+// The DeviceSample for a device state read at `time_us`; `drained` is the drain's outcome.
+DeviceSample device_sample(TimeUs time_us, const DeviceState& state, Maybe<void> drained);
 
 // A DeviceSample as the series stores it, 40 bytes: the energy counter and memory as read,
 // utilisation (clamped to 0..100) and power as floats, whose 7 digits are plenty for them, and
@@ -86,7 +89,11 @@ class DeviceRecord {
 
   TimeUs time_us = 0;
 
-  bool processes_drained() const noexcept { return processes_drained_; }
+  bool processes_drained() const noexcept { return not_drained_ == 0; }
+  // Why the per-process samples were not drained; meaningful only when they were not.
+  Unavailable not_drained_reason() const noexcept {
+    return not_drained_ == 0 ? Unavailable::no_data : static_cast<Unavailable>(not_drained_ - 1);
+  }
   Maybe<double> utilization_gpu_percent() const noexcept;
   Maybe<double> utilization_memory_percent() const noexcept;
   Maybe<double> memory_used_bytes() const noexcept;
@@ -105,7 +112,8 @@ class DeviceRecord {
   float power_watts_ = 0.0F;
   // 3 bits per Figure: 0 when the figure is present, else its Unavailable reason + 1.
   std::uint16_t absent_ = 0;
-  bool processes_drained_ = true;
+  // 0 when the per-process samples were drained, else the reason they were not + 1.
+  std::uint8_t not_drained_ = 0;
 };
 
 // GPU memory one process holds on one device, from the device's process list. When a process

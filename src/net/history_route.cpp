@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "net/history_buckets.h"
+#include "net/history_mig.h"
 #include "net/history_request.h"
 #include "net/response.h"
 #include "store/gauges.h"
@@ -110,6 +111,7 @@ void answer(const HistorySources& sources, const httplib::Request& request,
   if (!snapshot) return reply_error(response, 503, "no sample yet: the sampler is starting");
   const auto parsed = parse_history_request(request, sources.now_us(), sources.interval);
   if (!parsed) return reply_error(response, 400, parsed.error().message);
+  if (answer_mig_history(sources, *snapshot, *parsed, response)) return;  // gpu=MIG-...
   const auto gpu = find_gpu(*snapshot, parsed->gpu);
   if (!gpu)
     return reply_error(response, 400,

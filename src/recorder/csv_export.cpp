@@ -16,7 +16,8 @@ std::vector<CsvRow> csv_rows(std::span<const store::ProcessDetailRow> detail,
                    .start_time_us = who.start_time_us,
                    .gpu = who.gpu_index,
                    .held_seconds = row.held_seconds,
-                   .sm_busy_seconds = row.sm_busy_seconds});
+                   .sm_busy_seconds = row.sm_busy_seconds,
+                   .sm_unknown_seconds = row.sm_unknown_seconds});
   }
   return intervals.take_all();
 }

@@ -25,7 +25,8 @@ std::string quoted_if_needed(const std::string& field) {
 
 std::string csv_line(const CsvRow& row) {
   return fmt::format("{},{},{},{},{}\n", floor_multiple(row.timestamp_us, 1'000'000) / 1'000'000,
-                     quoted_if_needed(row.user), row.pid, row.gpu, row.usage_percent);
+                     quoted_if_needed(row.user), row.pid, row.gpu,
+                     row.usage_percent ? std::to_string(*row.usage_percent) : std::string{});
 }
 
 std::string csv_user(const std::optional<std::string>& user,
@@ -41,6 +42,7 @@ void CsvIntervals::add(const CsvUse& use) {
   if (!use.user.empty()) sum.user = use.user;
   sum.held_seconds += use.held_seconds;
   sum.sm_busy_seconds += use.sm_busy_seconds;
+  sum.sm_unknown_seconds += use.sm_unknown_seconds;
 }
 
 std::vector<CsvRow> CsvIntervals::take(std::map<Key, Sum>::iterator end) {
@@ -51,11 +53,10 @@ std::vector<CsvRow> CsvIntervals::take(std::map<Key, Sum>::iterator end) {
     const Sum& sum = it->second;
     if (sum.held_seconds <= 0 && sum.sm_busy_seconds <= 0) continue;
     const double percent = 100.0 * sum.sm_busy_seconds / interval_s;
-    rows.push_back({.timestamp_us = bucket,
-                    .user = sum.user,
-                    .pid = pid,
-                    .gpu = gpu,
-                    .usage_percent = static_cast<int>(std::clamp(std::lround(percent), 0L, 100L))});
+    std::optional<int> usage = static_cast<int>(std::clamp(std::lround(percent), 0L, 100L));
+    if (sum.sm_unknown_seconds > 0) usage.reset();  // part of it unknown: no figure at all
+    rows.push_back(
+        {.timestamp_us = bucket, .user = sum.user, .pid = pid, .gpu = gpu, .usage_percent = usage});
   }
   sums_.erase(sums_.begin(), end);
   return rows;

@@ -23,7 +23,9 @@ struct CsvRow {
   std::string user;
   Pid pid = 0;
   std::uint32_t gpu = 0;  // the GPU's index
-  int usage_percent = 0;  // the process's SM busy time over the interval's length, 0..100
+  // The process's SM busy time over the interval's length, 0..100; absent (an empty field)
+  // when some of its SM use in the interval is unknown (a GPU in MIG mode), never 0.
+  std::optional<int> usage_percent = 0;
 
   friend bool operator==(const CsvRow&, const CsvRow&) = default;
 };
@@ -45,6 +47,7 @@ struct CsvUse {
   std::uint32_t gpu = 0;
   double held_seconds = 0;
   double sm_busy_seconds = 0;
+  double sm_unknown_seconds = 0;  // of held_seconds, those whose SM use is unknown (MIG)
 };
 
 // Sums use over CSV intervals (multiples of the interval on the Unix epoch) and turns each
@@ -67,6 +70,7 @@ class CsvIntervals {
     std::string user;
     double held_seconds = 0;
     double sm_busy_seconds = 0;
+    double sm_unknown_seconds = 0;
   };
 
   std::vector<CsvRow> take(std::map<Key, Sum>::iterator end);

@@ -82,7 +82,8 @@ void add_sm(std::vector<Listed>& listed, std::uint32_t index,
 }
 
 void add_intervals(OneShotRecords& records, const Device& device, const Snapshot& snapshot,
-                   std::vector<Listed>& listed, TimeUs since, std::optional<double> energy) {
+                   std::vector<Listed>& listed, TimeUs since, std::optional<double> energy,
+                   std::optional<Unavailable> sm_unknown) {
   const double length_s = static_cast<double>(snapshot.time_us - since) / 1e6;
   double busy_total = 0;
   for (const Listed& process : listed) busy_total += process.sm_busy_seconds;
@@ -91,7 +92,8 @@ void add_intervals(OneShotRecords& records, const Device& device, const Snapshot
   for (const Listed& process : listed) {
     auto identity = identities.identity(process.key, device.identity.index);
     if (!identity) continue;
-    const double share = energy && *energy > 0
+    // Energy is shared by SM use: unknown with it on a GPU in MIG mode.
+    const double share = energy && *energy > 0 && !sm_unknown
                              ? *energy * process.sm_busy_seconds / std::max(length_s, busy_total)
                              : 0.0;
     records.intervals.push_back({.process = *identity,
@@ -100,14 +102,16 @@ void add_intervals(OneShotRecords& records, const Device& device, const Snapshot
                                  .held_seconds = process.held_seconds,
                                  .sm_busy_seconds = process.sm_busy_seconds,
                                  .peak_memory_bytes = process.memory_bytes,
-                                 .energy_joules = share});
+                                 .energy_joules = share,
+                                 .sm_unknown = sm_unknown});
     const double percent = length_s > 0 ? 100.0 * process.sm_busy_seconds / length_s : 0.0;
-    records.csv.push_back(
-        {.timestamp_us = since,
-         .user = csv_user(identity->user, identity->uid),
-         .pid = identity->pid,
-         .gpu = identity->gpu_index,
-         .usage_percent = static_cast<int>(std::clamp(std::lround(percent), 0L, 100L))});
+    records.csv.push_back({.timestamp_us = since,
+                           .user = csv_user(identity->user, identity->uid),
+                           .pid = identity->pid,
+                           .gpu = identity->gpu_index,
+                           .usage_percent = sm_unknown ? std::nullopt
+                                                       : std::optional(static_cast<int>(std::clamp(
+                                                             std::lround(percent), 0L, 100L)))});
   }
 }
 
@@ -137,7 +141,10 @@ OneShotRecords one_shot_records(const OneShotReading& reading,
     const auto drained = reading.drains.find(device.identity.index);
     if (drained != reading.drains.end() && drained->second)
       add_sm(listed, device.identity.index, *drained->second, since, now);
-    add_intervals(records, device, snapshot, listed, since, energy_since(device, *previous));
+    const bool mig = drained != reading.drains.end() && !drained->second &&
+                     drained->second.error() == Unavailable::mig;
+    add_intervals(records, device, snapshot, listed, since, energy_since(device, *previous),
+                  mig ? std::optional(Unavailable::mig) : std::nullopt);
   }
   return records;
 }

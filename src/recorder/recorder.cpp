@@ -63,6 +63,9 @@ void Recorder::observe(const Snapshot& snapshot) {
     if (auto sample = store::device_sample_record(device, snapshot.time_us)) {
       [[maybe_unused]] const auto added = writer_->add(std::move(*sample));
     }
+    for (auto& mig : store::mig_memory_records(device, snapshot.time_us)) {
+      [[maybe_unused]] const auto added = writer_->add(std::move(mig));
+    }
     // Each VM's instance counts from the previous round to this one (none before the first).
     if (previous_round_us_) {
       for (auto& use : store::vgpu_use_records(device, *previous_round_us_, snapshot.time_us)) {
@@ -139,7 +142,8 @@ void Recorder::queue_interval(const Sampler& sampler, const ProcessFigures& figu
                                   .held_seconds = figures.held_seconds,
                                   .sm_busy_seconds = figures.sm_busy_seconds,
                                   .peak_memory_bytes = figures.peak_memory_bytes,
-                                  .energy_joules = figures.energy_joules};
+                                  .energy_joules = figures.energy_joules,
+                                  .sm_unknown = figures.sm_unknown};
   const PendingKey key{figures.device, figures.key};
   if (figures.left && exited(sampler, figures.key)) {
     interval.final = true;
@@ -155,7 +159,8 @@ void Recorder::queue_interval(const Sampler& sampler, const ProcessFigures& figu
             .start_time_us = identity->start_time_us,
             .gpu = identity->gpu_index,
             .held_seconds = interval.held_seconds,
-            .sm_busy_seconds = interval.sm_busy_seconds});
+            .sm_busy_seconds = interval.sm_busy_seconds,
+            .sm_unknown_seconds = interval.sm_unknown ? interval.held_seconds : 0.0});
   if (writer_) [[maybe_unused]]
     const auto added = writer_->add(std::move(interval));
 }

@@ -4,6 +4,7 @@
 // µs since the Unix epoch.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <expected>
 #include <optional>
@@ -51,15 +52,24 @@ struct LedgerRow {
   TimeUs first_seen_us = 0;
   TimeUs last_seen_us = 0;
   double gpu_seconds = 0;      // seconds it held memory on the GPU
-  double sm_busy_seconds = 0;  // Σ SM percent / 100 × seconds
+  double sm_busy_seconds = 0;  // Σ SM percent / 100 × seconds, over the known part (below)
   std::uint64_t peak_memory_bytes = 0;
-  double energy_joules = 0;
+  double energy_joules = 0;  // its energy share, over the known part
   bool final = false;
+  // Held seconds whose SM use (and energy share) the driver did not report, and why ("mig").
+  double sm_unknown_seconds = 0;
+  std::optional<std::string> sm_unknown_reason;
 
-  // Average SM use while it held the GPU, percent; absent when it never held it.
+  double sm_known_seconds() const { return std::max(gpu_seconds - sm_unknown_seconds, 0.0); }
+  // Whether anything of its SM use is known: false for a process only ever on a GPU in MIG
+  // mode, whose sm_busy_seconds and energy_joules are then unknown, not 0.
+  bool sm_known() const { return sm_unknown_seconds <= 0 || sm_known_seconds() > 1e-6; }
+
+  // Average SM use while it held the GPU, percent, over the held time whose SM use is known;
+  // absent when it never held it or none of it is known.
   std::optional<double> sm_percent_while_held() const {
-    if (gpu_seconds <= 0) return std::nullopt;
-    return 100.0 * sm_busy_seconds / gpu_seconds;
+    if (sm_known_seconds() <= 0 || !sm_known()) return std::nullopt;
+    return 100.0 * sm_busy_seconds / sm_known_seconds();
   }
 };
 
@@ -77,9 +87,10 @@ struct ProcessDetailRow {
   std::int64_t ledger_id = 0;
   TimeUs bucket_us = 0;
   double held_seconds = 0;
-  double sm_busy_seconds = 0;
+  double sm_busy_seconds = 0;  // over the known part: held_seconds - sm_unknown_seconds
   std::uint64_t peak_memory_bytes = 0;
-  double energy_joules = 0;
+  double energy_joules = 0;       // likewise
+  double sm_unknown_seconds = 0;  // held time whose SM use the driver did not report
 };
 
 // The per-minute (resolution minutes) or per-hour (hours) detail of every process in the

@@ -13,7 +13,8 @@ namespace {
 constexpr const char* kLedgerSql = R"sql(
 SELECT l.id, h.name, l.pid, l.start_time_us, d.uuid, l.gpu_index, l.uid, l.user, l.command,
        l.container_runtime, l.container_id, l.first_seen_us, l.last_seen_us, l.gpu_seconds,
-       l.sm_busy_seconds, l.peak_memory_bytes, l.energy_joules, l.final
+       l.sm_busy_seconds, l.peak_memory_bytes, l.energy_joules, l.final, l.sm_unknown_seconds,
+       l.sm_unknown_reason
 FROM ledger l JOIN hosts h ON h.id = l.host_id JOIN devices d ON d.id = l.device_id
 WHERE l.last_seen_us >= ?1 AND l.first_seen_us < ?2 AND (?3 IS NULL OR l.user = ?3)
 ORDER BY l.first_seen_us, l.id)sql";
@@ -54,7 +55,9 @@ LedgerRow ledger_row(const sqlite::Statement& row) {
                    .sm_busy_seconds = row.real(14),
                    .peak_memory_bytes = static_cast<std::uint64_t>(row.int64(15)),
                    .energy_joules = row.real(16),
-                   .final = row.int64(17) != 0};
+                   .final = row.int64(17) != 0,
+                   .sm_unknown_seconds = row.real(18),
+                   .sm_unknown_reason = row.optional_text(19)};
 }
 
 std::expected<StoredTask, Error> task_row(const sqlite::Statement& row) {
@@ -111,11 +114,11 @@ std::expected<std::vector<ProcessDetailRow>, Error> process_detail(Store& store,
     return std::unexpected(
         Error{ErrorCode::invalid_input, "per-process detail is kept per minute and per hour only"});
   }
-  auto statement = store.connection().prepare(
-      fmt::format("SELECT process_id, bucket_us, held_seconds, sm_busy_seconds, peak_memory_bytes, "
-                  "energy_joules FROM {} WHERE bucket_us >= ?1 AND bucket_us < ?2 "
-                  "ORDER BY bucket_us, process_id",
-                  resolution == Resolution::minutes ? "process_minutes" : "process_hours"));
+  auto statement = store.connection().prepare(fmt::format(
+      "SELECT process_id, bucket_us, held_seconds, sm_busy_seconds, peak_memory_bytes, "
+      "energy_joules, sm_unknown_seconds FROM {} WHERE bucket_us >= ?1 AND bucket_us < ?2 "
+      "ORDER BY bucket_us, process_id",
+      resolution == Resolution::minutes ? "process_minutes" : "process_hours"));
   if (!statement) return std::unexpected(std::move(statement.error()));
   statement->bind_all(since_us, until_us);
   return collect<ProcessDetailRow>(*statement, [](const sqlite::Statement& row) {
@@ -124,7 +127,8 @@ std::expected<std::vector<ProcessDetailRow>, Error> process_detail(Store& store,
                             .held_seconds = row.real(2),
                             .sm_busy_seconds = row.real(3),
                             .peak_memory_bytes = static_cast<std::uint64_t>(row.int64(4)),
-                            .energy_joules = row.real(5)};
+                            .energy_joules = row.real(5),
+                            .sm_unknown_seconds = row.real(6)};
   });
 }
 

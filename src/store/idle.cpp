@@ -9,11 +9,12 @@
 namespace gpumeter::store {
 namespace {
 
-// Only idle minutes are read; a missing minute ends a spell.
+// Only idle minutes are read; a missing minute ends a spell. A minute whose SM use is unknown
+// (even in part: a GPU in MIG mode) is not idle, it is unknown.
 constexpr const char* kIdleMinutesSql = R"sql(
 SELECT m.process_id, m.bucket_us, m.held_seconds, m.sm_busy_seconds, m.peak_memory_bytes
 FROM process_minutes m JOIN ledger l ON l.id = m.process_id
-WHERE m.bucket_us >= ?1 AND m.bucket_us < ?2 AND m.held_seconds > 0
+WHERE m.bucket_us >= ?1 AND m.bucket_us < ?2 AND m.held_seconds > 0 AND m.sm_unknown_seconds = 0
   AND m.sm_busy_seconds <= m.held_seconds * ?3 / 100.0 AND (?4 IS NULL OR l.user = ?4)
 ORDER BY m.process_id, m.bucket_us)sql";
 

@@ -36,7 +36,8 @@ struct IdleSpell {
 };
 
 // Spells of idle minutes in the window, at least min_duration_us long, longest first. A
-// minute in which the process did not hold memory, or used the SMs more, ends a spell.
+// minute in which the process did not hold memory, or used the SMs more, or whose SM use is
+// unknown (a GPU in MIG mode), ends a spell.
 // Errors: invalid_input for an empty window or a negative threshold; io from SQLite.
 std::expected<std::vector<IdleSpell>, Error> idle_holders(Store& store, const IdleQuery& query);
 

@@ -24,6 +24,9 @@ inline constexpr std::string_view kDeviceMinutesPrunedBefore = "device_minutes_p
 inline constexpr std::string_view kDeviceHoursPrunedBefore = "device_hours_pruned_before_us";
 inline constexpr std::string_view kProcessMinutesPrunedBefore = "process_minutes_pruned_before_us";
 inline constexpr std::string_view kProcessHoursPrunedBefore = "process_hours_pruned_before_us";
+inline constexpr std::string_view kMigMemoryMinutesPrunedBefore =
+    "mig_memory_minutes_pruned_before_us";
+inline constexpr std::string_view kMigMemoryHoursPrunedBefore = "mig_memory_hours_pruned_before_us";
 // How far the recorder of one host has recorded process intervals: "recorded_until_us.<host id>".
 std::string recorded_until_key(std::int64_t host_id);
 

@@ -32,6 +32,11 @@ constexpr std::array kTables{
                &Retention::process_minutes_us, std::nullopt, kHourUs},
     PruneTable{"process_hours", "bucket_us", meta::kProcessHoursPrunedBefore,
                &Retention::process_hours_us, std::nullopt, 7 * kDayUs},
+    // MIG devices' memory, kept as long as their GPU's own minutes and hours.
+    PruneTable{"mig_memory_minutes", "bucket_us", meta::kMigMemoryMinutesPrunedBefore,
+               &Retention::device_minutes_us, std::nullopt, kDayUs},
+    PruneTable{"mig_memory_hours", "bucket_us", meta::kMigMemoryHoursPrunedBefore,
+               &Retention::device_hours_us, std::nullopt, 30 * kDayUs},
 };
 
 // Retention 0 keeps forever; compares "outlives" with that in mind.

@@ -44,6 +44,11 @@ std::expected<void, Error> validate_interval_figures(const ProcessInterval& reco
         "process interval",
         fmt::format("held_seconds {} exceeds the interval's {} s", record.held_seconds, length_s)));
   }
+  // Unknown SM use is not 0 SM use: a figure beside the mark would be read as known.
+  if (record.sm_unknown && (record.sm_busy_seconds != 0 || record.energy_joules != 0)) {
+    return std::unexpected(invalid(
+        "process interval", "its SM use is marked unknown but it has SM busy seconds or energy"));
+  }
   return {};
 }
 

@@ -89,6 +89,11 @@ struct ProcessInterval {
   std::uint64_t peak_memory_bytes = 0;  // the most GPU memory it held in the interval
   double energy_joules = 0;             // its share of the GPU's energy in the interval
   bool final = false;                   // the process has ended: its ledger row is complete
+  // Set when the driver could not say how busy the process kept the SMs (mig: a GPU in MIG
+  // mode keeps no per-process utilisation). Its SM busy seconds, and the share of the GPU's
+  // energy derived from them, are then unknown for the interval's held time: sm_busy_seconds
+  // and energy_joules must be 0, and the store counts held_seconds as unknown, never as idle.
+  std::optional<Unavailable> sm_unknown;
 };
 
 // Each check a record must pass before it is queued, so that a batch never fails on a bad

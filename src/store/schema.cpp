@@ -184,18 +184,87 @@ CREATE TABLE vgpu_minutes (
 ) WITHOUT ROWID;
 )sql";
 
-// Version 8: ledger_view with the accounting columns of version 3 (a view holds no data, so it
-// is dropped and made again).
+// Version 5: SM use the driver cannot report (a GPU in MIG mode keeps no per-process
+// utilisation) is recorded as unknown, not as 0 (docs/mig.md, "History"). sm_unknown_seconds is
+// the held time whose SM busy seconds, and the energy share derived from them, are unknown;
+// sm_busy_seconds and energy_joules then cover the rest of the held time only. The ledger keeps
+// the reason (Unavailable's name, "mig"). ledger_view shows the unknown parts, a NULL
+// sm_busy_seconds and energy_joules where nothing is known, and the SM percent over the known
+// part. Also the memory of each MIG device per minute and per hour (store/mig_memory.h).
+constexpr std::string_view kVersion5 = R"sql(
+ALTER TABLE ledger ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE ledger ADD COLUMN sm_unknown_reason TEXT;
+ALTER TABLE process_minutes ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE process_hours ADD COLUMN sm_unknown_seconds REAL NOT NULL DEFAULT 0;
+
+DROP VIEW ledger_view;
+CREATE VIEW ledger_view AS
+SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.uuid AS gpu_uuid,
+       ledger.gpu_index, ledger.uid, ledger.user, ledger.command, ledger.container_runtime,
+       ledger.container_id, ledger.first_seen_us, ledger.last_seen_us, ledger.gpu_seconds,
+       CASE WHEN ledger.sm_unknown_seconds > 0
+                 AND ledger.gpu_seconds - ledger.sm_unknown_seconds <= 0.000001
+            THEN NULL ELSE ledger.sm_busy_seconds END AS sm_busy_seconds,
+       CASE WHEN ledger.gpu_seconds - ledger.sm_unknown_seconds > 0.000001
+            THEN 100.0 * ledger.sm_busy_seconds / (ledger.gpu_seconds - ledger.sm_unknown_seconds)
+            END AS sm_percent_while_held,
+       ledger.peak_memory_bytes,
+       CASE WHEN ledger.sm_unknown_seconds > 0
+                 AND ledger.gpu_seconds - ledger.sm_unknown_seconds <= 0.000001
+            THEN NULL ELSE ledger.energy_joules END AS energy_joules,
+       ledger.final, ledger.sm_unknown_seconds, ledger.sm_unknown_reason
+FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
+
+CREATE TABLE mig_memory_minutes (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  mig_uuid TEXT NOT NULL,
+  gpu_instance_id INTEGER NOT NULL,
+  compute_instance_id INTEGER NOT NULL,
+  profile TEXT,
+  samples INTEGER NOT NULL,
+  memory_used_bytes_min REAL NOT NULL,
+  memory_used_bytes_sum REAL NOT NULL,
+  memory_used_bytes_max REAL NOT NULL,
+  memory_total_bytes REAL,
+  PRIMARY KEY (bucket_us, device_id, mig_uuid)
+) WITHOUT ROWID;
+
+CREATE TABLE mig_memory_hours (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  mig_uuid TEXT NOT NULL,
+  gpu_instance_id INTEGER NOT NULL,
+  compute_instance_id INTEGER NOT NULL,
+  profile TEXT,
+  samples INTEGER NOT NULL,
+  memory_used_bytes_min REAL NOT NULL,
+  memory_used_bytes_sum REAL NOT NULL,
+  memory_used_bytes_max REAL NOT NULL,
+  memory_total_bytes REAL,
+  PRIMARY KEY (bucket_us, device_id, mig_uuid)
+) WITHOUT ROWID;
+)sql";
+
+// Version 8: ledger_view with the accounting columns of version 3 as well as version 5's unknown
+// SM use (a view holds no data, so it is dropped and made again).
 constexpr std::string_view kVersion8 = R"sql(
 DROP VIEW IF EXISTS ledger_view;
 CREATE VIEW ledger_view AS
 SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.uuid AS gpu_uuid,
        ledger.gpu_index, ledger.uid, ledger.user, ledger.command, ledger.container_runtime,
        ledger.container_id, ledger.first_seen_us, ledger.last_seen_us, ledger.gpu_seconds,
-       ledger.sm_busy_seconds,
-       CASE WHEN ledger.gpu_seconds > 0
-            THEN 100.0 * ledger.sm_busy_seconds / ledger.gpu_seconds END AS sm_percent_while_held,
-       ledger.peak_memory_bytes, ledger.energy_joules, ledger.final, ledger.figures_source,
+       CASE WHEN ledger.sm_unknown_seconds > 0
+                 AND ledger.gpu_seconds - ledger.sm_unknown_seconds <= 0.000001
+            THEN NULL ELSE ledger.sm_busy_seconds END AS sm_busy_seconds,
+       CASE WHEN ledger.gpu_seconds - ledger.sm_unknown_seconds > 0.000001
+            THEN 100.0 * ledger.sm_busy_seconds / (ledger.gpu_seconds - ledger.sm_unknown_seconds)
+            END AS sm_percent_while_held,
+       ledger.peak_memory_bytes,
+       CASE WHEN ledger.sm_unknown_seconds > 0
+                 AND ledger.gpu_seconds - ledger.sm_unknown_seconds <= 0.000001
+            THEN NULL ELSE ledger.energy_joules END AS energy_joules,
+       ledger.final, ledger.sm_unknown_seconds, ledger.sm_unknown_reason, ledger.figures_source,
        ledger.accounting_gpu_percent, ledger.accounting_memory_percent,
        ledger.accounting_max_memory_bytes, ledger.accounting_time_ms
 FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
@@ -207,6 +276,8 @@ constexpr std::array kMigrations{
     Migration{2, "task results", kVersion2},
     Migration{3, "accounting-mode figures in the ledger", kVersion3},
     Migration{4, "vGPU use per VM and minute", kVersion4},
+    Migration{5, "unknown SM use (MIG) in the ledger and its detail; MIG devices' memory",
+              kVersion5},
     Migration{8, "ledger_view with the accounting columns", kVersion8},
 };
 

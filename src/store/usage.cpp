@@ -46,7 +46,8 @@ std::string slices_sql(const std::vector<Segment>& parts) {
     if (!sql.empty()) sql += " UNION ALL ";
     sql += fmt::format(
         "SELECT process_id, bucket_us, held_seconds * w AS held, sm_busy_seconds * w AS busy, "
-        "energy_joules * w AS energy, peak_memory_bytes AS peak FROM ("
+        "energy_joules * w AS energy, peak_memory_bytes AS peak, sm_unknown_seconds * w AS unknown "
+        "FROM ("
         "SELECT *, (MIN(bucket_us + {0}, ?2) - MAX(bucket_us, ?1)) / {0}.0 AS w FROM {1} "
         "WHERE bucket_us >= {2} AND bucket_us < {3}) WHERE w > 0",
         part.bucket_us, part.table, part.from, part.to);
@@ -136,7 +137,8 @@ std::string usage_sql(const UsageQuery& query, const std::vector<Segment>& parts
       "SELECT *, {} FROM ("
       "WITH slices AS ({}) "
       "SELECT {}, SUM(s.held) / 3600.0, SUM(s.busy) / 3600.0, SUM(s.energy) / 3600000.0, "
-      "MAX(s.peak), COUNT(DISTINCT l.host_id || '/' || l.pid || '/' || l.start_time_us) "
+      "MAX(s.peak), COUNT(DISTINCT l.host_id || '/' || l.pid || '/' || l.start_time_us), "
+      "SUM(s.unknown) / 3600.0, MAX(CASE WHEN s.unknown > 0 THEN l.sm_unknown_reason END) "
       "FROM slices s JOIN ledger l ON l.id = s.process_id {}"
       "WHERE (?3 IS NULL OR l.user = ?3) {}{}{})",
       period != query.group_by.end() ? period_start(*period, query.local_time) : "NULL",
@@ -151,7 +153,8 @@ std::optional<T> narrow(const std::optional<std::int64_t>& value) {
   return static_cast<T>(*value);
 }
 
-// Columns: the nine keys of keys_sql(), the five figures, the period's start.
+// Columns: the nine keys of keys_sql(), the five figures, the unknown SM hours and their
+// reason, the period's start.
 UsageRow usage_row(const sqlite::Statement& row) {
   UsageRow usage{.host = row.text(0), .user = row.text(1), .gpu_uuid = row.text(2)};
   usage.gpu_index = narrow<std::uint32_t>(row.optional_int64(3));
@@ -161,13 +164,22 @@ UsageRow usage_row(const sqlite::Statement& row) {
   usage.container = row.text(7);
   usage.period = row.text(8);
   usage.gpu_hours = row.real(9);
-  usage.sm_busy_hours = row.real(10);
-  if (usage.gpu_hours > 0)
-    usage.sm_percent_while_held = 100.0 * usage.sm_busy_hours / usage.gpu_hours;
-  usage.energy_kwh = row.real(11);
+  usage.sm_unknown_hours = row.real(14);
+  usage.sm_unknown_reason = row.optional_text(15);
+  // Unknown SM use is neither added as 0 nor spread over the known part: the SM figures cover
+  // the known held hours only, and are absent when none are known.
+  const double known_hours = usage.sm_known_hours();
+  if (usage.sm_unknown_hours <= 0 || known_hours > kNegligibleHours) {
+    usage.sm_busy_hours = row.real(10);
+    usage.energy_kwh = row.real(11);
+    if (known_hours > 0) usage.sm_percent_while_held = 100.0 * *usage.sm_busy_hours / known_hours;
+  } else {
+    usage.sm_busy_hours.reset();
+    usage.energy_kwh.reset();
+  }
   usage.peak_memory_bytes = static_cast<std::uint64_t>(row.int64(12));
   usage.processes = row.int64(13);
-  usage.period_start_us = row.optional_int64(14);
+  usage.period_start_us = row.optional_int64(16);
   return usage;
 }
 

@@ -10,6 +10,7 @@
 // periods are attributed by the bucket's start. docs/store.md has the details.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <expected>
 #include <optional>
@@ -50,13 +51,27 @@ struct UsageRow {
   std::string period;     // "2026-01-31T13" (hour), "2026-01-31" (day), "2026-01" (month)
   std::optional<TimeUs> period_start_us;
 
-  double gpu_hours = 0;                         // hours of holding memory on a GPU
-  double sm_busy_hours = 0;                     // Σ SM percent / 100 × hours
-  std::optional<double> sm_percent_while_held;  // 100 × sm_busy_hours / gpu_hours
-  double energy_kwh = 0;                        // the processes' share of GPU energy
-  std::uint64_t peak_memory_bytes = 0;          // the highest any one process held on one GPU
-  std::int64_t processes = 0;                   // distinct processes (host, pid, start time)
+  double gpu_hours = 0;  // hours of holding memory on a GPU
+  // Σ SM percent / 100 × hours over the held hours whose SM use is known; absent when none is
+  // (every process of the group on a GPU in MIG mode).
+  std::optional<double> sm_busy_hours = 0.0;
+  // 100 × sm_busy_hours / sm_known_hours(); absent when no held hour's SM use is known.
+  std::optional<double> sm_percent_while_held;
+  // The processes' share of GPU energy, split by SM use: over the known part only, like
+  // sm_busy_hours, and absent with it.
+  std::optional<double> energy_kwh = 0.0;
+  std::uint64_t peak_memory_bytes = 0;  // the highest any one process held on one GPU
+  std::int64_t processes = 0;           // distinct processes (host, pid, start time)
+  // Held hours whose SM use (and energy share) the driver did not report, and why ("mig": a GPU
+  // in MIG mode keeps no per-process utilisation); 0 and absent when all of it is known.
+  double sm_unknown_hours = 0;
+  std::optional<std::string> sm_unknown_reason;
+
+  double sm_known_hours() const noexcept { return std::max(gpu_hours - sm_unknown_hours, 0.0); }
 };
+
+// Known held time below this is rounding left over from subtracting the unknown part.
+inline constexpr double kNegligibleHours = 1e-9;
 
 // One row per group, ordered by the group keys in the order given.
 // Errors: invalid_input when the window is empty or more than one of hour, day and month is

@@ -62,6 +62,8 @@ SeenDevices seen_devices(const Batch& batch) {
     note(seen, use.gpu_uuid, use.gpu_index, use.begin_us);
     note(seen, use.gpu_uuid, use.gpu_index, use.end_us);
   }
+  for (const MigMemoryRecord& mig : batch.mig_memory)
+    note(seen, mig.gpu_uuid, mig.gpu_index, mig.time_us);
   return seen;
 }
 
@@ -167,6 +169,7 @@ std::expected<void, Error> validate_batch(const Batch& batch) {
   if (auto valid = check(batch.process_intervals); !valid) return valid;
   if (auto valid = check(batch.accounted); !valid) return valid;
   if (auto valid = check(batch.vgpu_use); !valid) return valid;
+  if (auto valid = check(batch.mig_memory); !valid) return valid;
   return check(batch.tasks);
 }
 
@@ -199,6 +202,14 @@ std::expected<WriteReport, Error> write_all(Store& store, const Batch& batch) {
   report.tasks = batch.tasks.size();
   if (auto written = write_vgpu_use(connection, *ids, batch.vgpu_use); !written)
     return std::unexpected(std::move(written.error()));
+  if (!batch.mig_memory.empty()) {
+    auto minutes = meta::read(connection, meta::kMigMemoryMinutesPrunedBefore);
+    auto hours = meta::read(connection, meta::kMigMemoryHoursPrunedBefore);
+    if (!minutes || !hours) return std::unexpected(connection.error("reading meta"));
+    if (auto written = write_mig_memory(connection, *ids, {*minutes, *hours}, batch.mig_memory);
+        !written)
+      return std::unexpected(std::move(written.error()));
+  }
   if (batch.recorded_until_us) {
     if (auto raised = meta::raise(connection, meta::recorded_until_key(store.host_id()),
                                   *batch.recorded_until_us);

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "store/accounted.h"
+#include "store/mig_memory.h"
 #include "store/records.h"
 #include "store/store.h"
 #include "store/task_record.h"
@@ -23,6 +24,7 @@ struct Batch {
   std::vector<TaskRecord> tasks;
   std::vector<AccountedProcess> accounted;
   std::vector<VgpuUseRecord> vgpu_use;
+  std::vector<MigMemoryRecord> mig_memory;
   // How far the recorder has recorded process intervals on this host (the end of its last
   // interval), stored with the batch so that the two can never disagree; see recorded_until()
   // in store/history.h. A lower value than the one stored leaves it.
@@ -30,7 +32,7 @@ struct Batch {
 
   std::size_t rows() const noexcept {
     return devices.size() + device_samples.size() + process_intervals.size() + tasks.size() +
-           accounted.size() + vgpu_use.size();
+           accounted.size() + vgpu_use.size() + mig_memory.size();
   }
   bool empty() const noexcept { return rows() == 0 && !recorded_until_us; }
 };
@@ -55,6 +57,7 @@ struct WriteReport {
 //    (store/accounted.h);
 //  - task results (the same task stored again replaces itself);
 //  - vGPU use, added to its VM's row of the minute it begins in (peak framebuffer maxed);
+//  - MIG devices' memory readings, counted in their minute and hour (store/mig_memory.h);
 //  - the recorder's progress, raised to recorded_until_us.
 // Errors: invalid_input when a record fails validate() (nothing is written); io when SQLite
 // fails, e.g. SQLITE_FULL on a full disk or past the size cap (rolled back, nothing written).

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "store/accounted.h"
+#include "store/mig_memory.h"
 #include "store/records.h"
 #include "store/sqlite.h"
 #include "store/task_record.h"
@@ -44,5 +45,17 @@ std::expected<void, Error> write_tasks(sqlite::Connection& connection, std::int6
 // vGPU use, each record added to its VM's row of the minute it begins in.
 std::expected<void, Error> write_vgpu_use(sqlite::Connection& connection, const DeviceIds& devices,
                                           std::span<const VgpuUseRecord> records);
+
+// The MIG memory tiers' retention horizons as of this transaction.
+struct MigMemoryHorizons {
+  std::optional<TimeUs> minutes;
+  std::optional<TimeUs> hours;
+};
+
+// MIG devices' memory readings, each counted in its minute and its hour.
+std::expected<void, Error> write_mig_memory(sqlite::Connection& connection,
+                                            const DeviceIds& devices,
+                                            const MigMemoryHorizons& horizons,
+                                            std::span<const MigMemoryRecord> records);
 
 }  // namespace gpumeter::store

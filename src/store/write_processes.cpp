@@ -12,8 +12,9 @@ namespace {
 constexpr const char* kUpsertLedger = R"sql(
 INSERT INTO ledger (host_id, pid, start_time_us, device_id, gpu_index, uid, user, command,
                     container_runtime, container_id, first_seen_us, last_seen_us, gpu_seconds,
-                    sm_busy_seconds, peak_memory_bytes, energy_joules, final)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                    sm_busy_seconds, peak_memory_bytes, energy_joules, final, sm_unknown_seconds,
+                    sm_unknown_reason)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
 ON CONFLICT (host_id, pid, start_time_us, device_id) DO UPDATE SET
   gpu_index = excluded.gpu_index,
   uid = COALESCE(excluded.uid, uid),
@@ -27,19 +28,32 @@ ON CONFLICT (host_id, pid, start_time_us, device_id) DO UPDATE SET
   sm_busy_seconds = sm_busy_seconds + excluded.sm_busy_seconds,
   peak_memory_bytes = MAX(peak_memory_bytes, excluded.peak_memory_bytes),
   energy_joules = energy_joules + excluded.energy_joules,
-  final = MAX(final, excluded.final)
+  final = MAX(final, excluded.final),
+  sm_unknown_seconds = sm_unknown_seconds + excluded.sm_unknown_seconds,
+  sm_unknown_reason = COALESCE(excluded.sm_unknown_reason, sm_unknown_reason)
 RETURNING id)sql";
 
 std::string upsert_detail_sql(std::string_view table) {
   return fmt::format(
       "INSERT INTO {} (bucket_us, process_id, held_seconds, sm_busy_seconds, peak_memory_bytes, "
-      "energy_joules) VALUES (?1, ?2, ?3, ?4, ?5, ?6) "
+      "energy_joules, sm_unknown_seconds) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) "
       "ON CONFLICT (bucket_us, process_id) DO UPDATE SET "
       "held_seconds = held_seconds + excluded.held_seconds, "
       "sm_busy_seconds = sm_busy_seconds + excluded.sm_busy_seconds, "
       "peak_memory_bytes = MAX(peak_memory_bytes, excluded.peak_memory_bytes), "
-      "energy_joules = energy_joules + excluded.energy_joules",
+      "energy_joules = energy_joules + excluded.energy_joules, "
+      "sm_unknown_seconds = sm_unknown_seconds + excluded.sm_unknown_seconds",
       table);
+}
+
+// The held time of an interval whose SM use is unknown (ProcessInterval::sm_unknown).
+double sm_unknown_seconds(const ProcessInterval& interval) {
+  return interval.sm_unknown ? interval.held_seconds : 0.0;
+}
+
+std::optional<std::string_view> sm_unknown_reason(const ProcessInterval& interval) {
+  if (!interval.sm_unknown) return std::nullopt;
+  return to_string(*interval.sm_unknown);
 }
 
 std::optional<std::int64_t> as_int64(const std::optional<std::uint32_t>& value) {
@@ -65,7 +79,8 @@ std::expected<std::int64_t, Error> upsert_ledger(sqlite::Connection& connection,
                  process.command, runtime, container, interval.begin_us, interval.end_us,
                  interval.held_seconds, interval.sm_busy_seconds,
                  static_cast<std::int64_t>(interval.peak_memory_bytes), interval.energy_joules,
-                 std::int64_t{interval.final ? 1 : 0});
+                 std::int64_t{interval.final ? 1 : 0}, sm_unknown_seconds(interval),
+                 sm_unknown_reason(interval));
   auto row = (*statement)->step();
   if (!row) return std::unexpected(std::move(row.error()));
   return (*statement)->int64(0);
@@ -85,7 +100,8 @@ std::expected<void, Error> write_detail(sqlite::Connection& connection, std::str
         ->bind_all(share.bucket_us, process_id, interval.held_seconds * share.fraction,
                    interval.sm_busy_seconds * share.fraction,
                    static_cast<std::int64_t>(interval.peak_memory_bytes),
-                   interval.energy_joules * share.fraction);
+                   interval.energy_joules * share.fraction,
+                   sm_unknown_seconds(interval) * share.fraction);
     if (auto done = (*statement)->run(); !done) return done;
   }
   return {};

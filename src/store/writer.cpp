@@ -92,6 +92,14 @@ std::expected<void, Error> Writer::add(VgpuUseRecord record) {
   return {};
 }
 
+std::expected<void, Error> Writer::add(MigMemoryRecord record) {
+  if (auto valid = validated(record); !valid) return valid;
+  const std::lock_guard lock(mutex_);
+  queue_.mig_memory.push_back(std::move(record));
+  enforce_bound();
+  return {};
+}
+
 void Writer::set_recorded_until(TimeUs until_us) {
   const std::lock_guard lock(mutex_);
   queue_.recorded_until_us = std::max(queue_.recorded_until_us.value_or(until_us), until_us);
@@ -138,6 +146,7 @@ Batch Writer::take() {
   batch.tasks = drain(queue_.tasks);
   batch.accounted = drain(queue_.accounted);
   batch.vgpu_use = drain(queue_.vgpu_use);
+  batch.mig_memory = drain(queue_.mig_memory);
   batch.recorded_until_us = std::exchange(queue_.recorded_until_us, std::nullopt);
   return batch;
 }
@@ -151,6 +160,7 @@ void Writer::put_back(Batch&& batch) {
   prepend(queue_.tasks, batch.tasks);
   prepend(queue_.accounted, batch.accounted);
   prepend(queue_.vgpu_use, batch.vgpu_use);
+  prepend(queue_.mig_memory, batch.mig_memory);
   if (batch.recorded_until_us) {
     queue_.recorded_until_us = std::max(queue_.recorded_until_us.value_or(*batch.recorded_until_us),
                                         *batch.recorded_until_us);
@@ -163,6 +173,8 @@ void Writer::enforce_bound() {
   std::size_t excess = queue_.rows() - config_.max_queued_rows;
   // vGPU use goes first: per-VM minutes are the coarsest figures to lose.
   excess -= drop_oldest(queue_.vgpu_use, excess);
+  // Then MIG memory readings: each is one of many in its minute's aggregate.
+  excess -= drop_oldest(queue_.mig_memory, excess);
   std::size_t dropped = drop_oldest(queue_.device_samples, excess);
   state_.dropped_device_samples += dropped;
   excess -= dropped;

@@ -57,6 +57,7 @@ class Writer {
   std::expected<void, Error> add(TaskRecord record);
   std::expected<void, Error> add(AccountedProcess record);
   std::expected<void, Error> add(VgpuUseRecord record);
+  std::expected<void, Error> add(MigMemoryRecord record);
   // Notes how far process intervals have been recorded: written with the next flush that
   // succeeds (Batch::recorded_until_us), together with the records queued before it.
   void set_recorded_until(TimeUs until_us);
@@ -75,10 +76,11 @@ class Writer {
     std::deque<TaskRecord> tasks;
     std::deque<AccountedProcess> accounted;
     std::deque<VgpuUseRecord> vgpu_use;
+    std::deque<MigMemoryRecord> mig_memory;
     std::optional<TimeUs> recorded_until_us;
     std::size_t rows() const noexcept {
       return devices.size() + device_samples.size() + process_intervals.size() + tasks.size() +
-             accounted.size() + vgpu_use.size();
+             accounted.size() + vgpu_use.size() + mig_memory.size();
     }
   };
 

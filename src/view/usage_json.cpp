@@ -35,13 +35,19 @@ void put_keys(Json& row, const store::UsageRow& usage, const std::vector<GroupBy
   }
 }
 
+// SM busy hours, the SM percent and the energy share cover the held hours whose SM use is
+// known; sm_unknown_gpu_hours says how much is not, and why (null when nothing is unknown).
 Json figures(const store::UsageRow& usage) {
   return Json{{"gpu_hours", usage.gpu_hours},
-              {"sm_busy_hours", usage.sm_busy_hours},
+              {"sm_busy_hours", nullable(usage.sm_busy_hours)},
               {"sm_percent_while_held", nullable(usage.sm_percent_while_held)},
-              {"energy_kwh", usage.energy_kwh},
+              {"energy_kwh", nullable(usage.energy_kwh)},
               {"peak_memory_bytes", usage.peak_memory_bytes},
-              {"processes", usage.processes}};
+              {"processes", usage.processes},
+              {"sm_unknown_gpu_hours", usage.sm_unknown_hours},
+              {"sm_unknown_reason", usage.sm_unknown_hours > 0
+                                        ? Json(usage.sm_unknown_reason.value_or("unknown"))
+                                        : Json(nullptr)}};
 }
 
 Json quota_json(const QuotaUse& use) {

@@ -97,7 +97,8 @@ TEST_F(ReportSchema, RowsHoldOnlyTheirGroupsKeys) {
   EXPECT_EQ(keys_of(printed["rows"][0]),
             (std::set<std::string>{"user", "period", "period_start", "period_start_time_us",
                                    "gpu_hours", "sm_busy_hours", "sm_percent_while_held",
-                                   "energy_kwh", "peak_memory_bytes", "processes"}));
+                                   "energy_kwh", "peak_memory_bytes", "processes",
+                                   "sm_unknown_gpu_hours", "sm_unknown_reason"}));
   EXPECT_TRUE(printed["rows"][2]["user"].is_null());
   EXPECT_TRUE(printed["quota"].is_null());
   EXPECT_EQ(printed["rows"][1]["gpu_hours"], 12.5);

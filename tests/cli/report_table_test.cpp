@@ -63,14 +63,14 @@ TEST_F(ReportTable, CsvHasTheJsonKeysAndFullPrecision) {
   EXPECT_EQ(
       render_usage_csv(report),
       "user,period,period_start,gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,"
-      "peak_memory_bytes,processes,quota_gpu_hours,quota_period,quota_period_label,"
-      "quota_used_gpu_hours,quota_percent,over_quota\n"
-      "ada,2026-11,2026-11-01T00:00:00Z,4,1.5,37.5,0.6,4294967296,2,30,month,2026-11,4,"
+      "peak_memory_bytes,processes,sm_unknown_gpu_hours,sm_unknown_reason,quota_gpu_hours,"
+      "quota_period,quota_period_label,quota_used_gpu_hours,quota_percent,over_quota\n"
+      "ada,2026-11,2026-11-01T00:00:00Z,4,1.5,37.5,0.6,4294967296,2,0,,30,month,2026-11,4,"
       "13.333333333333334,false\n"
-      "bob,2026-11,2026-11-01T00:00:00Z,12.5,12,33.333333333333336,3.61,8589934592,2,5,day,"
+      "bob,2026-11,2026-11-01T00:00:00Z,12.5,12,33.333333333333336,3.61,8589934592,2,0,,5,day,"
       "2026-11-02,12,240,true\n"
-      "\"eve, \"\"the\"\" admin\",2026-11,2026-11-01T00:00:00Z,0.5,0,0,0.01,1073741824,1,,,,,,"
-      "\n");
+      "\"eve, \"\"the\"\" admin\",2026-11,2026-11-01T00:00:00Z,0.5,0,0,0.01,1073741824,1,0,,,,,"
+      ",,\n");
 }
 
 TEST_F(ReportTable, CsvOfANullSmPercentIsEmpty) {
@@ -80,7 +80,54 @@ TEST_F(ReportTable, CsvOfANullSmPercentIsEmpty) {
   report.rows[0].sm_percent_while_held.reset();
   EXPECT_EQ(render_usage_csv(report),
             "user,gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,peak_memory_bytes,"
-            "processes\nada,4,1.5,,0.6,4294967296,2\n");
+            "processes,sm_unknown_gpu_hours,sm_unknown_reason\nada,4,1.5,,0.6,4294967296,2,0,\n");
+}
+
+// A user with 4 GPU-hours, 3 of them on a GPU in MIG mode, and one with only MIG hours.
+view::UsageReport report_with_unknown_sm() {
+  view::UsageReport report = sample_report(false);
+  report.group_by = {store::GroupBy::user};
+  report.rows.resize(2);
+  report.rows[0].sm_unknown_hours = 3;
+  report.rows[0].sm_unknown_reason = "mig";
+  report.rows[0].sm_busy_hours = 0.5;
+  report.rows[0].sm_percent_while_held = 50.0;  // 0.5 SM-hours over the 1 known hour
+  report.rows[1].gpu_hours = 2;
+  report.rows[1].sm_unknown_hours = 2;
+  report.rows[1].sm_unknown_reason = "mig";
+  report.rows[1].sm_busy_hours.reset();
+  report.rows[1].sm_percent_while_held.reset();
+  report.rows[1].energy_kwh.reset();
+  report.total = report.rows[0];
+  report.total.gpu_hours = 6;
+  report.total.sm_unknown_hours = 5;
+  return report;
+}
+
+TEST_F(ReportTable, UnknownSmUseIsNaWithTheReasonNeverZero) {
+  const std::string table = render_usage_table(report_with_unknown_sm(), false);
+  EXPECT_NE(table.find("SM N/A-HOURS"), std::string::npos) << table;
+  EXPECT_NE(table.find("MIG: the driver reports no per-process utilisation"), std::string::npos);
+  const std::size_t bob = table.find("\nbob");
+  ASSERT_NE(bob, std::string::npos) << table;
+  const std::string line = table.substr(bob + 1, table.find('\n', bob + 1) - bob - 1);
+  EXPECT_EQ(line.find("0.0%"), std::string::npos) << line;
+  EXPECT_EQ(line.find("kWh"), std::string::npos) << line;
+  EXPECT_NE(line.find("N/A"), std::string::npos) << line;
+  EXPECT_NE(line.find("2.00"), std::string::npos) << line;  // its unknown hours
+}
+
+TEST_F(ReportTable, CsvOfUnknownSmUseIsEmptyWithItsHoursAndReason) {
+  EXPECT_EQ(render_usage_csv(report_with_unknown_sm()),
+            "user,gpu_hours,sm_busy_hours,sm_percent_while_held,energy_kwh,peak_memory_bytes,"
+            "processes,sm_unknown_gpu_hours,sm_unknown_reason\n"
+            "ada,4,0.5,50,0.6,4294967296,2,3,mig\n"
+            "bob,2,,,,8589934592,2,2,mig\n");
+}
+
+TEST_F(ReportTable, WithoutUnknownSmUseThereIsNoExtraColumn) {
+  const std::string table = render_usage_table(sample_report(false), false);
+  EXPECT_EQ(table.find("SM N/A-HOURS"), std::string::npos) << table;
 }
 
 TEST(CsvField, QuotesOnlyWhatNeedsIt) {

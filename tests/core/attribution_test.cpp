@@ -144,6 +144,43 @@ TEST(Attribution, ADeviceWhoseProcessesWereNotDrainedHasNoUtilization) {
   EXPECT_EQ(usage.memory.peak_bytes, kGiB);
 }
 
+TEST(Attribution, AGpuInMigModeSaysMigForItsUtilizationAndEnergySplit) {
+  // The sampler could not drain because the driver keeps no per-process utilisation under MIG.
+  Series series;
+  for (int s = 0; s <= 10; ++s) {
+    series.add_device_sample(0, {.time_us = at(s),
+                                 .energy_joules = 100.0 * s,
+                                 .processes_drained = false,
+                                 .not_drained_reason = Unavailable::mig});
+  }
+  series.add_process_memory_sample(0, kA, {.time_us = at(1), .used_bytes = kGiB});
+  const GpuUsage usage = only_gpu(query(series, {kA}, 2, 8));
+  EXPECT_EQ(usage[Engine::sm].busy_seconds, std::unexpected(Unavailable::mig));
+  EXPECT_EQ(usage[Engine::sm].average_percent, std::unexpected(Unavailable::mig));
+  EXPECT_EQ(usage.energy.processes_joules, std::unexpected(Unavailable::mig));
+  EXPECT_NEAR(*usage.energy.device_joules, 600.0, kExact);  // the GPU's own energy is known
+  EXPECT_EQ(usage.memory.peak_bytes, kGiB);
+  const auto shares = usage_per_process(series, 0, {at(2), at(8)});
+  ASSERT_TRUE(shares);
+  ASSERT_EQ(shares->size(), 1U);
+  EXPECT_EQ(shares->front().sm_busy_seconds, std::unexpected(Unavailable::mig));
+  EXPECT_EQ(shares->front().energy_joules, std::unexpected(Unavailable::mig));
+}
+
+TEST(Attribution, AWindowOnlyPartlyInMigModeIsNoDataNotMig) {
+  // Not drained for other reasons in part of the window: MIG is not claimed for all of it.
+  Series series;
+  for (int s = 0; s <= 10; ++s) {
+    series.add_device_sample(0,
+                             {.time_us = at(s),
+                              .processes_drained = false,
+                              .not_drained_reason = s < 5 ? Unavailable::error : Unavailable::mig});
+  }
+  series.add_process_memory_sample(0, kA, {.time_us = at(1), .used_bytes = kGiB});
+  const GpuUsage usage = only_gpu(query(series, {kA}, 2, 8));
+  EXPECT_EQ(usage[Engine::sm].busy_seconds, std::unexpected(Unavailable::no_data));
+}
+
 // Idle 50 W; 200 W while A runs alone at 60 % SM; 250 W while B joins it at 20 %.
 Series two_processes_sharing_a_gpu() {
   Series series;

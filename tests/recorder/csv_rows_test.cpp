@@ -88,5 +88,19 @@ TEST(CsvIntervals, AReusedPidIsAnotherRow) {
   EXPECT_EQ(rows[1].usage_percent, 17);
 }
 
+TEST(CsvIntervals, UnknownSmUseLeavesTheUsageEmptyNotZero) {
+  // pid 7 on a GPU in MIG mode: held, SM use unknown; pid 8 known at 50 % of the interval.
+  CsvIntervals intervals(60 * kSecond);
+  CsvUse mig = use(0, 7, 60, 0);
+  mig.sm_unknown_seconds = 60;
+  intervals.add(mig);
+  intervals.add(use(0, 8, 60, 30));
+  const std::vector<CsvRow> rows = intervals.take_all();
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_FALSE(rows[0].usage_percent);
+  EXPECT_EQ(csv_line(rows[0]), "1767225600,u7,7,0,\n");
+  EXPECT_EQ(rows[1].usage_percent, 50);
+}
+
 }  // namespace
 }  // namespace gpumeter::recorder

@@ -121,5 +121,28 @@ TEST(OneShot, TheFirstRecordOrOneAfterALongGapOnlyReadsTheGpus) {
   }
 }
 
+TEST(OneShot, OnAGpuInMigModeTheSmUseIsUnknownNotIdle) {
+  // The driver refuses per-process utilisation in MIG mode; the processes still held memory.
+  const OneShotRecords records =
+      one_shot_records(reading(std::unexpected(Unavailable::mig)), kBefore);
+  ASSERT_EQ(records.intervals.size(), 2U);
+  for (const store::ProcessInterval& interval : records.intervals) {
+    EXPECT_EQ(interval.sm_unknown, Unavailable::mig);
+    EXPECT_EQ(interval.sm_busy_seconds, 0.0);
+    EXPECT_EQ(interval.energy_joules, 0.0);  // shared by SM use, so unknown too
+    EXPECT_TRUE(store::validate(interval));
+  }
+  EXPECT_DOUBLE_EQ(of(records, kA).held_seconds, 300.0);
+  ASSERT_EQ(records.csv.size(), 2U);
+  EXPECT_FALSE(records.csv[0].usage_percent);
+}
+
+TEST(OneShot, ADrainThatFailedForAnotherReasonIsNotCalledMig) {
+  const OneShotRecords records =
+      one_shot_records(reading(std::unexpected(Unavailable::error)), kBefore);
+  for (const store::ProcessInterval& interval : records.intervals)
+    EXPECT_FALSE(interval.sm_unknown);
+}
+
 }  // namespace
 }  // namespace gpumeter::recorder

@@ -125,5 +125,31 @@ TEST(ProcessFigures, AnIdleWindowAfterEveryoneLeftHasNoEntries) {
   EXPECT_TRUE(process_figures(series, {at(11.5), at(12)}).empty());
 }
 
+TEST(ProcessFigures, OnAGpuInMigModeTheSmFiguresAreUnknownNotZero) {
+  // GPU 0 in MIG mode: memory and energy as usual, no per-process utilisation (the sampler's
+  // drains answer mig). A holds 1 GiB throughout.
+  Series series;
+  series.set_sample_period_us(0, kPeriod);
+  for (int s = 0; s <= 10; ++s) {
+    series.add_device_sample(0, {.time_us = at(s),
+                                 .energy_joules = 100.0 * s,
+                                 .processes_drained = false,
+                                 .not_drained_reason = Unavailable::mig});
+    series.add_process_memory_sample(0, kA, {.time_us = at(s), .used_bytes = kGiB});
+  }
+  const std::vector<ProcessFigures> all = process_figures(series, {at(0), at(5)});
+  ASSERT_EQ(all.size(), 1U);
+  EXPECT_DOUBLE_EQ(all[0].held_seconds, 5.0);
+  EXPECT_EQ(all[0].sm_unknown, Unavailable::mig);
+  EXPECT_DOUBLE_EQ(all[0].sm_busy_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(all[0].energy_joules, 0.0);
+  EXPECT_EQ(all[0].peak_memory_bytes, kGiB);
+}
+
+TEST(ProcessFigures, OnOtherGpusTheSmFiguresAreKnown) {
+  for (const ProcessFigures& figures : process_figures(timeline(), {at(0), at(5)}))
+    EXPECT_FALSE(figures.sm_unknown);
+}
+
 }  // namespace
 }  // namespace gpumeter::recorder

@@ -87,6 +87,10 @@ TEST(Migration, TheMigratedLedgerAndTiersCarryOn) {
   EXPECT_DOUBLE_EQ(rows->front().energy_joules, 24000.0 + 12000.0);
   EXPECT_EQ(rows->front().peak_memory_bytes, 2ULL << 30);
   EXPECT_EQ(rows->front().process.container->id, "c1");
+  // Written before unknown SM use was recorded: all of it known.
+  EXPECT_DOUBLE_EQ(rows->front().sm_unknown_seconds, 0.0);
+  EXPECT_FALSE(rows->front().sm_unknown_reason);
+  EXPECT_NEAR(*rows->front().sm_percent_while_held(), 50.0, 1e-9);
   ASSERT_TRUE(downsample(store, kT0 + 3 * kMinute));
   const auto minutes = device_series(
       store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
@@ -111,8 +115,9 @@ TEST(Migration, AFailedStepIsRolledBackAndTheVersionStays) {
   EXPECT_EQ(raw.integer("SELECT count(*) FROM ledger"), 1);
 }
 
-// Step 8 makes ledger_view again with the accounting columns of step 3; the fixture's row
-// shows through it with its accounting figures, and the columns of version 1 stay in place.
+// Step 8 makes ledger_view again with the accounting columns of step 3 (and step 5's); the
+// fixture's row shows through it with its accounting figures, and the columns of version 1 stay in
+// place.
 TEST(Migration, LedgerViewGainsTheAccountingColumns) {
   TempDir dir;
   const auto path = version_1_database(dir);
@@ -140,6 +145,8 @@ TEST(Migration, LedgerViewGainsTheAccountingColumns) {
                                           "peak_memory_bytes",
                                           "energy_joules",
                                           "final",
+                                          "sm_unknown_seconds",
+                                          "sm_unknown_reason",
                                           "figures_source",
                                           "accounting_gpu_percent",
                                           "accounting_memory_percent",

@@ -85,8 +85,11 @@ class Usage : public ::testing::Test {
 void expect_figures(const UsageRow& row, double gpu_hours, double busy_hours, double kwh,
                     std::uint64_t peak, std::int64_t processes) {
   EXPECT_NEAR(row.gpu_hours, gpu_hours, kTolerance);
-  EXPECT_NEAR(row.sm_busy_hours, busy_hours, kTolerance);
-  EXPECT_NEAR(row.energy_kwh, kwh, kTolerance);
+  ASSERT_TRUE(row.sm_busy_hours && row.energy_kwh);  // nothing in this timeline is MIG
+  EXPECT_NEAR(*row.sm_busy_hours, busy_hours, kTolerance);
+  EXPECT_NEAR(*row.energy_kwh, kwh, kTolerance);
+  EXPECT_DOUBLE_EQ(row.sm_unknown_hours, 0.0);
+  EXPECT_FALSE(row.sm_unknown_reason);
   EXPECT_EQ(row.peak_memory_bytes, peak);
   EXPECT_EQ(row.processes, processes);
 }

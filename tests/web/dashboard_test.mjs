@@ -406,6 +406,22 @@ describe("the dashboard", () => {
       }
       assert.deepEqual(page.errors, []);
     });
+
+    it("shows the recorded usage of MIG processes as N/A with the reason, never 0 %", async () => {
+      const users = [...new Set(migScenario.processes.map((p) => p.host.user))];
+      await daemon.until("usage?by=user&since=1h", (d) => users.every((u) => d.rows.some((r) => r.user === u)),
+                         "every user in the recorded usage");
+      await page.reload();
+      await page.locator("#usage-users tbody tr[data-user]").nth(users.length - 1).waitFor({timeout: 30000});
+      for (const user of users) {
+        for (const label of ["SM % while held", "Energy"]) {
+          const cell = page.locator(`#usage-users tr[data-user="${user}"] td[data-label="${label}"]`);
+          assert.equal(await cell.innerText(), "N/A", `${user}: ${label}`);
+          assert.equal(await cell.getAttribute("title"), "MIG: the driver reports no per-process utilisation");
+        }
+      }
+      assert.deepEqual(page.errors, []);
+    });
   });
 
   describe("of a daemon that requires a token", () => {

@@ -4,6 +4,7 @@
 import {apiGet} from "./api.js";
 import {el, fillTable, replaceChildren} from "./dom.js";
 import {bytes, isAbsent, kilowattHours, localTime, NA, percent} from "./format.js";
+import {smDerivedCell} from "./sm-unknown.js";
 
 const PERIODS = {hour: "24h", day: "30d", month: "365d"};
 const UNKNOWN_USER = "(unknown user)";
@@ -57,8 +58,8 @@ function renderTotals(table, doc) {
   const columns = [
     {label: "User", cell: (r) => userName(r)},
     {label: "GPU-hours", class: "num", cell: (r) => bar(r.gpu_hours, most, hours(r.gpu_hours))},
-    {label: "SM % while held", class: "num", cell: (r) => percent(r.sm_percent_while_held, 1)},
-    {label: "Energy", class: "num", cell: (r) => kilowattHours(r.energy_kwh)},
+    {label: "SM % while held", class: "num", cell: (r) => smDerivedCell(r, r.sm_percent_while_held, (v) => percent(v, 1))},
+    {label: "Energy", class: "num", cell: (r) => smDerivedCell(r, r.energy_kwh, kilowattHours)},
     {label: "Peak memory", class: "num", cell: (r) => bytes(r.peak_memory_bytes)},
     {label: "Processes", class: "num", cell: (r) => String(r.processes)},
   ];

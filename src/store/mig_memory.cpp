@@ -1,0 +1,94 @@
+// MIG devices' memory: records from a snapshot, their checks, and reading the tiers back.
+#include "store/mig_memory.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "store/sqlite.h"
+
+namespace gpumeter::store {
+namespace {
+
+Error invalid(std::string_view what) {
+  return Error{ErrorCode::invalid_input, fmt::format("MIG memory record: {}", what)};
+}
+
+bool good(double value) {
+  return std::isfinite(value) && value >= 0;
+}
+
+template <class T>
+std::optional<T> value_of(const Maybe<T>& maybe) {
+  if (!maybe) return std::nullopt;
+  return *maybe;
+}
+
+}  // namespace
+
+std::expected<void, Error> validate(const MigMemoryRecord& record) {
+  if (record.gpu_uuid.empty()) return std::unexpected(invalid("no GPU uuid"));
+  if (record.mig_uuid.empty()) return std::unexpected(invalid("no MIG uuid"));
+  if (!good(record.memory_used_bytes))
+    return std::unexpected(invalid("memory_used_bytes is not a finite non-negative number"));
+  if (record.memory_total_bytes && !good(*record.memory_total_bytes))
+    return std::unexpected(invalid("memory_total_bytes is not a finite non-negative number"));
+  return {};
+}
+
+std::vector<MigMemoryRecord> mig_memory_records(const Device& device, TimeUs time_us) {
+  std::vector<MigMemoryRecord> records;
+  if (!device.identity.uuid || !device.mig || !device.mig->enabled) return records;
+  for (const MigDevice& mig : device.mig->devices) {
+    if (!mig.uuid || !mig.memory_used_bytes) continue;
+    records.push_back({.gpu_uuid = *device.identity.uuid,
+                       .gpu_index = device.identity.index,
+                       .mig_uuid = *mig.uuid,
+                       .gpu_instance_id = mig.gpu_instance_id,
+                       .compute_instance_id = mig.compute_instance_id,
+                       .profile = value_of(mig.profile),
+                       .time_us = time_us,
+                       .memory_used_bytes = *mig.memory_used_bytes,
+                       .memory_total_bytes = value_of(mig.memory_total_bytes)});
+  }
+  return records;
+}
+
+std::expected<std::vector<MigMemoryRow>, Error> mig_memory_series(Store& store,
+                                                                  const MigMemoryQuery& query) {
+  if (query.resolution == Resolution::samples) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input, "MIG memory is kept per minute and per hour only"});
+  }
+  auto statement = store.connection().prepare(fmt::format(
+      "SELECT d.uuid, m.mig_uuid, m.gpu_instance_id, m.compute_instance_id, m.profile, "
+      "m.bucket_us, m.samples, m.memory_used_bytes_min, m.memory_used_bytes_sum, "
+      "m.memory_used_bytes_max, m.memory_total_bytes "
+      "FROM {} m JOIN devices d ON d.id = m.device_id "
+      "WHERE d.host_id = ?1 AND m.bucket_us >= ?2 AND m.bucket_us < ?3 "
+      "AND (?4 IS NULL OR m.mig_uuid = ?4) ORDER BY d.uuid, m.mig_uuid, m.bucket_us",
+      query.resolution == Resolution::minutes ? "mig_memory_minutes" : "mig_memory_hours"));
+  if (!statement) return std::unexpected(std::move(statement.error()));
+  statement->bind_all(store.host_id(), query.since_us, query.until_us, query.mig_uuid);
+  std::vector<MigMemoryRow> rows;
+  for (;;) {
+    auto row = statement->step();
+    if (!row) return std::unexpected(std::move(row.error()));
+    if (!*row) return rows;
+    const std::int64_t samples = statement->int64(6);
+    MigMemoryRow mig{.gpu_uuid = statement->text(0),
+                     .mig_uuid = statement->text(1),
+                     .gpu_instance_id = static_cast<std::uint32_t>(statement->int64(2)),
+                     .compute_instance_id = static_cast<std::uint32_t>(statement->int64(3)),
+                     .profile = statement->optional_text(4),
+                     .bucket_us = statement->int64(5),
+                     .samples = samples,
+                     .memory_total_bytes = statement->optional_real(10)};
+    mig.memory_used_bytes = {.min = statement->real(7),
+                             .avg = statement->real(8) / static_cast<double>(samples),
+                             .max = statement->real(9)};
+    rows.push_back(std::move(mig));
+  }
+}
+
+}  // namespace gpumeter::store

@@ -1,0 +1,12 @@
+#include "view/sm_unknown.h"
+
+#include "core/model.h"
+
+namespace gpumeter::view {
+
+std::string sm_unknown_text(const std::optional<std::string>& reason) {
+  if (reason == to_string(Unavailable::mig)) return std::string(kMigNoProcessUtilization);
+  return "the driver reported no per-process utilisation";
+}
+
+}  // namespace gpumeter::view
