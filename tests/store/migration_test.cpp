@@ -35,13 +35,30 @@ std::filesystem::path version_1_database(const TempDir& dir, const std::string& 
   return path;
 }
 
-TEST(Migration, TheStepsAreNumberedFromOneWithoutGaps) {
+// Steps are numbered upwards from 1; gaps are allowed (migrate applies every step above the
+// file's version, in order).
+TEST(Migration, TheStepsAreNumberedUpwardsFromOne) {
   const auto steps = migrations();
   ASSERT_FALSE(steps.empty());
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    EXPECT_EQ(steps[i].version, static_cast<int>(i + 1));
+  EXPECT_EQ(steps.front().version, 1);
+  for (std::size_t i = 1; i < steps.size(); ++i) EXPECT_GT(steps[i].version, steps[i - 1].version);
   EXPECT_EQ(latest_schema_version(), steps.back().version);
-  EXPECT_EQ(latest_schema_version(), 4);  // vGPU use per VM (vgpu_minutes)
+  EXPECT_EQ(latest_schema_version(), 6);  // vGPU use per VM and hour (vgpu_hours)
+}
+
+TEST(Migration, AVersion4DatabaseGetsTheVgpuHours) {
+  TempDir dir;
+  const auto path = version_1_database(dir);
+  {
+    Store store = testing::open_store(path);
+    RawDatabase raw(path);
+    raw.exec("INSERT INTO vgpu_hours VALUES (0, 1, 'vm', NULL, NULL, 60, 30, NULL)");
+    raw.exec("DROP TABLE vgpu_hours; PRAGMA user_version = 4;");
+  }
+  Store store = testing::open_store(path);
+  RawDatabase raw(path);
+  EXPECT_EQ(raw.integer("PRAGMA user_version"), latest_schema_version());
+  EXPECT_EQ(raw.integer("SELECT count(*) FROM vgpu_hours"), 0);
 }
 
 TEST(Migration, AVersion1DatabaseIsMigratedWithEverythingKept) {
