@@ -5,11 +5,14 @@ state absent."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, run, scenario,
@@ -143,6 +146,64 @@ class ReportByVm(unittest.TestCase):
             refused = run("report", "--by", "vm", "--database", database, "--chart")
             self.assertEqual(refused.returncode, 2)
             self.assertIn("--by vm", refused.stderr)
+
+
+class DaemonSeries(unittest.TestCase):
+    """A daemon samples the vGPU host; GET /api/v1/vgpu/series serves an instance's recent
+    records from its memory over a real socket, in the published schema."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.directory = Path(tempfile.mkdtemp(prefix="gpumeter-vgpu-series-"))
+        log_path = cls.directory / "daemon.log"
+        with open(log_path, "w") as log:
+            cls.daemon = subprocess.Popen(
+                [GPUMETER, "--simulate", scenario("vgpu-host"), "daemon", "--listen", "127.0.0.1:0",
+                 "--history", "false", "--socket", cls.directory / "d.sock",
+                 "--interval", "250ms"],
+                env=clean_env(GPUMETER_SIM_EPOCH_US=epoch_seconds_ago(0)), stdout=log,
+                stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        cls.port = None
+        while cls.port is None and time.monotonic() < deadline and cls.daemon.poll() is None:
+            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)", log_path.read_text())
+            cls.port = int(found.group(1)) if found else None
+            time.sleep(0.05)
+        if cls.port is None:
+            cls.tearDownClass()
+            raise AssertionError(log_path.read_text())
+        time.sleep(2)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.daemon.poll() is None:
+            cls.daemon.send_signal(signal.SIGTERM)
+            cls.daemon.wait(timeout=30)
+
+    def get(self, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as reply:
+            return json.loads(reply.read())
+
+    def test_series_of_an_instance(self):
+        import jsonschema  # Debian's python3-jsonschema
+        doc = self.get("/api/v1/vgpu/series?gpu=0&vgpu=b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c01")
+        schema = json.loads((SCHEMAS / "vgpu-series.schema.json").read_text())
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+        self.assertEqual(doc["vgpu"]["id"], 101)
+        self.assertEqual(doc["vgpu"]["type_name"], "NVIDIA A16-4Q")
+        # About 4 rounds a second for the 2 s the test waited.
+        self.assertGreaterEqual(len(doc["time"]), 5)
+        self.assertEqual(doc["time"], sorted(doc["time"]))
+        busy = [v for v in doc["sm_percent"] if v is not None]
+        self.assertTrue(busy)
+        self.assertTrue(set(busy) <= {11, 61}, busy)
+        self.assertEqual({v for v in doc["encoder_percent"] if v is not None}, {42})
+        self.assertEqual(set(doc["fb_used_bytes"]), {1610612736})
+
+    def test_unknown_instance_is_404(self):
+        with self.assertRaises(urllib.error.HTTPError) as caught:
+            self.get("/api/v1/vgpu/series?gpu=0&vgpu=no-such-vm")
+        self.assertEqual(caught.exception.code, 404)
 
 
 class OlderDrivers(unittest.TestCase):
