@@ -15,8 +15,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, run, scenario,
-                              sim_library, simulate)
+from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, list_json, run,
+                              scenario, sim_library, simulate, validate_list_schema)
 
 
 def vgpu_json(variant="sim", name="vgpu-host", extra=()):
@@ -105,6 +105,43 @@ class Vgpu(unittest.TestCase):
         for gpu in doc["gpus"]:
             self.assertIsNone(gpu["vgpu"])
             self.assertEqual(gpu["unavailable"]["vgpu"], "not_supported")
+
+
+class ListOnAVgpuHost(unittest.TestCase):
+    """`gpumeter list` on the vGPU host: a `vgpu` summary per GPU in --json (the published
+    schema), a line per vGPU host GPU below the table; bare metal says nothing about vGPU."""
+
+    def test_json_summary(self):
+        doc = list_json("vgpu-host")
+        validate_list_schema(doc)
+        first, second = doc["gpus"]
+        self.assertEqual(first["vgpu"]["mode"], "host")
+        self.assertEqual(first["vgpu"]["instance_count"], 2)
+        render = {i["id"]: i for i in first["vgpu"]["instances"]}[102]
+        self.assertEqual(render["uuid"], "b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c02")
+        self.assertEqual(render["vm_id"], "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02")
+        self.assertEqual(render["type_name"], "NVIDIA A16-8Q")
+        self.assertEqual(render["sm_percent"], 71)
+        self.assertEqual(render["fb_used_bytes"], 6442450944)
+        self.assertEqual([i["vm_id"] for i in second["vgpu"]["instances"]], ["17", "18"])
+
+    def test_bare_metal_has_none(self):
+        doc = list_json("workstation")
+        validate_list_schema(doc)
+        for gpu in doc["gpus"]:
+            self.assertIsNone(gpu["vgpu"])
+            self.assertEqual(gpu["unavailable"]["vgpu"], "not_supported")
+        self.assertNotIn("vGPU", simulate("workstation", "list", check=True).stdout)
+
+    def test_table_line(self):
+        lines = simulate("vgpu-host", "list", check=True).stdout.splitlines()
+        hosts = [line for line in lines if "vGPU host" in line]
+        self.assertEqual(len(hosts), 2, lines)
+        self.assertTrue(hosts[0].startswith("GPU 0: vGPU host, 2 VMs: "), hosts[0])
+        self.assertIn("5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02 (NVIDIA A16-8Q, SM 71%, FB 6.0GiB)",
+                      hosts[0])
+        self.assertTrue(hosts[1].startswith("GPU 1: vGPU host, 2 VMs: 17 (NVIDIA A16-2B"),
+                        hosts[1])
 
 
 class ReportByVm(unittest.TestCase):
