@@ -97,6 +97,23 @@ TEST_F(SimulatedMachine, VgpuSeriesAreBoundedByTheHorizon) {
   EXPECT_GE(sampler.stats().series_bytes, allocated);
 }
 
+// The default configuration (1 s, 1 h) on the vGPU host for two simulated hours: each of the
+// four instances holds the last hour, 3,601 records, 345,696 bytes in all (docs/vgpu.md).
+TEST_F(SimulatedMachine, FourInstancesHoldAnHourEachAtTheDefaults) {
+  open_example("vgpu-host");
+  Sampler sampler(gpus(), host(), {});
+  run(sampler, 0, 2 * 3600);
+  std::size_t allocated = 0;
+  std::size_t records = 0;
+  sampler.inspect_vgpu([&](const VgpuSeries& series) {
+    allocated = series.allocated_bytes();
+    for (const auto& [key, entry] : series.instances()) records += entry.records.size();
+  });
+  EXPECT_EQ(records, 4U * 3601U);
+  EXPECT_EQ(allocated, 4U * 3601U * sizeof(VgpuRecord));
+  EXPECT_EQ(allocated, 345'696U);
+}
+
 // One instance read every second for an hour, the default horizon: 3,601 records of 24 bytes,
 // 86,424 bytes (docs/vgpu.md), and no more however long it runs.
 TEST(VgpuSeries, OneInstanceForAnHourAtOneSecond) {
