@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <iterator>
 
 namespace gpumeter {
 namespace {
 
 std::uint8_t clamp_percent(double value) {
-  return static_cast<std::uint8_t>(std::clamp(value, 0.0, 100.0) + 0.5);
+  return static_cast<std::uint8_t>(std::lround(std::clamp(value, 0.0, 100.0)));
 }
 
 template <class T>

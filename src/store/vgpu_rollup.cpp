@@ -71,9 +71,10 @@ std::expected<std::optional<std::size_t>, Error> roll_up_batch(sqlite::Connectio
   if (!transaction) return std::unexpected(std::move(transaction.error()));
   auto range = next_range(connection, bucket_start(now_us, kHourUs));
   if (!range) return std::unexpected(std::move(range.error()));
+  const std::optional<std::pair<TimeUs, TimeUs>> hours = *range;
   std::optional<std::size_t> written;
-  if (*range) {
-    const auto [from, to] = **range;
+  if (hours) {
+    const auto [from, to] = *hours;
     auto statement = connection.cached(std::string(kRollUpSql));
     if (!statement) return std::unexpected(std::move(statement.error()));
     (*statement)->bind_all(from, to, kHourUs);
@@ -99,9 +100,10 @@ std::expected<void, Error> roll_up_vgpu_hours(sqlite::Connection& connection, Ti
     }
     auto written = roll_up_batch(connection, now_us);
     if (!written) return std::unexpected(std::move(written.error()));
-    if (!*written) return {};
+    const std::optional<std::size_t> rows = *written;
+    if (!rows) return {};
     ++report.batches;
-    report.vgpu_hours_written += **written;
+    report.vgpu_hours_written += *rows;
   }
 }
 

@@ -32,12 +32,13 @@ std::expected<void, Error> write_vgpu_use(sqlite::Connection& connection, const 
                                           std::span<const VgpuUseRecord> records) {
   auto pruned = meta::read(connection, meta::kVgpuMinutesPrunedBefore);
   if (!pruned) return std::unexpected(std::move(pruned.error()));
+  const std::optional<TimeUs> pruned_before = *pruned;
   TimeUs oldest = std::numeric_limits<TimeUs>::max();
   for (const VgpuUseRecord& record : records) {
     const auto device = devices.find(record.gpu_uuid);
     if (device == devices.end()) continue;  // every uuid of the batch has an id
     // A minute retention already deleted would come back as a fragment of itself.
-    if (*pruned && bucket_start(record.begin_us, kMinuteUs) < **pruned) continue;
+    if (pruned_before && bucket_start(record.begin_us, kMinuteUs) < *pruned_before) continue;
     oldest = std::min(oldest, record.begin_us);
     auto statement = connection.cached(kUpsert);
     if (!statement) return std::unexpected(std::move(statement.error()));
