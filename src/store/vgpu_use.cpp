@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "store/buckets.h"
@@ -31,7 +32,9 @@ struct Slice {
 // edge hours whose minutes were pruned (before `minutes_pruned`), which only vgpu_hours holds.
 std::vector<Slice> slices(TimeUs since, TimeUs until, std::optional<TimeUs> hours_until,
                           std::optional<TimeUs> minutes_pruned) {
-  const TimeUs rolled_up = hours_until ? bucket_start(*hours_until, kHourUs) : since;
+  // Nothing is rolled up before the first roll-up.
+  const TimeUs rolled_up =
+      hours_until ? bucket_start(*hours_until, kHourUs) : std::numeric_limits<TimeUs>::min();
   const TimeUs first_whole = bucket_start(since + kHourUs - 1, kHourUs);
   const TimeUs last_whole = bucket_start(until, kHourUs);
   const auto edge = [&](TimeUs from, TimeUs to) {
