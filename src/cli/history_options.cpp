@@ -58,6 +58,10 @@ void add_retention_options(CLI::App& command, HistoryOptions& options) {
            "Keep per-minute process detail this long (default 30d)"},
       Tier{"--retain-process-hours", &options.retain_process_hours,
            "Keep per-hour process detail this long (default forever)"},
+      Tier{"--retain-vgpu-minutes", &options.retain_vgpu_minutes,
+           "Keep per-minute vGPU use per VM this long (default 90d)"},
+      Tier{"--retain-vgpu-hours", &options.retain_vgpu_hours,
+           "Keep per-hour vGPU use per VM this long (default forever)"},
   };
   for (const Tier& tier : tiers) {
     command.add_option(tier.name, *tier.value, tier.help)
@@ -72,7 +76,9 @@ std::expected<store::Retention, Error> retention_of(const HistoryOptions& option
                                    .device_minutes_us = us(options.retain_device_minutes),
                                    .device_hours_us = us(options.retain_device_hours),
                                    .process_minutes_us = us(options.retain_process_minutes),
-                                   .process_hours_us = us(options.retain_process_hours)};
+                                   .process_hours_us = us(options.retain_process_hours),
+                                   .vgpu_minutes_us = us(options.retain_vgpu_minutes),
+                                   .vgpu_hours_us = us(options.retain_vgpu_hours)};
   if (auto valid = store::validate(retention); !valid)
     return std::unexpected(bad(fmt::format("--retain-*: {}", valid.error().message)));
   return retention;

@@ -30,6 +30,8 @@ struct HistoryOptions {
   std::string retain_device_hours = "forever";
   std::string retain_process_minutes = "30d";
   std::string retain_process_hours = "forever";
+  std::string retain_vgpu_minutes = "90d";
+  std::string retain_vgpu_hours = "forever";
 };
 
 struct HistorySettings {

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "cli/humanize.h"
+#include "cli/list_vgpu.h"
 #include "cli/table.h"
 #include "view/gpu_status.h"
 
@@ -161,6 +162,7 @@ std::string render_list_table(const Snapshot& snapshot, bool color) {
   if (any_mig)
     out += fmt::format("{}, nor the utilisation of a GPU in MIG mode (UTIL N/A).\n",
                        kMigNoProcessUtilization);
+  out += vgpu_host_lines(snapshot);
   return out;
 }
 

@@ -1,5 +1,5 @@
 // `gpumeter list` for a person: a header line (host, driver, CUDA, time) and one table row
-// per GPU.
+// per GPU; below it, a line per vGPU host GPU (cli/list_vgpu.h).
 #pragma once
 
 #include <string>

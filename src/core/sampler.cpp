@@ -104,6 +104,7 @@ struct Batch {
   std::vector<std::pair<std::uint32_t, DeviceSample>> devices;
   std::vector<Memory> memory;
   std::vector<std::pair<ProcessKey, HostSample>> hosts;
+  std::vector<VgpuReading> vgpu;
 };
 
 void store(Series& series, const Batch& batch, TimeUs now) {
@@ -194,6 +195,7 @@ struct Sampler::State {
 
   mutable std::mutex series_mutex;
   Series series;
+  VgpuSeries vgpu_series{series.config()};  // guarded by series_mutex too
 
   mutable std::mutex watch_mutex;
   std::set<ProcessKey> watched;
@@ -275,6 +277,10 @@ void Sampler::State::sample_device(Round& round, const Device& device) {
       device.lost ? Maybe<void>(std::unexpected(Unavailable::gpu_lost)) : drain(round, index);
   round.batch.devices.emplace_back(index, device_sample(round.now, device.state, drained));
   sample_memory(round, device);
+  if (device.vgpu) {
+    for (const VgpuInstance& instance : device.vgpu->instances)
+      round.batch.vgpu.push_back(vgpu_reading(index, round.now, instance));
+  }
 }
 
 // Drains the GPU's per-process utilisation; done when it could (even if nothing was busy),
@@ -348,7 +354,9 @@ void Sampler::State::sample_host_usage(Round& round, const std::set<ProcessKey>&
 void Sampler::State::store_round(const Round& round) {
   std::lock_guard lock(series_mutex);
   store(series, round.batch, round.now);
-  working.series_bytes = series.allocated_bytes();
+  for (const VgpuReading& reading : round.batch.vgpu) vgpu_series.add(reading);
+  vgpu_series.drop_before(round.now - series.config().horizon_us);
+  working.series_bytes = series.allocated_bytes() + vgpu_series.allocated_bytes();
 }
 
 void Sampler::State::publish(std::shared_ptr<const Snapshot> fresh) {
@@ -464,6 +472,11 @@ SamplerStats Sampler::stats() const {
 void Sampler::inspect(const std::function<void(const Series&)>& reader) const {
   std::lock_guard lock(state_->series_mutex);
   reader(state_->series);
+}
+
+void Sampler::inspect_vgpu(const std::function<void(const VgpuSeries&)>& reader) const {
+  std::lock_guard lock(state_->series_mutex);
+  reader(state_->vgpu_series);
 }
 
 }  // namespace gpumeter

@@ -24,6 +24,7 @@
 #include "core/process_key.h"
 #include "core/series.h"
 #include "core/source.h"
+#include "core/vgpu_series.h"
 
 namespace gpumeter {
 
@@ -65,7 +66,8 @@ struct SamplerStats {
   SourceHealth utilization_drain;  // GpuSource::drain_process_utilization, per GPU
   SourceHealth host;               // ProcessSource::describe and usage, per process
   std::uint64_t pid_reuses = 0;    // pids seen again with a new start time
-  std::size_t series_bytes = 0;    // Series::allocated_bytes() after the last round
+  // Series::allocated_bytes() plus VgpuSeries::allocated_bytes() after the last round.
+  std::size_t series_bytes = 0;
 };
 
 class Sampler {
@@ -130,6 +132,10 @@ class Sampler {
   // Calls `reader` with the series while holding the sampler's lock on them (rounds wait
   // meanwhile, so keep it short): for exporters, benchmarks and tests.
   void inspect(const std::function<void(const Series&)>& reader) const;
+
+  // The same for the series of vGPU instances (core/vgpu_series.h), one record per instance
+  // and round, kept for the horizon.
+  void inspect_vgpu(const std::function<void(const VgpuSeries&)>& reader) const;
 
  private:
   struct State;

@@ -7,6 +7,7 @@
 #include "net/tasks_route.h"
 #include "net/usage_route.h"
 #include "net/vgpu_route.h"
+#include "net/vgpu_series_route.h"
 
 namespace gpumeter::net {
 
@@ -29,6 +30,7 @@ void add_agent_routes(HttpServer& server, const AgentSources& sources) {
   if (sources.tasks != nullptr) {
     add_tasks_route(server, TasksSources{.results = *sources.tasks, .now_us = sources.now_us});
   }
+  add_vgpu_series_route(server, sampler, sources.now_us);
 }
 
 TimeUs wall_clock_now_us() {

@@ -1,7 +1,7 @@
 // The routes of the agent inside `gpumeter daemon` (docs/http.md): /healthz,
-// /api/v1/status, /gpu_status, /api/v1/history, /api/v1/usage and /api/v1/tasks. They read
-// the sampler's snapshot and series, the history database through read-only connections,
-// and the recent task results; none calls a GPU source.
+// /api/v1/status, /gpu_status, /api/v1/history, /api/v1/usage, /api/v1/tasks, /api/v1/vgpu
+// and /api/v1/vgpu/series. They read the sampler's snapshot and series, the history database
+// through read-only connections, and the recent task results; none calls a GPU source.
 #pragma once
 
 #include <chrono>

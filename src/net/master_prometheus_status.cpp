@@ -142,6 +142,7 @@ Json gpu_json(unsigned index, const GpuReading& gpu) {
   json["processes"] = nullable(std::nullopt, "processes", unavailable);
   json["accounting"] = nullable(std::nullopt, "accounting", unavailable);
   json["mig"] = nullable(std::nullopt, "mig", unavailable);
+  json["vgpu"] = nullable(std::nullopt, "vgpu", unavailable);
   json["unavailable"] = std::move(unavailable);
   return json;
 }

@@ -9,6 +9,7 @@
 #include "store/buckets.h"
 #include "store/maintenance.h"
 #include "store/meta.h"
+#include "store/vgpu_rollup.h"
 
 namespace gpumeter::store {
 namespace {
@@ -234,6 +235,8 @@ std::expected<MaintenanceReport, Error> downsample(Store& store, TimeUs now_us,
       (tier == &kMinutes ? report.device_minutes_written : report.device_hours_written) += *rows;
     }
   }
+  if (auto rolled = roll_up_vgpu_hours(store.connection(), now_us, limits, report); !rolled)
+    return std::unexpected(std::move(rolled.error()));
   return report;
 }
 

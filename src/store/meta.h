@@ -27,6 +27,11 @@ inline constexpr std::string_view kProcessHoursPrunedBefore = "process_hours_pru
 inline constexpr std::string_view kMigMemoryMinutesPrunedBefore =
     "mig_memory_minutes_pruned_before_us";
 inline constexpr std::string_view kMigMemoryHoursPrunedBefore = "mig_memory_hours_pruned_before_us";
+// Every hour bucket before this is rolled up from vgpu_minutes into vgpu_hours; and the
+// retention horizons of both vGPU tiers.
+inline constexpr std::string_view kVgpuHoursUntil = "vgpu_hours_until_us";
+inline constexpr std::string_view kVgpuMinutesPrunedBefore = "vgpu_minutes_pruned_before_us";
+inline constexpr std::string_view kVgpuHoursPrunedBefore = "vgpu_hours_pruned_before_us";
 // How far the recorder of one host has recorded process intervals: "recorded_until_us.<host id>".
 std::string recorded_until_key(std::int64_t host_id);
 

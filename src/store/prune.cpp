@@ -37,6 +37,10 @@ constexpr std::array kTables{
                &Retention::device_minutes_us, std::nullopt, kDayUs},
     PruneTable{"mig_memory_hours", "bucket_us", meta::kMigMemoryHoursPrunedBefore,
                &Retention::device_hours_us, std::nullopt, 30 * kDayUs},
+    PruneTable{"vgpu_minutes", "bucket_us", meta::kVgpuMinutesPrunedBefore,
+               &Retention::vgpu_minutes_us, meta::kVgpuHoursUntil, kDayUs},
+    PruneTable{"vgpu_hours", "bucket_us", meta::kVgpuHoursPrunedBefore, &Retention::vgpu_hours_us,
+               std::nullopt, 30 * kDayUs},
 };
 
 // Retention 0 keeps forever; compares "outlives" with that in mind.
@@ -101,7 +105,8 @@ std::expected<void, Error> validate(const Retention& retention) {
   }
   if (outlives(retention.device_samples_us, retention.device_minutes_us) ||
       outlives(retention.device_minutes_us, retention.device_hours_us) ||
-      outlives(retention.process_minutes_us, retention.process_hours_us)) {
+      outlives(retention.process_minutes_us, retention.process_hours_us) ||
+      outlives(retention.vgpu_minutes_us, retention.vgpu_hours_us)) {
     return std::unexpected(Error{ErrorCode::invalid_input,
                                  "a finer tier may not be kept longer than the coarser tier it is "
                                  "aggregated into"});
@@ -145,6 +150,7 @@ std::expected<MaintenanceReport, Error> maintain(Store& store, TimeUs now_us,
   if (!pruned) return pruned;
   pruned->device_minutes_written = aggregated->device_minutes_written;
   pruned->device_hours_written = aggregated->device_hours_written;
+  pruned->vgpu_hours_written = aggregated->vgpu_hours_written;
   pruned->batches += aggregated->batches;
   return pruned;
 }

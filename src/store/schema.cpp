@@ -270,6 +270,22 @@ SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.
 FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
 )sql";
 
+// Version 6: per-hour vGPU use per VM, rolled up from vgpu_minutes by maintenance (docs/vgpu.md),
+// so that the minutes can be pruned like the device tiers.
+constexpr std::string_view kVersion6 = R"sql(
+CREATE TABLE vgpu_hours (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  vm_id TEXT NOT NULL,
+  vgpu_uuid TEXT,
+  vgpu_type TEXT,
+  seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  fb_used_bytes_max INTEGER,
+  PRIMARY KEY (bucket_us, device_id, vm_id)
+) WITHOUT ROWID;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
@@ -278,6 +294,7 @@ constexpr std::array kMigrations{
     Migration{4, "vGPU use per VM and minute", kVersion4},
     Migration{5, "unknown SM use (MIG) in the ledger and its detail; MIG devices' memory",
               kVersion5},
+    Migration{6, "vGPU use per VM and hour, rolled up from the minutes", kVersion6},
     Migration{8, "ledger_view with the accounting columns", kVersion8},
 };
 

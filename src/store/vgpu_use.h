@@ -52,7 +52,9 @@ struct VmUsageRow {
   std::optional<std::uint64_t> peak_fb_used_bytes;
 };
 
-// Per VM and GPU, the minutes that begin in [since, until), ordered by host, VM, GPU.
+// Per VM and GPU, the use in [since, until), ordered by host, VM, GPU: whole hours already
+// rolled up come from vgpu_hours, the rest from the minutes that begin in the window; an hour at
+// an edge of the window whose minutes retention deleted counts by the part of it in the window.
 // Errors: invalid_input for an empty window; io from SQLite.
 std::expected<std::vector<VmUsageRow>, Error> vm_usage(Store& store, TimeUs since_us,
                                                        TimeUs until_us);

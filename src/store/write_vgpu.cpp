@@ -1,7 +1,9 @@
 // vGPU use into vgpu_minutes: each record added to its VM's row of the minute it begins in.
 #include <algorithm>
+#include <limits>
 
 #include "store/buckets.h"
+#include "store/meta.h"
 #include "store/write_parts.h"
 
 namespace gpumeter::store {
@@ -28,9 +30,16 @@ std::optional<std::int64_t> as_int64(const std::optional<std::uint64_t>& value) 
 
 std::expected<void, Error> write_vgpu_use(sqlite::Connection& connection, const DeviceIds& devices,
                                           std::span<const VgpuUseRecord> records) {
+  auto pruned = meta::read(connection, meta::kVgpuMinutesPrunedBefore);
+  if (!pruned) return std::unexpected(std::move(pruned.error()));
+  const std::optional<TimeUs> pruned_before = *pruned;
+  TimeUs oldest = std::numeric_limits<TimeUs>::max();
   for (const VgpuUseRecord& record : records) {
     const auto device = devices.find(record.gpu_uuid);
     if (device == devices.end()) continue;  // every uuid of the batch has an id
+    // A minute retention already deleted would come back as a fragment of itself.
+    if (pruned_before && bucket_start(record.begin_us, kMinuteUs) < *pruned_before) continue;
+    oldest = std::min(oldest, record.begin_us);
     auto statement = connection.cached(kUpsert);
     if (!statement) return std::unexpected(std::move(statement.error()));
     const double seconds = static_cast<double>(record.end_us - record.begin_us) / 1e6;
@@ -40,7 +49,9 @@ std::expected<void, Error> write_vgpu_use(sqlite::Connection& connection, const 
                    record.sm_busy_seconds, as_int64(record.fb_used_bytes));
     if (auto done = (*statement)->run(); !done) return done;
   }
-  return {};
+  if (oldest == std::numeric_limits<TimeUs>::max()) return {};
+  // A minute of an hour already rolled up sends the roll-up back to that hour.
+  return meta::lower(connection, meta::kVgpuHoursUntil, bucket_start(oldest, kHourUs));
 }
 
 }  // namespace gpumeter::store

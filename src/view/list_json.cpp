@@ -8,6 +8,7 @@
 #include "view/gpu_status.h"
 #include "view/iso_time.h"
 #include "view/mig_json.h"
+#include "view/vgpu_summary_json.h"
 
 namespace gpumeter::view {
 namespace {
@@ -123,6 +124,7 @@ Json device_json(const Device& device, const Snapshot& snapshot) {
   put_processes(gpu, unavailable, device, snapshot);
   put_accounting_summary(gpu, unavailable, device.accounting);
   put_mig(gpu, unavailable, device);
+  put_vgpu_summary(gpu, unavailable, device);
   gpu["unavailable"] = std::move(unavailable);
   return gpu;
 }

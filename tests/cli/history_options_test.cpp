@@ -101,6 +101,20 @@ TEST(HistoryOptions, Retention) {
   EXPECT_NE(bad.error().message.find("--retain"), std::string::npos);
 }
 
+TEST(HistoryOptions, VgpuRetention) {
+  const auto defaults = resolve({});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->retention.vgpu_minutes_us, 90LL * 86'400'000'000);
+  EXPECT_EQ(defaults->retention.vgpu_hours_us, 0);
+  const auto settings = resolve({.retain_vgpu_minutes = "7d", .retain_vgpu_hours = "400d"});
+  ASSERT_TRUE(settings);
+  EXPECT_EQ(settings->retention.vgpu_minutes_us, 7LL * 86'400'000'000);
+  EXPECT_EQ(settings->retention.vgpu_hours_us, 400LL * 86'400'000'000);
+  const auto bad = resolve({.retain_vgpu_minutes = "30d", .retain_vgpu_hours = "7d"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("--retain"), std::string::npos);
+}
+
 class SharedConfig : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -90,6 +90,27 @@ TEST_F(ListTable, NoColoursMeansNoEscapes) {
   EXPECT_EQ(render_list_table(sample_snapshot(), false).find('\x1b'), std::string::npos);
 }
 
+// A vGPU host GPU gets one line below the table naming its VMs; bare-metal GPUs none.
+TEST_F(ListTable, AVgpuHostGetsOneLineBelowTheTable) {
+  Snapshot snapshot = sample_snapshot();
+  const std::size_t bare = lines(render_list_table(snapshot, false)).size();
+  VgpuInstance desktop;
+  desktop.id = 101;
+  desktop.vm_id = "vm-a";
+  desktop.type_name = "NVIDIA A16-4Q";
+  desktop.fb_used_bytes = 1536ULL << 20;
+  desktop.utilization = VgpuUtilization{.sm = 61.4};
+  VgpuInstance no_driver;
+  no_driver.id = 202;
+  no_driver.fb_used_bytes = std::unexpected(Unavailable::error);
+  snapshot.gpus.devices.at(1).vgpu = VgpuHost{.instances = {desktop, no_driver}};
+  const auto out = lines(render_list_table(snapshot, false));
+  ASSERT_EQ(out.size(), bare + 1);
+  EXPECT_EQ(out.back(),
+            "GPU 1: vGPU host, 2 VMs: vm-a (NVIDIA A16-4Q, SM 61%, FB 1.5GiB), instance 202 (N/A, "
+            "SM N/A, FB N/A); gpumeter vgpu shows more");
+}
+
 TEST_F(ListTable, ZeroGpusShowHeaderEmptyTableAndNote) {
   Snapshot snapshot = sample_snapshot();
   snapshot.gpus.devices.clear();

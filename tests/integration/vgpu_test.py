@@ -5,15 +5,18 @@ state absent."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, run, scenario,
-                              sim_library, simulate)
+from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, list_json, run,
+                              scenario, sim_library, simulate, validate_list_schema)
 
 
 def vgpu_json(variant="sim", name="vgpu-host", extra=()):
@@ -104,6 +107,43 @@ class Vgpu(unittest.TestCase):
             self.assertEqual(gpu["unavailable"]["vgpu"], "not_supported")
 
 
+class ListOnAVgpuHost(unittest.TestCase):
+    """`gpumeter list` on the vGPU host: a `vgpu` summary per GPU in --json (the published
+    schema), a line per vGPU host GPU below the table; bare metal says nothing about vGPU."""
+
+    def test_json_summary(self):
+        doc = list_json("vgpu-host")
+        validate_list_schema(doc)
+        first, second = doc["gpus"]
+        self.assertEqual(first["vgpu"]["mode"], "host")
+        self.assertEqual(first["vgpu"]["instance_count"], 2)
+        render = {i["id"]: i for i in first["vgpu"]["instances"]}[102]
+        self.assertEqual(render["uuid"], "b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c02")
+        self.assertEqual(render["vm_id"], "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02")
+        self.assertEqual(render["type_name"], "NVIDIA A16-8Q")
+        self.assertEqual(render["sm_percent"], 71)
+        self.assertEqual(render["fb_used_bytes"], 6442450944)
+        self.assertEqual([i["vm_id"] for i in second["vgpu"]["instances"]], ["17", "18"])
+
+    def test_bare_metal_has_none(self):
+        doc = list_json("workstation")
+        validate_list_schema(doc)
+        for gpu in doc["gpus"]:
+            self.assertIsNone(gpu["vgpu"])
+            self.assertEqual(gpu["unavailable"]["vgpu"], "not_supported")
+        self.assertNotIn("vGPU", simulate("workstation", "list", check=True).stdout)
+
+    def test_table_line(self):
+        lines = simulate("vgpu-host", "list", check=True).stdout.splitlines()
+        hosts = [line for line in lines if "vGPU host" in line]
+        self.assertEqual(len(hosts), 2, lines)
+        self.assertTrue(hosts[0].startswith("GPU 0: vGPU host, 2 VMs: "), hosts[0])
+        self.assertIn("5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02 (NVIDIA A16-8Q, SM 71%, FB 6.0GiB)",
+                      hosts[0])
+        self.assertTrue(hosts[1].startswith("GPU 1: vGPU host, 2 VMs: 17 (NVIDIA A16-2B"),
+                        hosts[1])
+
+
 class ReportByVm(unittest.TestCase):
     """A daemon records the vGPU host for a few seconds; `report --by vm` reads the real
     SQLite file it wrote."""
@@ -143,6 +183,64 @@ class ReportByVm(unittest.TestCase):
             refused = run("report", "--by", "vm", "--database", database, "--chart")
             self.assertEqual(refused.returncode, 2)
             self.assertIn("--by vm", refused.stderr)
+
+
+class DaemonSeries(unittest.TestCase):
+    """A daemon samples the vGPU host; GET /api/v1/vgpu/series serves an instance's recent
+    records from its memory over a real socket, in the published schema."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.directory = Path(tempfile.mkdtemp(prefix="gpumeter-vgpu-series-"))
+        log_path = cls.directory / "daemon.log"
+        with open(log_path, "w") as log:
+            cls.daemon = subprocess.Popen(
+                [GPUMETER, "--simulate", scenario("vgpu-host"), "daemon", "--listen", "127.0.0.1:0",
+                 "--history", "false", "--socket", cls.directory / "d.sock",
+                 "--interval", "250ms"],
+                env=clean_env(GPUMETER_SIM_EPOCH_US=epoch_seconds_ago(0)), stdout=log,
+                stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        cls.port = None
+        while cls.port is None and time.monotonic() < deadline and cls.daemon.poll() is None:
+            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)", log_path.read_text())
+            cls.port = int(found.group(1)) if found else None
+            time.sleep(0.05)
+        if cls.port is None:
+            cls.tearDownClass()
+            raise AssertionError(log_path.read_text())
+        time.sleep(2)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.daemon.poll() is None:
+            cls.daemon.send_signal(signal.SIGTERM)
+            cls.daemon.wait(timeout=30)
+
+    def get(self, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as reply:
+            return json.loads(reply.read())
+
+    def test_series_of_an_instance(self):
+        import jsonschema  # Debian's python3-jsonschema
+        doc = self.get("/api/v1/vgpu/series?gpu=0&vgpu=b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c01")
+        schema = json.loads((SCHEMAS / "vgpu-series.schema.json").read_text())
+        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+        self.assertEqual(doc["vgpu"]["id"], 101)
+        self.assertEqual(doc["vgpu"]["type_name"], "NVIDIA A16-4Q")
+        # About 4 rounds a second for the 2 s the test waited.
+        self.assertGreaterEqual(len(doc["time"]), 5)
+        self.assertEqual(doc["time"], sorted(doc["time"]))
+        busy = [v for v in doc["sm_percent"] if v is not None]
+        self.assertTrue(busy)
+        self.assertTrue(set(busy) <= {11, 61}, busy)
+        self.assertEqual({v for v in doc["encoder_percent"] if v is not None}, {42})
+        self.assertEqual(set(doc["fb_used_bytes"]), {1610612736})
+
+    def test_unknown_instance_is_404(self):
+        with self.assertRaises(urllib.error.HTTPError) as caught:
+            self.get("/api/v1/vgpu/series?gpu=0&vgpu=no-such-vm")
+        self.assertEqual(caught.exception.code, 404)
 
 
 class OlderDrivers(unittest.TestCase):

@@ -1,5 +1,6 @@
 // The vGPU host scenario through the real loader and a sampler: the Prometheus families per
 // vGPU instance and GET /api/v1/vgpu, both from the published snapshot.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -94,6 +95,66 @@ TEST_F(VgpuHost, RouteServesThePublishedSnapshot) {
   EXPECT_EQ(instances[0]["type_name"], "NVIDIA A16-2B");
   EXPECT_EQ(instances[0]["license"]["state"], "unlicensed_restricted");
   EXPECT_EQ(document["gpus"][1]["vgpu"]["processes"][0]["name"], "chrome");
+}
+
+// The recent series of one instance over a real socket: one record per round with the
+// scripted figures, by UUID or id, cut by since/until; the errors name the parameter.
+TEST_F(VgpuHost, SeriesRouteServesAnInstancesRecentRecords) {
+  HttpConfig config;
+  config.listen = ListenAddress{.host = "127.0.0.1", .port = 0};
+  config.token = "s3cret";
+  auto server = HttpServer::open(config);
+  ASSERT_TRUE(server.has_value());
+  const TimeUs now = time_us(3.5);
+  add_agent_routes(**server, AgentSources{.sampler = *sampler_, .now_us = [now] { return now; }});
+  (*server)->start();
+  httplib::Client client("127.0.0.1", (*server)->port());
+  const std::string path = "/api/v1/vgpu/series?gpu=0&vgpu=b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c02";
+  const auto refused = client.Get(path);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);  // a token route
+
+  client.set_bearer_token_auth("s3cret");
+  const auto result = client.Get(path);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  const auto document = nlohmann::json::parse(result->body);
+  EXPECT_EQ(document["schema_version"], 1);
+  EXPECT_EQ(document["gpu"]["uuid"], "GPU-3a1f0c5e-7b2d-4e8a-9c61-0d2e4f6a8b10");
+  EXPECT_EQ(document["vgpu"]["id"], 102);
+  EXPECT_EQ(document["vgpu"]["vm_id"], "5f0e2a44-9b1c-4d7e-8f60-1a2b3c4d5e02");
+  EXPECT_EQ(document["vgpu"]["type_name"], "NVIDIA A16-8Q");
+  ASSERT_EQ(document["time"].size(), 4U);  // rounds at 0, 1, 2 and 3 s
+  EXPECT_DOUBLE_EQ(document["time"][3].get<double>(), static_cast<double>(time_us(3)) / 1e6);
+  EXPECT_EQ(document["sm_percent"][3], 71);
+  EXPECT_EQ(document["memory_percent"][3], 38);
+  EXPECT_EQ(document["fb_used_bytes"][3], 6442450944ULL);
+  EXPECT_EQ(document["ofa_percent"][3], 0);
+  for (const char* column : {"sm_percent", "memory_percent", "encoder_percent", "decoder_percent",
+                             "jpeg_percent", "ofa_percent", "fb_used_bytes"}) {
+    EXPECT_EQ(document[column].size(), 4U) << column;
+  }
+
+  // By the driver's id, from 2 s on (Unix seconds), GPU by UUID.
+  const auto since = client.Get(fmt::format(
+      "/api/v1/vgpu/series?gpu=GPU-3a1f0c5e-7b2d-4e8a-9c61-0d2e4f6a8b11&vgpu=201&since=@{}",
+      time_us(2) / 1'000'000));
+  ASSERT_TRUE(since);
+  ASSERT_EQ(since->status, 200) << since->body;
+  const auto office = nlohmann::json::parse(since->body);
+  EXPECT_EQ(office["vgpu"]["vm_id"], "17");
+  EXPECT_EQ(office["time"].size(), 2U);
+  EXPECT_EQ(office["decoder_percent"][1], 8);
+
+  const auto status_of = [&](const std::string& query) {
+    const auto answer = client.Get(query);
+    return answer ? answer->status : -1;
+  };
+  EXPECT_EQ(status_of("/api/v1/vgpu/series?vgpu=201"), 400);        // no gpu
+  EXPECT_EQ(status_of("/api/v1/vgpu/series?gpu=1"), 400);           // no vgpu
+  EXPECT_EQ(status_of("/api/v1/vgpu/series?gpu=9&vgpu=201"), 400);  // no such GPU
+  EXPECT_EQ(status_of("/api/v1/vgpu/series?gpu=0&vgpu=201"), 404);  // on the other GPU
+  EXPECT_EQ(status_of("/api/v1/vgpu/series?gpu=1&vgpu=201&since=yesterday"), 400);
 }
 
 }  // namespace

@@ -60,6 +60,37 @@ TEST_F(Schema, TopLevelDriverGpuAndProcessKeysMatchTheRenderer) {
   EXPECT_EQ(schema["properties"]["schema_version"]["const"], kListSchemaVersion);
 }
 
+// A vGPU host: the GPU's "vgpu" summary and its instances have exactly the schema's keys;
+// an instance without a utilisation sample prints its SM use as null with no_data.
+TEST_F(Schema, VgpuSummaryKeysMatchTheRenderer) {
+  Snapshot snapshot = cli::testing::sample_snapshot();
+  Device& host = snapshot.gpus.devices.at(1);
+  VgpuInstance busy;
+  busy.id = 101;
+  busy.uuid = "b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c01";
+  busy.vm_id = "vm-1";
+  busy.type_name = "NVIDIA A16-4Q";
+  busy.fb_used_bytes = 1610612736ULL;
+  busy.utilization = VgpuUtilization{.sm = 11.4};
+  VgpuInstance starting;
+  starting.id = 102;
+  host.vgpu = VgpuHost{.instances = {busy, starting}};
+  const Json doc = list_json(snapshot);
+  const Json& summary = doc["gpus"][1]["vgpu"];
+  expect_same_keys(schema["$defs"]["vgpu_summary"], summary);
+  expect_same_keys(schema["$defs"]["vgpu_summary_instance"], summary["instances"][0]);
+  EXPECT_EQ(summary["mode"], "host");
+  EXPECT_EQ(summary["instance_count"], 2);
+  EXPECT_EQ(summary["instances"][0]["sm_percent"], 11);
+  EXPECT_EQ(summary["instances"][0]["fb_used_bytes"], 1610612736ULL);
+  EXPECT_TRUE(summary["instances"][1]["sm_percent"].is_null());
+  EXPECT_EQ(summary["instances"][1]["unavailable"]["sm_percent"], "no_data");
+  EXPECT_TRUE(summary["instances"][1]["uuid"].is_null());
+  // Bare metal: null with its reason.
+  EXPECT_TRUE(doc["gpus"][0]["vgpu"].is_null());
+  EXPECT_EQ(doc["gpus"][0]["unavailable"]["vgpu"], "not_supported");
+}
+
 TEST_F(Schema, IntegralMetricsAreIntegersInTheSchema) {
   const Json& properties = schema["$defs"]["gpu"]["properties"];
   for (const MetricSpec& spec : device_metrics()) {

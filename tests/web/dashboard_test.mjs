@@ -11,7 +11,7 @@ import {after, before, describe, it} from "node:test";
 
 import {launchBrowser, SKIP} from "./browser.mjs";
 import {Daemon} from "./daemon.mjs";
-import {contrastReport, horizontalOverflow, seriesPixelsOnceDrawn} from "./page_checks.mjs";
+import {contrastReport, horizontalOverflow, seriesPixels, seriesPixelsOnceDrawn} from "./page_checks.mjs";
 import {scenarioAt} from "./scenario.mjs";
 
 const source = process.env.GPUMETER_SOURCE_DIR;
@@ -341,6 +341,43 @@ describe("the dashboard", () => {
       const names = await cellTexts(page, '#vgpu-process-table td[data-label="Name"]');
       for (const name of ["blender", "ffmpeg", "python3", "chrome"]) assert.ok(names.includes(name), `${name} missing`);
       await page.screenshot({path: join(artifacts, "dashboard-vgpu.png"), fullPage: true});
+      assert.deepEqual(page.errors, []);
+    });
+
+    // One chart per VM's instance from GET /api/v1/vgpu/series: a line per engine, the legend's
+    // newest figures those of the series, the scripted ones for the render node.
+    it("draws a utilisation chart per VM from the instance's recent series", async () => {
+      const document = await daemon.api("vgpu");
+      const entries = document.gpus.flatMap((g) => g.vgpu.instances.map((i) => ({gpu: g.index, instance: i})));
+      const figures = page.locator("#vgpu-chart-grid figure.chart");
+      await figures.nth(entries.length - 1).waitFor({timeout: 30000});
+      assert.equal(await figures.count(), entries.length);
+      const vms = await figures.evaluateAll((fs) => fs.map((f) => f.dataset.vm));
+      assert.deepEqual(vms, entries.map((e) => e.instance.vm_id));
+      const titles = await page.locator("#vgpu-chart-grid .u-title").allInnerTexts();
+      for (const [i, {gpu, instance}] of entries.entries()) {
+        assert.equal(titles[i], `GPU ${gpu} · VM ${instance.vm_id} · ${instance.type_name} (%)`);
+      }
+      // The VMs that are busy draw lines: SM, frame buffer, encoder, decoder, JPEG, OFA colours.
+      const colours = ["#2f7fd1", "#d1452f", "#2c9a4a", "#9b59d0", "#d98a00", "#159aa8"];
+      const busy = entries.filter((e) => ["101", "102", "201"].includes(String(e.instance.id)))
+        .map((e) => `vgpu/${e.gpu}/${e.instance.uuid}`);
+      let pixels = {};
+      for (const deadline = Date.now() + 30000; Date.now() < deadline;) {
+        pixels = await seriesPixels(page, colours);
+        if (busy.every((key) => pixels[key] > 100)) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      for (const key of busy) assert.ok(pixels[key] > 100, `${key}: ${pixels[key]} pixels drawn`);
+      const render = entries.find((e) => e.instance.id === 102);
+      const series = await daemon.api(`vgpu/series?gpu=${render.gpu}&vgpu=${render.instance.uuid}`);
+      assert.ok(series.time.length >= 2, `${series.time.length} records`);
+      const legend = page.locator(`#vgpu-chart-grid figure[data-vm="${render.instance.vm_id}"] .u-legend .u-value`);
+      const values = await legend.allInnerTexts();
+      // Time, then SM, frame buffer, encoder, decoder, JPEG, OFA.
+      assert.deepEqual(values.slice(1), ["71 %", "38 %", "0 %", "0 %", "0 %", "0 %"]);
+      assert.deepEqual(series.sm_percent.slice(-1), [71]);
+      await page.screenshot({path: join(artifacts, "dashboard-vgpu-charts.png"), fullPage: true});
       assert.deepEqual(page.errors, []);
     });
   });

@@ -15,6 +15,7 @@ import {every} from "./schedule.js";
 import {refreshTasks, renderTaskTable} from "./task-table.js";
 import {UsageView} from "./usage-view.js";
 import {fetchVgpu, renderVgpu} from "./vgpu-table.js";
+import {VgpuCharts} from "./vgpu-charts.js";
 
 const byId = (id) => document.getElementById(id);
 
@@ -117,11 +118,16 @@ every(10000, localOnly(async () => {
 every(10000, localOnly(() => refreshTasks(byId("task-table"))));
 every(10000, localOnly(() => refreshAccounting(byId("accounting-table"), byId("accounting-note"))));
 every(60000, localOnly(() => usage.refresh()));
+const vgpuCharts = new VgpuCharts(byId("vgpu-chart-grid"));
 every(10000, localOnly(async () => {
+  let hosts;
   try {
-    renderVgpu(byId("vgpu"), byId("vgpu-table"), byId("vgpu-process-table"), await fetchVgpu());
+    hosts = await fetchVgpu();
+    renderVgpu(byId("vgpu"), byId("vgpu-table"), byId("vgpu-process-table"), hosts);
   } catch {
     byId("vgpu").hidden = true;  // an older server without the route, or no snapshot yet
+    return;
   }
+  await vgpuCharts.refresh(hosts);
 }));
 const statusLoop = every(2000, refreshStatus);
