@@ -184,12 +184,75 @@ CREATE TABLE vgpu_minutes (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 7: the GPM figures of each GPU (Hopper and newer; docs/mig.md) as nullable gauges of
+// the device tiers, like the other gauges: the sample's value, and min / avg / max per minute
+// and hour. NULL where a GPU has no GPM, never 0.
+constexpr std::string_view kVersion7 = R"sql(
+ALTER TABLE device_samples ADD COLUMN gpm_sm_activity_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_sm_occupancy_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_tensor_activity_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_dram_bandwidth_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_pcie_tx_bytes_per_second REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_pcie_rx_bytes_per_second REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_nvlink_tx_bytes_per_second REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_nvlink_rx_bytes_per_second REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_activity_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_activity_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_activity_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_occupancy_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_occupancy_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_occupancy_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_tensor_activity_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_tensor_activity_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_tensor_activity_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_dram_bandwidth_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_dram_bandwidth_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_dram_bandwidth_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_activity_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_activity_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_activity_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_occupancy_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_occupancy_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_occupancy_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_tensor_activity_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_tensor_activity_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_tensor_activity_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_dram_bandwidth_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_dram_bandwidth_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_dram_bandwidth_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
     Migration{2, "task results", kVersion2},
     Migration{3, "accounting-mode figures in the ledger", kVersion3},
     Migration{4, "vGPU use per VM and minute", kVersion4},
+    Migration{7, "GPM figures per GPU in the device tiers", kVersion7},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "store/history.h"
 #include "store/maintenance.h"
 #include "store/raw_database.h"
@@ -35,13 +37,17 @@ std::filesystem::path version_1_database(const TempDir& dir, const std::string& 
   return path;
 }
 
-TEST(Migration, TheStepsAreNumberedFromOneWithoutGaps) {
+// Steps may leave gaps (numbers are given out before the steps are written); migrate applies
+// every step above the file's version, in order.
+TEST(Migration, TheStepsStartAtOneAndRiseStrictly) {
   const auto steps = migrations();
   ASSERT_FALSE(steps.empty());
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    EXPECT_EQ(steps[i].version, static_cast<int>(i + 1));
+  EXPECT_EQ(steps.front().version, 1);
+  for (std::size_t i = 1; i < steps.size(); ++i)
+    EXPECT_LT(steps[i - 1].version, steps[i].version) << "step " << i;
   EXPECT_EQ(latest_schema_version(), steps.back().version);
-  EXPECT_EQ(latest_schema_version(), 4);  // vGPU use per VM (vgpu_minutes)
+  EXPECT_TRUE(std::ranges::any_of(steps, [](const Migration& step) { return step.version == 7; }))
+      << "step 7: GPM figures in the device tiers";
 }
 
 TEST(Migration, AVersion1DatabaseIsMigratedWithEverythingKept) {
@@ -106,6 +112,26 @@ TEST(Migration, AFailedStepIsRolledBackAndTheVersionStays) {
   EXPECT_EQ(raw.integer("PRAGMA user_version"), 1);
   EXPECT_EQ(raw.integer("SELECT count(*) FROM sqlite_schema WHERE name = 'tasks_by_end'"), 0);
   EXPECT_EQ(raw.integer("SELECT count(*) FROM ledger"), 1);
+}
+
+TEST(Migration, Step7GivesTheOldRowsNullGpmAndTakesNewFigures) {
+  TempDir dir;
+  const auto path = version_1_database(dir);
+  Store store = testing::open_store(path);
+  DeviceSampleRecord next = testing::sample("GPU-a", kT0 + 2 * kMinute, 50, 1150);
+  next.gpm_sm_activity_percent = 47.5;
+  ASSERT_TRUE(write(store, {.device_samples = {next}}));
+  ASSERT_TRUE(downsample(store, kT0 + 3 * kMinute));
+  const auto minutes = device_series(
+      store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
+  ASSERT_TRUE(minutes);
+  ASSERT_EQ(minutes->size(), 3U);
+  EXPECT_FALSE(minutes->at(0).gpm_sm_activity_percent.avg);  // written before step 7
+  EXPECT_EQ(minutes->at(2).gpm_sm_activity_percent, (GaugeStats{47.5, 47.5, 47.5}));
+  RawDatabase raw(path);
+  EXPECT_EQ(
+      raw.integer("SELECT count(*) FROM device_samples WHERE gpm_sm_activity_percent IS NULL"),
+      raw.integer("SELECT count(*) FROM device_samples") - 1);
 }
 
 }  // namespace
