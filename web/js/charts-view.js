@@ -114,16 +114,19 @@ export class ChartsView {
     if (!this.charts.includes(chart)) return;  // rebuilt meanwhile
     const data = alignSeries(docs, metric.scale);
     chart.update(data, metric.range(gpus));
-    chart.state.textContent = describe(docs, data);
+    chart.state.textContent = describe(docs, data, metric);
   }
 }
 
 // What the chart cannot show, in words: failed requests, or no reading at all (N/A).
-function describe(docs, data) {
+function describe(docs, data, metric) {
   const failed = docs.filter(({doc}) => doc instanceof Error);
   if (failed.length > 0 && failed.every(({doc}) => doc.kind === "not_found")) {
     return "N/A: this server keeps no history (a node's own dashboard has its charts)";
   }
   if (failed.length > 0) return failed.map(({label, doc}) => `${label}: ${doc.message}`).join("; ");
-  return hasPoints(data) ? "" : "N/A: no reading in the last hour";
+  if (hasPoints(data)) return "";
+  // GPM figures come from the history database alone, written once per record interval.
+  return metric.gpm ? "N/A: no GPM figure recorded in the last hour yet (the daemon records them every record interval)" :
+    "N/A: no reading in the last hour";
 }
