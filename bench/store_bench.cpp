@@ -2,10 +2,10 @@
 //  - BM_Ingest/record_s:N: one Writer flush as the daemon does it every N seconds: 8 x N device
 //    samples and one N-second interval for each of 64 processes (each a ledger upsert plus its
 //    minute and hour detail), in one transaction. Counters: rows written per second.
-//  - BM_DayOfHistory: a day of the above at N = 60, then downsampling; the database's size
+//  - BM_DayOfHistory/gpm:G: a day of the above at N = 60, then downsampling; the database's size
 //    (pages in use) per GPU per day, as written, once the raw samples have aged out (48 h), once
 //    the per-process minutes have (30 days) and once the device minutes have (90 days): what a
-//    day costs while each tier keeps it.
+//    day costs while each tier keeps it. G = 1: every sample carries the eight GPM figures.
 //  - BM_MonthlyUserReport / BM_YearByUserAndMonth / BM_IdleHoldersOfAWeek: queries over a
 //    generated year of 8 GPUs shared by 50 users (jobs of 1-12 hours with 1-4 processes each),
 //    the last 30 days with per-minute detail as the default retention leaves them.
@@ -60,17 +60,29 @@ std::string gpu_uuid(int gpu) {
   return "GPU-bench-" + std::to_string(gpu);
 }
 
-store::DeviceSampleRecord sample(int gpu, TimeUs time, double joules) {
+// With `gpm`, a Hopper GPU's sample: its eight GPM figures too (else they are absent, NULL).
+store::DeviceSampleRecord sample(int gpu, TimeUs time, double joules, bool gpm = false) {
   const double load = static_cast<double>((time / kSecond + gpu * 7) % 101);
-  return {.uuid = gpu_uuid(gpu),
-          .index = static_cast<std::uint32_t>(gpu),
-          .time_us = time,
-          .utilization_gpu_percent = load,
-          .utilization_memory_percent = load / 3,
-          .memory_used_bytes = 40e9 + load * 1e8,
-          .power_draw_watts = 100 + 5 * load,
-          .temperature_celsius = 40 + load / 4,
-          .energy_joules = joules};
+  store::DeviceSampleRecord record{.uuid = gpu_uuid(gpu),
+                                   .index = static_cast<std::uint32_t>(gpu),
+                                   .time_us = time,
+                                   .utilization_gpu_percent = load,
+                                   .utilization_memory_percent = load / 3,
+                                   .memory_used_bytes = 40e9 + load * 1e8,
+                                   .power_draw_watts = 100 + 5 * load,
+                                   .temperature_celsius = 40 + load / 4,
+                                   .energy_joules = joules};
+  if (gpm) {
+    record.gpm_sm_activity_percent = load * 0.97;
+    record.gpm_sm_occupancy_percent = load * 0.41;
+    record.gpm_tensor_activity_percent = load * 0.23;
+    record.gpm_dram_bandwidth_percent = load / 3.1;
+    record.gpm_pcie_tx_bytes_per_second = load * 3.7e7;
+    record.gpm_pcie_rx_bytes_per_second = load * 1.3e8;
+    record.gpm_nvlink_tx_bytes_per_second = load * 2.9e9;
+    record.gpm_nvlink_rx_bytes_per_second = load * 1.7e9;
+  }
+  return record;
 }
 
 store::ProcessIdentity machine_process(int p) {
@@ -85,11 +97,11 @@ store::ProcessIdentity machine_process(int p) {
 
 // Queues what the daemon records for [begin, begin + seconds): 1-second device samples and one
 // interval per process.
-void queue_interval(store::Writer& writer, TimeUs begin, int seconds) {
+void queue_interval(store::Writer& writer, TimeUs begin, int seconds, bool gpm = false) {
   for (int s = 0; s < seconds; ++s) {
     const TimeUs time = begin + s * kSecond;
     for (int gpu = 0; gpu < kGpus; ++gpu)
-      (void)writer.add(sample(gpu, time, static_cast<double>(time - kT0) / kSecond * 300));
+      (void)writer.add(sample(gpu, time, static_cast<double>(time - kT0) / kSecond * 300, gpm));
   }
   const double length = seconds;
   for (int p = 0; p < kProcesses; ++p) {
@@ -169,6 +181,7 @@ double used_mib(store::Store& db) {
 }
 
 void BM_DayOfHistory(benchmark::State& state) {
+  const bool gpm = state.range(0) != 0;
   for (auto _ : state) {
     TempDir dir;
     auto db = store::Store::open(dir.database(), {.host = "bench"});
@@ -179,7 +192,7 @@ void BM_DayOfHistory(benchmark::State& state) {
     store::Writer writer(*db);
     WalWatch wal;
     for (TimeUs minute = kT0; minute < kT0 + kDay; minute += kMinute) {
-      queue_interval(writer, minute, 60);
+      queue_interval(writer, minute, 60, gpm);
       if (!writer.flush()) state.SkipWithError("flush failed");
       wal.after_flush(dir.database());
       if ((minute - kT0) % kHour == 0) (void)store::maintain(*db, minute);
@@ -314,7 +327,14 @@ BENCHMARK(BM_Ingest)
     ->Arg(60)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_DayOfHistory)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+// gpm:1: every GPU a Hopper GPU whose samples carry the eight GPM figures (schema step 7).
+BENCHMARK(BM_DayOfHistory)
+    ->ArgName("gpm")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kSecond);
 BENCHMARK(BM_MonthlyUserReport)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_YearByUserAndMonth)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_IdleHoldersOfAWeek)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -32,6 +32,23 @@ inline constexpr std::array kGauges{
           &DeviceSeriesRow::power_draw_watts},
     Gauge{DeviceMetric::temperature, &DeviceSampleRecord::temperature_celsius,
           &DeviceSeriesRow::temperature_celsius},
+    // GPM (schema step 7): NULL on a GPU without GPM, and on its first reading.
+    Gauge{DeviceMetric::gpm_sm_activity, &DeviceSampleRecord::gpm_sm_activity_percent,
+          &DeviceSeriesRow::gpm_sm_activity_percent},
+    Gauge{DeviceMetric::gpm_sm_occupancy, &DeviceSampleRecord::gpm_sm_occupancy_percent,
+          &DeviceSeriesRow::gpm_sm_occupancy_percent},
+    Gauge{DeviceMetric::gpm_tensor_activity, &DeviceSampleRecord::gpm_tensor_activity_percent,
+          &DeviceSeriesRow::gpm_tensor_activity_percent},
+    Gauge{DeviceMetric::gpm_dram_bandwidth, &DeviceSampleRecord::gpm_dram_bandwidth_percent,
+          &DeviceSeriesRow::gpm_dram_bandwidth_percent},
+    Gauge{DeviceMetric::gpm_pcie_tx, &DeviceSampleRecord::gpm_pcie_tx_bytes_per_second,
+          &DeviceSeriesRow::gpm_pcie_tx_bytes_per_second},
+    Gauge{DeviceMetric::gpm_pcie_rx, &DeviceSampleRecord::gpm_pcie_rx_bytes_per_second,
+          &DeviceSeriesRow::gpm_pcie_rx_bytes_per_second},
+    Gauge{DeviceMetric::gpm_nvlink_tx, &DeviceSampleRecord::gpm_nvlink_tx_bytes_per_second,
+          &DeviceSeriesRow::gpm_nvlink_tx_bytes_per_second},
+    Gauge{DeviceMetric::gpm_nvlink_rx, &DeviceSampleRecord::gpm_nvlink_rx_bytes_per_second,
+          &DeviceSeriesRow::gpm_nvlink_rx_bytes_per_second},
 };
 
 // The energy counter's column in device_samples, and the energy consumed within a bucket in

@@ -6,6 +6,8 @@
 #include <initializer_list>
 #include <utility>
 
+#include "store/gauges.h"
+
 namespace gpumeter::store {
 namespace {
 
@@ -63,12 +65,14 @@ std::expected<void, Error> validate(const DeviceRecord& record) {
 
 std::expected<void, Error> validate(const DeviceSampleRecord& record) {
   if (record.uuid.empty()) return std::unexpected(invalid("device sample", "no uuid"));
-  for (const auto* value : {&record.utilization_gpu_percent, &record.utilization_memory_percent,
-                            &record.memory_used_bytes, &record.power_draw_watts,
-                            &record.temperature_celsius, &record.energy_joules}) {
-    if (!good_figure(*value))
-      return std::unexpected(invalid("device sample", "a value is not finite"));
+  for (const Gauge& gauge : kGauges) {
+    if (!good_figure(record.*gauge.member)) {
+      return std::unexpected(
+          invalid("device sample", fmt::format("{} is not finite", gauge.column())));
+    }
   }
+  if (!good_figure(record.energy_joules))
+    return std::unexpected(invalid("device sample", "energy_joules is not finite"));
   return {};
 }
 
@@ -107,6 +111,14 @@ std::optional<DeviceSampleRecord> device_sample_record(const Device& device, Tim
       .power_draw_watts = metric(state, power_draw),
       .temperature_celsius = metric(state, temperature),
       .energy_joules = metric(state, energy),
+      .gpm_sm_activity_percent = metric(state, gpm_sm_activity),
+      .gpm_sm_occupancy_percent = metric(state, gpm_sm_occupancy),
+      .gpm_tensor_activity_percent = metric(state, gpm_tensor_activity),
+      .gpm_dram_bandwidth_percent = metric(state, gpm_dram_bandwidth),
+      .gpm_pcie_tx_bytes_per_second = metric(state, gpm_pcie_tx),
+      .gpm_pcie_rx_bytes_per_second = metric(state, gpm_pcie_rx),
+      .gpm_nvlink_tx_bytes_per_second = metric(state, gpm_nvlink_tx),
+      .gpm_nvlink_rx_bytes_per_second = metric(state, gpm_nvlink_rx),
   };
 }
 

@@ -36,6 +36,16 @@ struct DeviceSampleRecord {
   std::optional<double> power_draw_watts;
   std::optional<double> temperature_celsius;
   std::optional<double> energy_joules;  // the driver's monotonic counter, not a difference
+  // GPM (Hopper and newer), over the window before the sample; absent on a GPU without GPM
+  // and on its first reading (core/metrics.h has the units in the keys).
+  std::optional<double> gpm_sm_activity_percent;
+  std::optional<double> gpm_sm_occupancy_percent;
+  std::optional<double> gpm_tensor_activity_percent;
+  std::optional<double> gpm_dram_bandwidth_percent;
+  std::optional<double> gpm_pcie_tx_bytes_per_second;
+  std::optional<double> gpm_pcie_rx_bytes_per_second;
+  std::optional<double> gpm_nvlink_tx_bytes_per_second;
+  std::optional<double> gpm_nvlink_rx_bytes_per_second;
 };
 
 // min, avg and max of one gauge over a bucket (all three equal for a single sample); absent
@@ -61,6 +71,14 @@ struct DeviceSeriesRow {
   GaugeStats temperature_celsius;
   std::optional<double> energy_counter_joules;  // samples only: the counter's reading
   std::optional<double> energy_used_joules;     // aggregates only: used within the bucket
+  GaugeStats gpm_sm_activity_percent;
+  GaugeStats gpm_sm_occupancy_percent;
+  GaugeStats gpm_tensor_activity_percent;
+  GaugeStats gpm_dram_bandwidth_percent;
+  GaugeStats gpm_pcie_tx_bytes_per_second;
+  GaugeStats gpm_pcie_rx_bytes_per_second;
+  GaugeStats gpm_nvlink_tx_bytes_per_second;
+  GaugeStats gpm_nvlink_rx_bytes_per_second;
 };
 
 // Who a process on a GPU is. pid, start time and GPU uuid (with the store's host) key its

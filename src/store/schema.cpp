@@ -246,6 +246,83 @@ CREATE TABLE mig_memory_hours (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 6: per-hour vGPU use per VM, rolled up from vgpu_minutes by maintenance (docs/vgpu.md),
+// so that the minutes can be pruned like the device tiers.
+constexpr std::string_view kVersion6 = R"sql(
+CREATE TABLE vgpu_hours (
+  bucket_us INTEGER NOT NULL,
+  device_id INTEGER NOT NULL REFERENCES devices (id),
+  vm_id TEXT NOT NULL,
+  vgpu_uuid TEXT,
+  vgpu_type TEXT,
+  seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  fb_used_bytes_max INTEGER,
+  PRIMARY KEY (bucket_us, device_id, vm_id)
+) WITHOUT ROWID;
+)sql";
+
+// Version 7: the GPM figures of each GPU (Hopper and newer; docs/mig.md) as nullable gauges of
+// the device tiers, like the other gauges: the sample's value, and min / avg / max per minute
+// and hour. NULL where a GPU has no GPM, never 0.
+constexpr std::string_view kVersion7 = R"sql(
+ALTER TABLE device_samples ADD COLUMN gpm_sm_activity_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_sm_occupancy_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_tensor_activity_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_dram_bandwidth_percent REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_pcie_tx_bytes_per_second REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_pcie_rx_bytes_per_second REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_nvlink_tx_bytes_per_second REAL;
+ALTER TABLE device_samples ADD COLUMN gpm_nvlink_rx_bytes_per_second REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_activity_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_activity_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_activity_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_occupancy_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_occupancy_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_sm_occupancy_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_tensor_activity_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_tensor_activity_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_tensor_activity_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_dram_bandwidth_percent_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_dram_bandwidth_percent_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_dram_bandwidth_percent_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_activity_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_activity_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_activity_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_occupancy_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_occupancy_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_sm_occupancy_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_tensor_activity_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_tensor_activity_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_tensor_activity_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_dram_bandwidth_percent_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_dram_bandwidth_percent_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_dram_bandwidth_percent_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_avg REAL;
+ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+
 // Version 8: ledger_view with the accounting columns of version 3 as well as version 5's unknown
 // SM use (a view holds no data, so it is dropped and made again).
 constexpr std::string_view kVersion8 = R"sql(
@@ -270,22 +347,6 @@ SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.
 FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
 )sql";
 
-// Version 6: per-hour vGPU use per VM, rolled up from vgpu_minutes by maintenance (docs/vgpu.md),
-// so that the minutes can be pruned like the device tiers.
-constexpr std::string_view kVersion6 = R"sql(
-CREATE TABLE vgpu_hours (
-  bucket_us INTEGER NOT NULL,
-  device_id INTEGER NOT NULL REFERENCES devices (id),
-  vm_id TEXT NOT NULL,
-  vgpu_uuid TEXT,
-  vgpu_type TEXT,
-  seconds REAL NOT NULL,
-  sm_busy_seconds REAL NOT NULL,
-  fb_used_bytes_max INTEGER,
-  PRIMARY KEY (bucket_us, device_id, vm_id)
-) WITHOUT ROWID;
-)sql";
-
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
@@ -295,6 +356,7 @@ constexpr std::array kMigrations{
     Migration{5, "unknown SM use (MIG) in the ledger and its detail; MIG devices' memory",
               kVersion5},
     Migration{6, "vGPU use per VM and hour, rolled up from the minutes", kVersion6},
+    Migration{7, "GPM figures per GPU in the device tiers", kVersion7},
     Migration{8, "ledger_view with the accounting columns", kVersion8},
 };
 

@@ -106,17 +106,18 @@ std::expected<DeviceIds, Error> write_devices(sqlite::Connection& connection, st
   return ids;
 }
 
+// Parameters: time, device, one per gauge in kGauges' order, then the energy counter.
 std::string insert_sample_sql() {
+  std::string parameters = "?1, ?2";
+  for (std::size_t i = 0; i <= kGauges.size(); ++i) parameters += fmt::format(", ?{}", i + 3);
   return fmt::format(
-      "INSERT OR REPLACE INTO device_samples (time_us, device_id, {}, {}) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-      gauge_columns(""), kEnergyColumn);
+      "INSERT OR REPLACE INTO device_samples (time_us, device_id, {}, {}) VALUES ({})",
+      gauge_columns(""), kEnergyColumn, parameters);
 }
 
 std::expected<void, Error> insert_sample(sqlite::Connection& connection, std::int64_t device_id,
                                          const DeviceSampleRecord& sample) {
   static const std::string kSql = insert_sample_sql();
-  static_assert(kGauges.size() == 5, "insert_sample_sql names one parameter per gauge");
   auto statement = connection.cached(kSql);
   if (!statement) return std::unexpected(std::move(statement.error()));
   (*statement)->bind_all(sample.time_us, device_id);

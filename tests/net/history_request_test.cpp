@@ -41,6 +41,16 @@ TEST(HistoryRequest, TakesEveryParameter) {
   EXPECT_EQ(parsed->step_us, 60 * kSecond);
 }
 
+TEST(HistoryRequest, TakesEveryGpmMetricByItsKey) {
+  for (const DeviceMetric metric : kGpmMetrics) {
+    const std::string key(spec(metric).key);
+    const auto parsed =
+        parse_history_request(request({{"gpu", "0"}, {"metric", key}}), kNow, kInterval);
+    ASSERT_TRUE(parsed.has_value()) << key << ": " << parsed.error().message;
+    EXPECT_EQ(parsed->metric, metric) << key;
+  }
+}
+
 TEST(HistoryRequest, ErrorsNameTheParameter) {
   const std::vector<std::pair<Params, std::string>> cases{
       {{}, "gpu: required"},

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "store/history.h"
 #include "store/maintenance.h"
 #include "store/raw_database.h"
@@ -45,6 +47,8 @@ TEST(Migration, TheStepsStartAtOneAndRise) {
     EXPECT_LT(steps[i - 1].version, steps[i].version) << "step " << i;
   EXPECT_EQ(latest_schema_version(), steps.back().version);
   EXPECT_EQ(latest_schema_version(), 8);  // ledger_view with the accounting columns
+  EXPECT_TRUE(std::ranges::any_of(steps, [](const Migration& step) { return step.version == 7; }))
+      << "step 7: GPM figures in the device tiers";
 }
 
 TEST(Migration, AVersion1DatabaseIsMigratedWithEverythingKept) {
@@ -163,7 +167,25 @@ TEST(Migration, LedgerViewGainsTheAccountingColumns) {
                "accounting_max_memory_bytes, accounting_time_ms FROM ledger_view "
                "WHERE pid = 100"),
       (std::vector<std::vector<std::string>>{{"node1", "GPU-a", "60.0", "40.0", "1024", "5000"}}));
-}
+  TEST(Migration, Step7GivesTheOldRowsNullGpmAndTakesNewFigures) {
+    TempDir dir;
+    const auto path = version_1_database(dir);
+    Store store = testing::open_store(path);
+    DeviceSampleRecord next = testing::sample("GPU-a", kT0 + 2 * kMinute, 50, 1150);
+    next.gpm_sm_activity_percent = 47.5;
+    ASSERT_TRUE(write(store, {.device_samples = {next}}));
+    ASSERT_TRUE(downsample(store, kT0 + 3 * kMinute));
+    const auto minutes = device_series(
+        store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
+    ASSERT_TRUE(minutes);
+    ASSERT_EQ(minutes->size(), 3U);
+    EXPECT_FALSE(minutes->at(0).gpm_sm_activity_percent.avg);  // written before step 7
+    EXPECT_EQ(minutes->at(2).gpm_sm_activity_percent, (GaugeStats{47.5, 47.5, 47.5}));
+    RawDatabase raw(path);
+    EXPECT_EQ(
+        raw.integer("SELECT count(*) FROM device_samples WHERE gpm_sm_activity_percent IS NULL"),
+        raw.integer("SELECT count(*) FROM device_samples") - 1);
+  }
 
 }  // namespace
 }  // namespace gpumeter::store

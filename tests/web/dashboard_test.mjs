@@ -119,6 +119,8 @@ describe("the dashboard", () => {
         assert.deepEqual(Object.keys(pixels).sort(),
                          ["memory_used_bytes", "power_draw_watts", "temperature_celsius", "utilization_gpu_percent"]);
         for (const [metric, count] of Object.entries(pixels)) assert.ok(count > 100, `${metric}: ${count} pixels drawn`);
+        // Ampere GPUs: no GPM, so no GPM chart (only a GPU with GPM gets one).
+        assert.equal(await page.locator('figure.chart[data-metric^="gpm_"]').count(), 0);
         const axes = await page.locator("figure.chart").allInnerTexts();
         for (const [i, unit] of ["%", "GiB", "W", "°C"].entries()) assert.match(axes[i], new RegExp(`\\(${unit}\\)`));
       });
@@ -430,6 +432,34 @@ describe("the dashboard", () => {
       for (const mig of instances.filter((m) => m.gpu_instance in sm)) {
         assert.equal(await cell(`[data-mig="${mig.uuid}"]`).innerText(), `${sm[mig.gpu_instance]}%`);
       }
+    });
+
+    it("draws the GPM charts of the last hour from the history, with the scenario's figures", async () => {
+      // Whole GPU: SM activity capped at 100 %, tensor 100 × tensor_ratio 0.25, DRAM the sum of
+      // the instances' memory utilisation (55 + 25 + 2); constant, so every point is the same.
+      const scripted = {gpm_sm_activity_percent: 100, gpm_tensor_activity_percent: 25, gpm_dram_bandwidth_percent: 82};
+      for (const metric of Object.keys(scripted)) {
+        await daemon.until(`history?gpu=0&metric=${metric}&since=1h&step=10s`,
+                           (d) => d.avg.filter((v) => v !== null).length >= 2, `two points of ${metric}`);
+      }
+      const legend = (metric) => page.locator(`figure[data-metric="${metric}"] .u-legend .u-series:nth-child(2) .u-value`);
+      for (const [metric, value] of Object.entries(scripted)) {
+        await page.waitForFunction((m) => /\d/.test(document.querySelector(`figure[data-metric="${m}"] .u-legend .u-series:nth-child(2) .u-value`)?.textContent ?? ""),
+                                   metric, {timeout: 30000});
+        assert.equal(await legend(metric).innerText(), `${value} %`, metric);
+      }
+      const titles = await page.locator('figure.chart[data-metric^="gpm_"] .u-title').allInnerTexts();
+      assert.deepEqual(titles, ["GPM SM activity (%)", "GPM tensor activity (%)", "GPM DRAM bandwidth (%)"]);
+      const gpmPixels = async () => Object.fromEntries(
+        Object.entries(await seriesPixels(page, SERIES_COLOURS)).filter(([metric]) => metric in scripted));
+      let gpm = await gpmPixels();
+      for (const deadline = Date.now() + 30000; !Object.values(gpm).every((n) => n > 100) && Date.now() < deadline;) {
+        await page.waitForTimeout(250);
+        gpm = await gpmPixels();
+      }
+      assert.deepEqual(Object.keys(gpm).sort(), Object.keys(scripted).sort());
+      for (const [metric, count] of Object.entries(gpm)) assert.ok(count > 100, `${metric}: ${count} pixels drawn`);
+      await page.screenshot({path: join(artifacts, "dashboard-gpm.png"), fullPage: true});
     });
 
     it("claims no SM figure for processes on MIG devices", async () => {

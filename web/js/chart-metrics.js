@@ -22,7 +22,33 @@ export const CHART_METRICS = [
     key: "temperature_celsius", title: "Temperature", unit: "°C",
     scale: (v) => v, digits: 0, range: () => [0, 100],
   },
+  // GPM (Hopper and newer): charted only for the GPUs that have it (hasGpm); the history
+  // database alone keeps these, up to the daemon's last record.
+  {
+    key: "gpm_sm_activity_percent", title: "GPM SM activity", unit: "%", gpm: true,
+    scale: (v) => v, digits: 0, range: () => [0, 100],
+  },
+  {
+    key: "gpm_tensor_activity_percent", title: "GPM tensor activity", unit: "%", gpm: true,
+    scale: (v) => v, digits: 0, range: () => [0, 100],
+  },
+  {
+    key: "gpm_dram_bandwidth_percent", title: "GPM DRAM bandwidth", unit: "%", gpm: true,
+    scale: (v) => v, digits: 0, range: () => [0, 100],
+  },
 ];
+
+// A GPU of the status document with GPM: a figure, or none yet because its first GPM window
+// has not closed ("no_data"); "not_supported" and other reasons mean none to chart.
+export function hasGpm(gpu) {
+  const value = gpu.gpm_sm_activity_percent;
+  return (value !== null && value !== undefined) || gpu.unavailable?.gpm_sm_activity_percent === "no_data";
+}
+
+// The GPUs a metric's chart shows: every chosen GPU, or for a GPM metric those with GPM.
+export function chartedGpus(metric, gpus) {
+  return metric.gpm ? gpus.filter(hasGpm) : gpus;
+}
 
 // Distinct on light and dark backgrounds alike (checked for contrast against both).
 export const SERIES_COLOURS = [

@@ -1,8 +1,9 @@
-// The "Last hour" section: a chart per reading (utilization, memory, power, temperature) for
-// the chosen GPU or for all of them, from /api/v1/history.
+// The "Last hour" section: a chart per reading (utilization, memory, power, temperature, and
+// GPM's SM activity, tensor activity and DRAM bandwidth where a GPU has GPM) for the chosen GPU
+// or for all of them, from /api/v1/history.
 import {apiGet} from "./api.js";
 import {MetricChart, ZoomGroup} from "./chart.js";
-import {CHART_METRICS} from "./chart-metrics.js";
+import {CHART_METRICS, chartedGpus, hasGpm} from "./chart-metrics.js";
 import {el} from "./dom.js";
 import {alignSeries, hasPoints} from "./time-series.js";
 
@@ -76,20 +77,24 @@ export class ChartsView {
     this.picker.parentElement.hidden = false;
     this.hint.hidden = false;
     this.build(gpus);
-    await Promise.all(CHART_METRICS.map((metric, i) => this.load(metric, gpus, this.charts[i])));
+    await Promise.all(this.charts.map((chart) => this.load(chart.metric, chart.gpus, chart)));
   }
 
+  // A chart per metric that has a GPU to show (GPM's only where a chosen GPU has GPM).
   build(gpus) {
-    const signature = gpus.map((g) => g.index).join();
+    const signature = gpus.map((g) => `${g.index}${hasGpm(g) ? "+gpm" : ""}`).join();
     if (signature === this.signature && this.charts.length > 0) return;
     this.clear();
     this.signature = signature;
     for (const metric of CHART_METRICS) {
+      const charted = chartedGpus(metric, gpus);
+      if (charted.length === 0) continue;
       const body = el("div", {class: "chart-body"});
       const state = el("p", {class: "chart-state"});
       this.grid.append(el("figure", {class: "chart", dataset: {metric: metric.key}}, body, state));
-      const chart = new MetricChart(body, metric, gpus.map((g) => `GPU ${g.index}`), this.zoom);
+      const chart = new MetricChart(body, metric, charted.map((g) => `GPU ${g.index}`), this.zoom);
       chart.state = state;
+      chart.gpus = charted;
       this.charts.push(chart);
     }
   }
@@ -109,16 +114,19 @@ export class ChartsView {
     if (!this.charts.includes(chart)) return;  // rebuilt meanwhile
     const data = alignSeries(docs, metric.scale);
     chart.update(data, metric.range(gpus));
-    chart.state.textContent = describe(docs, data);
+    chart.state.textContent = describe(docs, data, metric);
   }
 }
 
 // What the chart cannot show, in words: failed requests, or no reading at all (N/A).
-function describe(docs, data) {
+function describe(docs, data, metric) {
   const failed = docs.filter(({doc}) => doc instanceof Error);
   if (failed.length > 0 && failed.every(({doc}) => doc.kind === "not_found")) {
     return "N/A: this server keeps no history (a node's own dashboard has its charts)";
   }
   if (failed.length > 0) return failed.map(({label, doc}) => `${label}: ${doc.message}`).join("; ");
-  return hasPoints(data) ? "" : "N/A: no reading in the last hour";
+  if (hasPoints(data)) return "";
+  // GPM figures come from the history database alone, written once per record interval.
+  return metric.gpm ? "N/A: no GPM figure recorded in the last hour yet (the daemon records them every record interval)" :
+    "N/A: no reading in the last hour";
 }
