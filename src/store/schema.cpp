@@ -322,6 +322,7 @@ ALTER TABLE device_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
 ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
 ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_avg REAL;
 ALTER TABLE device_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+)sql";
 
 // Version 8: ledger_view with the accounting columns of version 3 as well as version 5's unknown
 // SM use (a view holds no data, so it is dropped and made again).

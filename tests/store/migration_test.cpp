@@ -167,25 +167,27 @@ TEST(Migration, LedgerViewGainsTheAccountingColumns) {
                "accounting_max_memory_bytes, accounting_time_ms FROM ledger_view "
                "WHERE pid = 100"),
       (std::vector<std::vector<std::string>>{{"node1", "GPU-a", "60.0", "40.0", "1024", "5000"}}));
-  TEST(Migration, Step7GivesTheOldRowsNullGpmAndTakesNewFigures) {
-    TempDir dir;
-    const auto path = version_1_database(dir);
-    Store store = testing::open_store(path);
-    DeviceSampleRecord next = testing::sample("GPU-a", kT0 + 2 * kMinute, 50, 1150);
-    next.gpm_sm_activity_percent = 47.5;
-    ASSERT_TRUE(write(store, {.device_samples = {next}}));
-    ASSERT_TRUE(downsample(store, kT0 + 3 * kMinute));
-    const auto minutes = device_series(
-        store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
-    ASSERT_TRUE(minutes);
-    ASSERT_EQ(minutes->size(), 3U);
-    EXPECT_FALSE(minutes->at(0).gpm_sm_activity_percent.avg);  // written before step 7
-    EXPECT_EQ(minutes->at(2).gpm_sm_activity_percent, (GaugeStats{47.5, 47.5, 47.5}));
-    RawDatabase raw(path);
-    EXPECT_EQ(
-        raw.integer("SELECT count(*) FROM device_samples WHERE gpm_sm_activity_percent IS NULL"),
-        raw.integer("SELECT count(*) FROM device_samples") - 1);
-  }
+}
+
+TEST(Migration, Step7GivesTheOldRowsNullGpmAndTakesNewFigures) {
+  TempDir dir;
+  const auto path = version_1_database(dir);
+  Store store = testing::open_store(path);
+  DeviceSampleRecord next = testing::sample("GPU-a", kT0 + 2 * kMinute, 50, 1150);
+  next.gpm_sm_activity_percent = 47.5;
+  ASSERT_TRUE(write(store, {.device_samples = {next}}));
+  ASSERT_TRUE(downsample(store, kT0 + 3 * kMinute));
+  const auto minutes = device_series(
+      store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
+  ASSERT_TRUE(minutes);
+  ASSERT_EQ(minutes->size(), 3U);
+  EXPECT_FALSE(minutes->at(0).gpm_sm_activity_percent.avg);  // written before step 7
+  EXPECT_EQ(minutes->at(2).gpm_sm_activity_percent, (GaugeStats{47.5, 47.5, 47.5}));
+  RawDatabase raw(path);
+  EXPECT_EQ(
+      raw.integer("SELECT count(*) FROM device_samples WHERE gpm_sm_activity_percent IS NULL"),
+      raw.integer("SELECT count(*) FROM device_samples") - 1);
+}
 
 }  // namespace
 }  // namespace gpumeter::store
