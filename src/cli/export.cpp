@@ -147,8 +147,10 @@ Subcommand add_export_command(CLI::App& app) {
   csv->add_flag("--append", options->append, "Append to files that exist already");
   csv->add_option("--state-dir", options->state_dir, "Directory of the history database")
       ->option_text("DIR");
-  csv->add_option("--database", options->database,
-                  "History database (default: $GPUMETER_DATABASE, else STATE_DIR/gpumeter.db)")
+  csv->add_option(
+         "--database", options->database,
+         "History database (default: STATE_DIR/gpumeter.db when --state-dir is given, else "
+         "$GPUMETER_DATABASE, else the default state directory's)")
       ->option_text("PATH");
   return {.app = command, .run_without_session = [options](std::ostream& out, std::ostream& err) {
             return run_export(out, err, *options);

@@ -124,8 +124,10 @@ void add_history_options(CLI::App& command, HistoryOptions& options) {
                   "$XDG_STATE_HOME/gpumeter for others)")
       ->option_text("DIR");
   command
-      .add_option("--database", options.database,
-                  "History database (default: $GPUMETER_DATABASE, else STATE_DIR/gpumeter.db)")
+      .add_option(
+          "--database", options.database,
+          "History database (default: STATE_DIR/gpumeter.db when --state-dir is given, else "
+          "$GPUMETER_DATABASE, else the default state directory's)")
       ->option_text("PATH");
   command.add_option("--history", options.history, "Keep history in the database (default true)")
       ->option_text("true|false");
