@@ -16,7 +16,8 @@ import unittest
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, scenario
+from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, daemon_http_port, epoch_seconds_ago,
+                              scenario)
 
 GIB = 1024 ** 3
 
@@ -53,13 +54,7 @@ class AccountingDaemon(unittest.TestCase):
 
     @classmethod
     def served_port(cls):
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and cls.daemon.poll() is None:
-            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)", cls.log.read_text())
-            if found:
-                return int(found.group(1))
-            time.sleep(0.05)
-        raise AssertionError(f"the daemon did not say where it serves:\n{cls.log.read_text()}")
+        return daemon_http_port(cls.daemon, cls.log)
 
     @classmethod
     def get(cls, path):

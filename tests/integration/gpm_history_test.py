@@ -10,7 +10,6 @@ tolerance is a relative 1e-9."""
 
 import json
 import math
-import re
 import signal
 import sqlite3
 import subprocess
@@ -20,7 +19,7 @@ import unittest
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import GPUMETER, clean_env, epoch_seconds_ago
+from gpumeter_testlib import GPUMETER, clean_env, daemon_http_port, epoch_seconds_ago
 
 HERE = Path(__file__).resolve().parent
 SCENARIO_PATH = HERE / "scenarios" / "gpm-history.json"
@@ -88,13 +87,7 @@ class GpmHistory(unittest.TestCase):
 
     @classmethod
     def served_port(cls):
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and cls.daemon.poll() is None:
-            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)", cls.log.read_text())
-            if found:
-                return int(found.group(1))
-            time.sleep(0.05)
-        raise AssertionError(f"the daemon did not say where it serves:\n{cls.log.read_text()}")
+        return daemon_http_port(cls.daemon, cls.log)
 
     @classmethod
     def get_json(cls, path):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -57,3 +58,15 @@ def validate_list_schema(document):
     import jsonschema  # Debian's python3-jsonschema
     schema = json.loads((SCHEMAS / "list.schema.json").read_text())
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+
+
+def daemon_http_port(daemon, log, timeout=60):
+    """The port a daemon started with --listen 127.0.0.1:0 serves on, from its log line
+    "serving HTTP on http://127.0.0.1:PORT"; fails if it exits or says nothing in time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and daemon.poll() is None:
+        found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)", log.read_text())
+        if found:
+            return int(found.group(1))
+        time.sleep(0.05)
+    raise AssertionError(f"the daemon did not say where it serves:\n{log.read_text()}")

@@ -18,8 +18,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCENARIOS, SCHEMAS, clean_env, epoch_seconds_ago,
-                              list_json, run, scenario, simulate, validate_list_schema)
+from gpumeter_testlib import (GPUMETER, SCENARIOS, SCHEMAS, clean_env, daemon_http_port,
+                              epoch_seconds_ago, list_json, run, scenario, simulate,
+                              validate_list_schema)
 
 NAME = "h100-mig-7"
 SCENARIO = json.loads((SCENARIOS / f"{NAME}.json").read_text())
@@ -160,13 +161,7 @@ class Daemon(unittest.TestCase):
 
     @classmethod
     def served_port(cls):
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and cls.daemon.poll() is None:
-            found = re.search(r"serving HTTP on http://127\.0\.0\.1:(\d+)", cls.log.read_text())
-            if found:
-                return int(found.group(1))
-            time.sleep(0.05)
-        raise AssertionError(f"the daemon did not say where it serves:\n{cls.log.read_text()}")
+        return daemon_http_port(cls.daemon, cls.log)
 
     @classmethod
     def get(cls, path):
