@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "store/sqlite.h"
@@ -24,7 +25,36 @@ std::optional<T> value_of(const Maybe<T>& maybe) {
   return *maybe;
 }
 
+// The GPM columns of the MIG tiers, per figure: <key>_samples, _min, _sum, _max.
+std::string gpm_columns() {
+  std::string columns;
+  for (const DeviceMetric metric : kGpmMetrics) {
+    const std::string_view key = spec(metric).key;
+    columns += fmt::format(", m.{0}_samples, m.{0}_min, m.{0}_sum, m.{0}_max", key);
+  }
+  return columns;
+}
+
+// Reads the GPM columns that start at column `first` of `statement` into `row`.
+void read_gpm(sqlite::Statement& statement, int first, MigMemoryRow& row) {
+  for (std::size_t i = 0; i < kGpmMetrics.size(); ++i) {
+    const int column = first + static_cast<int>(4 * i);
+    const std::int64_t samples = statement.int64(column);
+    row.gpm_samples[i] = samples;
+    if (samples <= 0) continue;  // no reading had it: absent, never 0
+    row.gpm[i] = {.min = statement.optional_real(column + 1),
+                  .avg = statement.real(column + 2) / static_cast<double>(samples),
+                  .max = statement.optional_real(column + 3)};
+  }
+}
+
 }  // namespace
+
+std::optional<std::size_t> gpm_position(DeviceMetric metric) {
+  const auto* found = std::ranges::find(kGpmMetrics, metric);
+  if (found == kGpmMetrics.end()) return std::nullopt;
+  return static_cast<std::size_t>(found - kGpmMetrics.begin());
+}
 
 std::expected<void, Error> validate(const MigMemoryRecord& record) {
   if (record.gpu_uuid.empty()) return std::unexpected(invalid("no GPU uuid"));
@@ -33,6 +63,12 @@ std::expected<void, Error> validate(const MigMemoryRecord& record) {
     return std::unexpected(invalid("memory_used_bytes is not a finite non-negative number"));
   if (record.memory_total_bytes && !good(*record.memory_total_bytes))
     return std::unexpected(invalid("memory_total_bytes is not a finite non-negative number"));
+  for (std::size_t i = 0; i < kGpmMetrics.size(); ++i) {
+    if (record.gpm[i] && !good(*record.gpm[i])) {
+      return std::unexpected(
+          invalid(fmt::format("{} is not a finite non-negative number", spec(kGpmMetrics[i]).key)));
+    }
+  }
   return {};
 }
 
@@ -41,15 +77,18 @@ std::vector<MigMemoryRecord> mig_memory_records(const Device& device, TimeUs tim
   if (!device.identity.uuid || !device.mig || !device.mig->enabled) return records;
   for (const MigDevice& mig : device.mig->devices) {
     if (!mig.uuid || !mig.memory_used_bytes) continue;
-    records.push_back({.gpu_uuid = *device.identity.uuid,
-                       .gpu_index = device.identity.index,
-                       .mig_uuid = *mig.uuid,
-                       .gpu_instance_id = mig.gpu_instance_id,
-                       .compute_instance_id = mig.compute_instance_id,
-                       .profile = value_of(mig.profile),
-                       .time_us = time_us,
-                       .memory_used_bytes = *mig.memory_used_bytes,
-                       .memory_total_bytes = value_of(mig.memory_total_bytes)});
+    MigMemoryRecord& record = records.emplace_back(
+        MigMemoryRecord{.gpu_uuid = *device.identity.uuid,
+                        .gpu_index = device.identity.index,
+                        .mig_uuid = *mig.uuid,
+                        .gpu_instance_id = mig.gpu_instance_id,
+                        .compute_instance_id = mig.compute_instance_id,
+                        .profile = value_of(mig.profile),
+                        .time_us = time_us,
+                        .memory_used_bytes = *mig.memory_used_bytes,
+                        .memory_total_bytes = value_of(mig.memory_total_bytes)});
+    std::ranges::transform(mig.gpm, record.gpm.begin(),
+                           [](const Maybe<double>& figure) { return value_of(figure); });
   }
   return records;
 }
@@ -63,10 +102,11 @@ std::expected<std::vector<MigMemoryRow>, Error> mig_memory_series(Store& store,
   auto statement = store.connection().prepare(fmt::format(
       "SELECT d.uuid, m.mig_uuid, m.gpu_instance_id, m.compute_instance_id, m.profile, "
       "m.bucket_us, m.samples, m.memory_used_bytes_min, m.memory_used_bytes_sum, "
-      "m.memory_used_bytes_max, m.memory_total_bytes "
+      "m.memory_used_bytes_max, m.memory_total_bytes{} "
       "FROM {} m JOIN devices d ON d.id = m.device_id "
       "WHERE d.host_id = ?1 AND m.bucket_us >= ?2 AND m.bucket_us < ?3 "
       "AND (?4 IS NULL OR m.mig_uuid = ?4) ORDER BY d.uuid, m.mig_uuid, m.bucket_us",
+      gpm_columns(),
       query.resolution == Resolution::minutes ? "mig_memory_minutes" : "mig_memory_hours"));
   if (!statement) return std::unexpected(std::move(statement.error()));
   statement->bind_all(store.host_id(), query.since_us, query.until_us, query.mig_uuid);
@@ -87,6 +127,7 @@ std::expected<std::vector<MigMemoryRow>, Error> mig_memory_series(Store& store,
     mig.memory_used_bytes = {.min = statement->real(7),
                              .avg = statement->real(8) / static_cast<double>(samples),
                              .max = statement->real(9)};
+    read_gpm(*statement, 11, mig);
     rows.push_back(std::move(mig));
   }
 }

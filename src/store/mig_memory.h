@@ -1,9 +1,13 @@
 // Memory use of MIG devices in the history (docs/mig.md, "History", and docs/store.md): per
 // MIG device (keyed by its GPU and its MIG-... uuid), the min, mean and max of the memory its
-// processes hold, per minute and per hour, from every sampler round. Kept as long as the GPU's
-// own minutes and hours (Retention::device_minutes_us, device_hours_us).
+// processes hold, per minute and per hour, from every sampler round; beside it (schema step 9)
+// the min, mean and max of each GPM figure of its GPU instance, over the readings that had it.
+// Kept as long as the GPU's own minutes and hours (Retention::device_minutes_us,
+// device_hours_us).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <expected>
 #include <optional>
@@ -11,6 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/metrics.h"
 #include "core/model.h"
 #include "store/history.h"
 #include "store/store.h"
@@ -28,14 +33,18 @@ struct MigMemoryRecord {
   TimeUs time_us = 0;
   double memory_used_bytes = 0;
   std::optional<double> memory_total_bytes;
+  // GPM figures of its GPU instance, in kGpmMetrics order; absent before Hopper and on the
+  // first reading (no GPM window yet).
+  std::array<std::optional<double>, kGpmMetrics.size()> gpm;
 };
 
-// Checks: non-empty GPU and MIG uuids, finite non-negative memory figures.
+// Checks: non-empty GPU and MIG uuids, finite non-negative memory and GPM figures.
 // Errors: invalid_input naming the field.
 std::expected<void, Error> validate(const MigMemoryRecord& record);
 
 // The records of a GPU's MIG devices read at `time_us`: none for a GPU without a uuid or not in
-// MIG mode, nor for a MIG device without a uuid or a memory reading (nothing is made up).
+// MIG mode, nor for a MIG device without a uuid or a memory reading (nothing is made up); a
+// record's GPM figures are those the MIG device has.
 std::vector<MigMemoryRecord> mig_memory_records(const Device& device, TimeUs time_us);
 
 // A MIG device's memory over one minute or hour.
@@ -49,7 +58,14 @@ struct MigMemoryRow {
   std::int64_t samples = 0;
   GaugeStats memory_used_bytes;  // min, mean and max of the bucket's readings
   std::optional<double> memory_total_bytes;
+  // Per GPM figure (kGpmMetrics order): the min, mean and max over the readings that had it,
+  // all absent when none had it; and how many had it.
+  std::array<GaugeStats, kGpmMetrics.size()> gpm;
+  std::array<std::int64_t, kGpmMetrics.size()> gpm_samples{};
 };
+
+// The position of `metric` in kGpmMetrics, or nullopt for a metric that is not a GPM figure.
+std::optional<std::size_t> gpm_position(DeviceMetric metric);
 
 struct MigMemoryQuery {
   Resolution resolution = Resolution::minutes;  // minutes or hours

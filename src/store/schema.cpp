@@ -348,6 +348,94 @@ SELECT ledger.id, hosts.name AS host, ledger.pid, ledger.start_time_us, devices.
 FROM ledger JOIN hosts ON hosts.id = ledger.host_id JOIN devices ON devices.id = ledger.device_id;
 )sql";
 
+// Version 9: the GPM figures of each MIG device (its GPU instance's; docs/mig.md) beside its
+// memory in mig_memory_minutes and mig_memory_hours: per figure, how many of the bucket's
+// readings had it (<key>_samples), and their min, sum (for the mean) and max, NULL while none
+// had it. A reading without the figure (before Hopper, or the first reading, with no GPM window
+// yet) is not counted, so it neither drags the mean down nor shows as 0.
+constexpr std::string_view kVersion9 = R"sql(
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_activity_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_activity_percent_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_activity_percent_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_activity_percent_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_occupancy_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_occupancy_percent_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_occupancy_percent_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_sm_occupancy_percent_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_tensor_activity_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_tensor_activity_percent_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_tensor_activity_percent_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_tensor_activity_percent_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_dram_bandwidth_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_dram_bandwidth_percent_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_dram_bandwidth_percent_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_dram_bandwidth_percent_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_tx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_pcie_rx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_minutes ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_activity_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_activity_percent_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_activity_percent_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_activity_percent_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_occupancy_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_occupancy_percent_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_occupancy_percent_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_sm_occupancy_percent_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_tensor_activity_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_tensor_activity_percent_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_tensor_activity_percent_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_tensor_activity_percent_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_dram_bandwidth_percent_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_dram_bandwidth_percent_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_dram_bandwidth_percent_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_dram_bandwidth_percent_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_tx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_pcie_rx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_tx_bytes_per_second_max REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_samples
+  INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_min REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_sum REAL;
+ALTER TABLE mig_memory_hours ADD COLUMN gpm_nvlink_rx_bytes_per_second_max REAL;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
@@ -359,6 +447,7 @@ constexpr std::array kMigrations{
     Migration{6, "vGPU use per VM and hour, rolled up from the minutes", kVersion6},
     Migration{7, "GPM figures per GPU in the device tiers", kVersion7},
     Migration{8, "ledger_view with the accounting columns", kVersion8},
+    Migration{9, "GPM figures per MIG device in its minutes and hours", kVersion9},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

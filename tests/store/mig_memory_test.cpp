@@ -1,13 +1,16 @@
-// MIG devices' memory in the history: readings counted in their minute and hour, min, mean and
-// max exact; kept as long as the GPU's own minutes and hours; late readings past the horizon
-// not stored again. Real SQLite files.
+// MIG devices' memory and GPM figures in the history: readings counted in their minute and
+// hour, min, mean and max exact, a GPM figure over the readings that had it only; kept as long
+// as the GPU's own minutes and hours; late readings past the horizon not stored again. Real
+// SQLite files.
 #include "store/mig_memory.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "store/maintenance.h"
+#include "store/raw_database.h"
 #include "store/support.h"
 #include "store/write.h"
 
@@ -105,6 +108,86 @@ TEST_F(MigMemory, MinutesGoWithTheDevicesMinutesAndHoursStay) {
   EXPECT_EQ(hours[0].samples, 5);
 }
 
+// GPM figures of a MIG device (schema step 9): per figure, min, mean and max over the readings
+// that had it; a reading without it (the first one, with no GPM window yet) is not counted.
+class MigGpm : public MigMemory {
+ protected:
+  static constexpr std::size_t kSm = 0;        // gpm_sm_activity_percent
+  static constexpr std::size_t kDram = 3;      // gpm_dram_bandwidth_percent
+  static constexpr std::size_t kNvlinkRx = 7;  // gpm_nvlink_rx_bytes_per_second
+
+  static MigMemoryRecord with_gpm(TimeUs time_us, std::optional<double> sm,
+                                  std::optional<double> dram) {
+    MigMemoryRecord record = reading("MIG-gpm", time_us, kGiB);
+    record.gpm[kSm] = sm;
+    record.gpm[kDram] = dram;
+    return record;
+  }
+
+  void SetUp() override {
+    MigMemory::SetUp();
+    // The first minute of 11:00: no GPM yet, then SM 10, 40, 70 and DRAM only on the last;
+    // its second minute: no GPM at all.
+    const TimeUs eleven = kTen + kHour;
+    Batch batch;
+    batch.mig_memory = {with_gpm(eleven, {}, {}), with_gpm(eleven + 10 * kSecond, 10, {}),
+                        with_gpm(eleven + 20 * kSecond, 40, {}),
+                        with_gpm(eleven + 30 * kSecond, 70, 12.5),
+                        with_gpm(eleven + kMinute, {}, {})};
+    ASSERT_TRUE(write(store, batch));
+  }
+};
+
+TEST_F(MigGpm, EachFigureHasTheMinMeanAndMaxOfTheReadingsThatHadIt) {
+  const auto rows = series(Resolution::minutes, "MIG-gpm");
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_EQ(rows[0].samples, 4);  // memory: every reading
+  EXPECT_EQ(rows[0].gpm_samples[kSm], 3);
+  EXPECT_EQ(rows[0].gpm[kSm], (GaugeStats{10.0, 40.0, 70.0}));  // 120 / 3, not 120 / 4
+  EXPECT_EQ(rows[0].gpm_samples[kDram], 1);
+  EXPECT_EQ(rows[0].gpm[kDram], (GaugeStats{12.5, 12.5, 12.5}));
+}
+
+TEST_F(MigGpm, AFigureNoReadingHadIsAbsentNeverZero) {
+  const auto rows = series(Resolution::minutes, "MIG-gpm");
+  ASSERT_EQ(rows.size(), 2U);
+  EXPECT_EQ(rows[0].gpm_samples[kNvlinkRx], 0);
+  EXPECT_EQ(rows[0].gpm[kNvlinkRx], GaugeStats{});
+  EXPECT_EQ(rows[1].samples, 1);
+  for (std::size_t i = 0; i < kGpmMetrics.size(); ++i) {
+    EXPECT_EQ(rows[1].gpm_samples[i], 0) << i;
+    EXPECT_EQ(rows[1].gpm[i], GaugeStats{}) << i;
+  }
+  // The file itself holds NULL, not 0, where no reading had the figure.
+  testing::RawDatabase raw(dir / "history.db");
+  EXPECT_EQ(raw.rows("SELECT gpm_sm_activity_percent_min, gpm_sm_activity_percent_sum, "
+                     "gpm_sm_activity_percent_max, gpm_nvlink_rx_bytes_per_second_sum "
+                     "FROM mig_memory_minutes WHERE mig_uuid = 'MIG-gpm' ORDER BY bucket_us"),
+            (std::vector<std::vector<std::string>>{{"10.0", "120.0", "70.0", "NULL"},
+                                                   {"NULL", "NULL", "NULL", "NULL"}}));
+}
+
+TEST_F(MigGpm, TheHourCountsTheSameReadings) {
+  const auto rows = series(Resolution::hours, "MIG-gpm");
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].samples, 5);
+  EXPECT_EQ(rows[0].gpm_samples[kSm], 3);
+  EXPECT_EQ(rows[0].gpm[kSm], (GaugeStats{10.0, 40.0, 70.0}));
+  // A reading with the figure after readings without it still counts alone.
+  ASSERT_TRUE(write(store, {.mig_memory = {with_gpm(kTen + kHour + 2 * kMinute, 100, {})}}));
+  const auto later = series(Resolution::hours, "MIG-gpm");
+  ASSERT_EQ(later.size(), 1U);
+  EXPECT_EQ(later[0].gpm_samples[kSm], 4);
+  EXPECT_EQ(later[0].gpm[kSm], (GaugeStats{10.0, 55.0, 100.0}));  // 220 / 4
+}
+
+TEST(MigGpmPosition, OnlyGpmMetricsHaveOne) {
+  EXPECT_EQ(gpm_position(DeviceMetric::gpm_sm_activity), 0U);
+  EXPECT_EQ(gpm_position(DeviceMetric::gpm_nvlink_rx), kGpmMetrics.size() - 1);
+  EXPECT_FALSE(gpm_position(DeviceMetric::memory_used));
+  EXPECT_FALSE(gpm_position(DeviceMetric::utilization_gpu));
+}
+
 TEST(MigMemoryRecord, BadReadingsAreRefused) {
   MigMemoryRecord record = reading(kSlice, kT0, kGiB);
   EXPECT_TRUE(validate(record));
@@ -113,6 +196,13 @@ TEST(MigMemoryRecord, BadReadingsAreRefused) {
   record = reading(kSlice, kT0, std::nan(""));
   EXPECT_FALSE(validate(record));
   record = reading(kSlice, kT0, -1);
+  EXPECT_FALSE(validate(record));
+  record = reading(kSlice, kT0, kGiB);
+  record.gpm[2] = std::numeric_limits<double>::infinity();
+  const auto refused = validate(record);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("gpm_tensor_activity_percent"), std::string::npos);
+  record.gpm[2] = -1;
   EXPECT_FALSE(validate(record));
 }
 
@@ -127,6 +217,7 @@ TEST(MigMemoryRecord, OnlyMigDevicesWithAUuidAndAReadingAreRecorded) {
   read.uuid = std::string("MIG-read");
   read.profile = std::string("2g.20gb");
   read.memory_used_bytes = 5 * kGiB;
+  read.gpm[0] = 33.0;  // SM activity; the others stay not_supported
   MigDevice no_memory;
   no_memory.uuid = std::string("MIG-no-memory");  // memory_used_bytes absent: nothing made up
   MigDevice no_uuid;
@@ -142,6 +233,8 @@ TEST(MigMemoryRecord, OnlyMigDevicesWithAUuidAndAReadingAreRecorded) {
   EXPECT_EQ(records[0].profile, "2g.20gb");
   EXPECT_EQ(records[0].memory_used_bytes, 5 * kGiB);
   EXPECT_FALSE(records[0].memory_total_bytes);
+  EXPECT_EQ(records[0].gpm[0], 33.0);
+  for (std::size_t i = 1; i < kGpmMetrics.size(); ++i) EXPECT_FALSE(records[0].gpm[i]) << i;
   gpu.mig->enabled = false;
   EXPECT_TRUE(mig_memory_records(gpu, kT0).empty());
 }

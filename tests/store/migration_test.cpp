@@ -6,6 +6,7 @@
 
 #include "store/history.h"
 #include "store/maintenance.h"
+#include "store/mig_memory.h"
 #include "store/raw_database.h"
 #include "store/schema.h"
 #include "store/support.h"
@@ -46,9 +47,11 @@ TEST(Migration, TheStepsStartAtOneAndRise) {
   for (std::size_t i = 1; i < steps.size(); ++i)
     EXPECT_LT(steps[i - 1].version, steps[i].version) << "step " << i;
   EXPECT_EQ(latest_schema_version(), steps.back().version);
-  EXPECT_EQ(latest_schema_version(), 8);  // ledger_view with the accounting columns
+  EXPECT_EQ(latest_schema_version(), 9);  // GPM figures per MIG device
   EXPECT_TRUE(std::ranges::any_of(steps, [](const Migration& step) { return step.version == 7; }))
       << "step 7: GPM figures in the device tiers";
+  EXPECT_TRUE(std::ranges::any_of(steps, [](const Migration& step) { return step.version == 8; }))
+      << "step 8: ledger_view with the accounting columns";
 }
 
 TEST(Migration, AVersion1DatabaseIsMigratedWithEverythingKept) {
@@ -187,6 +190,69 @@ TEST(Migration, Step7GivesTheOldRowsNullGpmAndTakesNewFigures) {
   EXPECT_EQ(
       raw.integer("SELECT count(*) FROM device_samples WHERE gpm_sm_activity_percent IS NULL"),
       raw.integer("SELECT count(*) FROM device_samples") - 1);
+}
+
+// A version-8 database (the fixture taken through steps 2 to 8 by their own SQL) holding one
+// minute and one hour of a MIG device's memory, written as version 8 wrote them.
+std::filesystem::path version_8_database_with_mig_memory(const TempDir& dir) {
+  const auto path = version_1_database(dir);
+  RawDatabase raw(path);
+  for (const Migration& step : migrations()) {
+    if (step.version < 2 || step.version > 8) continue;
+    raw.exec(std::string(step.sql));
+  }
+  raw.exec("PRAGMA user_version = 8");
+  for (const std::string table : {"mig_memory_minutes", "mig_memory_hours"}) {
+    raw.exec("INSERT INTO " + table +
+             " (bucket_us, device_id, mig_uuid, gpu_instance_id, compute_instance_id, profile, "
+             "samples, memory_used_bytes_min, memory_used_bytes_sum, memory_used_bytes_max) "
+             "VALUES (" +
+             std::to_string(kT0) + ", 1, 'MIG-a', 7, 0, '1g.10gb', 2, 10, 30, 20)");
+  }
+  return path;
+}
+
+// Step 9 adds the GPM figures of MIG devices to their minutes and hours: the rows written
+// before it have none (count 0, NULL figures, never 0), and a reading after it counts in the
+// same minute without its memory figures changing.
+TEST(Migration, Step9GivesTheOldMigRowsNoGpmAndTakesNewFigures) {
+  TempDir dir;
+  const auto path = version_8_database_with_mig_memory(dir);
+  Store store = testing::open_store(path);
+  {
+    RawDatabase raw(path);
+    EXPECT_EQ(raw.integer("PRAGMA user_version"), 9);
+    EXPECT_EQ(raw.rows("SELECT gpm_sm_activity_percent_samples, gpm_sm_activity_percent_min, "
+                       "gpm_sm_activity_percent_sum, gpm_nvlink_rx_bytes_per_second_max "
+                       "FROM mig_memory_hours"),
+              (std::vector<std::vector<std::string>>{{"0", "NULL", "NULL", "NULL"}}));
+  }
+  const auto before = mig_memory_series(
+      store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
+  ASSERT_TRUE(before) << before.error().message;
+  ASSERT_EQ(before->size(), 1U);
+  EXPECT_EQ(before->front().memory_used_bytes, (GaugeStats{10.0, 15.0, 20.0}));
+  EXPECT_EQ(before->front().gpm_samples[0], 0);
+  EXPECT_FALSE(before->front().gpm[0].avg);
+
+  MigMemoryRecord next{.gpu_uuid = "GPU-a",
+                       .mig_uuid = "MIG-a",
+                       .gpu_instance_id = 7,
+                       .profile = "1g.10gb",
+                       .time_us = kT0 + 30 * kSecond,
+                       .memory_used_bytes = 15};
+  next.gpm[0] = 42.5;
+  ASSERT_TRUE(write(store, {.mig_memory = {next}}));
+  const auto after = mig_memory_series(
+      store, {.resolution = Resolution::minutes, .since_us = kT0, .until_us = kT0 + kHour});
+  ASSERT_TRUE(after) << after.error().message;
+  ASSERT_EQ(after->size(), 1U);
+  EXPECT_EQ(after->front().samples, 3);
+  EXPECT_EQ(after->front().memory_used_bytes, (GaugeStats{10.0, 15.0, 20.0}));
+  EXPECT_EQ(after->front().gpm_samples[0], 1);
+  EXPECT_EQ(after->front().gpm[0], (GaugeStats{42.5, 42.5, 42.5}));  // the old readings: none
+  EXPECT_EQ(after->front().gpm_samples[1], 0);
+  EXPECT_FALSE(after->front().gpm[1].avg);
 }
 
 }  // namespace
