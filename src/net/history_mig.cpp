@@ -1,5 +1,7 @@
 #include "net/history_mig.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 
 #include "net/history_buckets.h"
@@ -24,6 +26,21 @@ std::optional<FoundMig> find_mig(const Snapshot& snapshot, const std::string& uu
   return std::nullopt;
 }
 
+// The stored figure of `row` for `request.metric` and how many readings it covers: memory
+// (every reading has it) or a GPM figure (only the readings that had it); nullopt when none did.
+struct StoredFigure {
+  store::GaugeStats stats;
+  std::int64_t samples = 0;
+};
+
+std::optional<StoredFigure> stored_figure(const store::MigMemoryRow& row, DeviceMetric metric) {
+  if (metric == DeviceMetric::memory_used)
+    return StoredFigure{.stats = row.memory_used_bytes, .samples = row.samples};
+  const auto position = store::gpm_position(metric);
+  if (!position || row.gpm_samples[*position] <= 0 || !row.gpm[*position].avg) return std::nullopt;
+  return StoredFigure{.stats = row.gpm[*position], .samples = row.gpm_samples[*position]};
+}
+
 std::expected<void, Error> add_stored(store::Store& store, const HistoryRequest& request,
                                       HistoryBuckets& buckets) {
   for (const auto resolution : {store::Resolution::minutes, store::Resolution::hours}) {
@@ -33,13 +50,15 @@ std::expected<void, Error> add_stored(store::Store& store, const HistoryRequest&
                                                  .mig_uuid = request.gpu});
     if (!rows) return std::unexpected(std::move(rows.error()));
     for (const store::MigMemoryRow& row : *rows) {
-      const store::GaugeStats& stats = row.memory_used_bytes;
+      const auto figure = stored_figure(row, request.metric);
+      if (!figure) continue;  // no reading of the bucket had it: no point, never 0
+      const store::GaugeStats& stats = figure->stats;
       buckets.add(
           Reading{.time_us = row.bucket_us,
                   .min = stats.min.value_or(0),
                   .avg = stats.avg.value_or(0),
                   .max = stats.max.value_or(0),
-                  .weight = std::max<std::int64_t>(row.samples, 1),
+                  .weight = std::max<std::int64_t>(figure->samples, 1),
                   .tier = resolution == store::Resolution::minutes ? Tier::minutes : Tier::hours});
     }
   }
@@ -60,10 +79,10 @@ bool answer_mig_history(const HistorySources& sources, const Snapshot& snapshot,
                         const HistoryRequest& request, httplib::Response& response) {
   const auto found = find_mig(snapshot, request.gpu);
   if (!found) return false;
-  if (request.metric != DeviceMetric::memory_used) {
+  if (request.metric != DeviceMetric::memory_used && !store::gpm_position(request.metric)) {
     reply_error(response, 400,
-                "metric: a MIG device's history holds memory_used_bytes only (the driver "
-                "reports no utilisation per MIG device)");
+                "metric: a MIG device's history holds memory_used_bytes and the gpm_* figures "
+                "only (the driver reports no other utilisation per MIG device)");
     return true;
   }
   if (sources.store == nullptr) {

@@ -1,5 +1,5 @@
 // GET /api/v1/history for a MIG device: `gpu=MIG-...` names one MIG device of the snapshot, and
-// its memory_used history comes from the store's per-minute and per-hour MIG memory
+// its memory_used and GPM history comes from the store's per-minute and per-hour MIG rows
 // (store/mig_memory.h; docs/http.md). The sampler keeps no MIG series in memory, so the
 // current minute is the store's row so far.
 #pragma once
@@ -12,8 +12,8 @@
 namespace gpumeter::net {
 
 // Answers when `request.gpu` is the uuid of a MIG device of the snapshot and returns true;
-// returns false (answering nothing) otherwise. 400 for another metric than memory_used, 503
-// without a history database, 500 when it cannot be read.
+// returns false (answering nothing) otherwise. 400 for another metric than memory_used or a
+// GPM figure, 503 without a history database, 500 when it cannot be read.
 bool answer_mig_history(const HistorySources& sources, const Snapshot& snapshot,
                         const HistoryRequest& request, httplib::Response& response);
 

@@ -7,6 +7,7 @@ with the reason, never 0. The database is read with Python's sqlite3 module, ind
 gpumeter's code."""
 
 import json
+import math
 import re
 import signal
 import sqlite3
@@ -33,6 +34,14 @@ NO_PROCESS_UTIL = "MIG: the driver reports no per-process utilisation"
 
 def placed(gpu_instance):
     return [p for p in PROCESSES if p["mig"]["gpu_instance"] == gpu_instance]
+
+
+def scripted_gpm(gpu_instance):
+    """An instance's GPM figures as the simulator gives them (docs/scenarios.md): the sum over
+    its processes of their constant SM and memory use, capped at 100; 0 where none runs."""
+    sm = min(sum(p["utilization"]["sm"] for p in placed(gpu_instance)), 100)
+    mem = min(sum(p["utilization"]["mem"] for p in placed(gpu_instance)), 100)
+    return {"gpm_sm_activity_percent": sm, "gpm_dram_bandwidth_percent": mem}
 
 
 def validate_report_schema(document):
@@ -145,6 +154,11 @@ class Daemon(unittest.TestCase):
             i["uuid"]: json.loads(cls.get(f"/api/v1/history?gpu={i['uuid']}"
                                           "&metric=memory_used_bytes&since=10m&step=60s"))
             for i in INSTANCES}
+        cls.mig_gpm_history = {
+            (i["uuid"], metric): json.loads(cls.get(f"/api/v1/history?gpu={i['uuid']}"
+                                                    f"&metric={metric}&since=10m&step=60s"))
+            for i in INSTANCES
+            for metric in ("gpm_sm_activity_percent", "gpm_dram_bandwidth_percent")}
         try:
             cls.get(f"/api/v1/history?gpu={INSTANCES[0]['uuid']}&metric=utilization_gpu_percent")
             cls.mig_utilization_status = 200
@@ -284,6 +298,60 @@ class Daemon(unittest.TestCase):
                 self.assertEqual(values[-1], used)
         # No utilisation per MIG device: asked for, it is refused, not made up.
         self.assertEqual(self.mig_utilization_status, 400)
+
+    def assert_close(self, value, expected, what):
+        # Means over exact simulated windows of constant profiles: equal up to double rounding.
+        self.assertTrue(math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-9),
+                        f"{what}: {value} != {expected}")
+
+    def test_mig_gpm_history_per_minute_and_hour(self):
+        with sqlite3.connect(self.database) as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            self.assertGreaterEqual(version, 9)  # the step that keeps GPM per MIG device
+            for table in ("mig_memory_minutes", "mig_memory_hours"):
+                rows = db.execute(
+                    "SELECT mig_uuid, gpu_instance_id, sum(samples), "
+                    "sum(gpm_sm_activity_percent_samples), min(gpm_sm_activity_percent_min), "
+                    "sum(gpm_sm_activity_percent_sum), max(gpm_sm_activity_percent_max), "
+                    "sum(gpm_dram_bandwidth_percent_samples), sum(gpm_dram_bandwidth_percent_sum), "
+                    f"sum(gpm_nvlink_tx_bytes_per_second_samples) FROM {table} "
+                    "GROUP BY mig_uuid").fetchall()
+                self.assertEqual({r[0] for r in rows}, {i["uuid"] for i in INSTANCES}, table)
+                for uuid, gi, samples, sm_n, sm_min, sm_sum, sm_max, mem_n, mem_sum, nv_n in rows:
+                    expected = scripted_gpm(gi)
+                    sm = expected["gpm_sm_activity_percent"]
+                    with self.subTest(table=table, gpu_instance=gi):
+                        # Every reading after the daemon's first has GPM; the first has no
+                        # window yet and is not counted (it would drag the mean towards 0),
+                        # though its memory is.
+                        self.assertGreaterEqual(sm_n, 1)
+                        self.assertEqual(sm_n, samples - 1)
+                        self.assert_close(sm_min, sm, "min")
+                        self.assert_close(sm_max, sm, "max")
+                        self.assert_close(sm_sum / sm_n, sm, "mean")
+                        self.assertEqual(mem_n, sm_n)
+                        self.assert_close(mem_sum / mem_n, expected["gpm_dram_bandwidth_percent"],
+                                          "DRAM mean")
+                        # The scenario scripts no NVLink rates: the simulator reports them
+                        # (as 0 per unit of load) like the other figures.
+                        self.assertEqual(nv_n, sm_n)
+
+    def test_the_history_route_serves_a_mig_devices_gpm(self):
+        for scripted in INSTANCES:
+            for metric, expected in scripted_gpm(scripted["gpu_instance"]).items():
+                with self.subTest(gpu_instance=scripted["gpu_instance"], metric=metric):
+                    document = self.mig_gpm_history[(scripted["uuid"], metric)]
+                    self.assertEqual(document["mig"]["uuid"], scripted["uuid"])
+                    self.assertEqual(document["metric"], metric)
+                    self.assertEqual(document["unit"], "percent")
+                    points = [(low, mean, high) for low, mean, high in
+                              zip(document["min"], document["avg"], document["max"])
+                              if mean is not None]
+                    self.assertTrue(points, "at least the current minute")
+                    for low, mean, high in points:
+                        self.assert_close(low, expected, "min")
+                        self.assert_close(mean, expected, "avg")
+                        self.assert_close(high, expected, "max")
 
     def test_idle_holders_do_not_list_processes_whose_use_is_unknown(self):
         # bob's notebook is scripted at 2 % SM, but the driver cannot say so under MIG.
