@@ -64,7 +64,8 @@ std::expected<void, Error> validate(const MigMemoryRecord& record) {
   if (record.memory_total_bytes && !good(*record.memory_total_bytes))
     return std::unexpected(invalid("memory_total_bytes is not a finite non-negative number"));
   for (std::size_t i = 0; i < kGpmMetrics.size(); ++i) {
-    if (record.gpm[i] && !good(*record.gpm[i])) {
+    const std::optional<double>& figure = record.gpm[i];
+    if (figure && !good(*figure)) {
       return std::unexpected(
           invalid(fmt::format("{} is not a finite non-negative number", spec(kGpmMetrics[i]).key)));
     }
