@@ -13,16 +13,15 @@ import subprocess
 import tempfile
 import time
 import unittest
-import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, daemon_http_port, epoch_seconds_ago,
+from gpumeter_testlib import (GPUMETER, SCHEMAS, OneDaemon, clean_env, epoch_seconds_ago,
                               scenario)
 
 GIB = 1024 ** 3
 
 
-class AccountingDaemon(unittest.TestCase):
+class AccountingDaemon(OneDaemon, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.directory = Path(tempfile.mkdtemp(prefix="gpumeter-accounting-daemon-"))
@@ -45,21 +44,6 @@ class AccountingDaemon(unittest.TestCase):
         with sqlite3.connect(cls.directory / "gpumeter.db") as db:
             db.row_factory = sqlite3.Row
             cls.ledger = db.execute("SELECT * FROM ledger ORDER BY pid").fetchall()
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.daemon.poll() is None:
-            cls.daemon.kill()
-            cls.daemon.wait()
-
-    @classmethod
-    def served_port(cls):
-        return daemon_http_port(cls.daemon, cls.log)
-
-    @classmethod
-    def get(cls, path):
-        with urllib.request.urlopen(f"http://127.0.0.1:{cls.port}{path}", timeout=10) as reply:
-            return reply.read().decode()
 
     def rows(self, pid):
         return [row for row in self.ledger if row["pid"] == pid]

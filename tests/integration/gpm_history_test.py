@@ -19,7 +19,7 @@ import unittest
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import GPUMETER, clean_env, daemon_http_port, epoch_seconds_ago
+from gpumeter_testlib import GPUMETER, OneDaemon, clean_env, epoch_seconds_ago
 
 HERE = Path(__file__).resolve().parent
 SCENARIO_PATH = HERE / "scenarios" / "gpm-history.json"
@@ -50,7 +50,7 @@ def scripted_gpm(device_index):
     }
 
 
-class GpmHistory(unittest.TestCase):
+class GpmHistory(OneDaemon, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.directory = Path(tempfile.mkdtemp(prefix="gpumeter-gpm-history-"))
@@ -78,16 +78,6 @@ class GpmHistory(unittest.TestCase):
                     "WHERE d.uuid = ? ORDER BY s.time_us", (uuid,)).fetchall()
                 for uuid in (SCENARIO["devices"][0]["uuid"], SCENARIO["devices"][1]["uuid"])}
             cls.version = db.execute("PRAGMA user_version").fetchone()[0]
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.daemon.poll() is None:
-            cls.daemon.kill()
-            cls.daemon.wait()
-
-    @classmethod
-    def served_port(cls):
-        return daemon_http_port(cls.daemon, cls.log)
 
     @classmethod
     def get_json(cls, path):

@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 SOURCE_DIR = Path(os.environ["GPUMETER_SOURCE_DIR"])
@@ -70,3 +71,23 @@ def daemon_http_port(daemon, log, timeout=60):
             return int(found.group(1))
         time.sleep(0.05)
     raise AssertionError(f"the daemon did not say where it serves:\n{log.read_text()}")
+
+
+class OneDaemon:
+    """A mixin for test classes whose setUpClass starts one daemon serving HTTP on loopback:
+    cls.daemon (its Popen), cls.log (the Path of its output) and cls.port (from served_port)."""
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.daemon.poll() is None:
+            cls.daemon.kill()
+            cls.daemon.wait()
+
+    @classmethod
+    def served_port(cls):
+        return daemon_http_port(cls.daemon, cls.log)
+
+    @classmethod
+    def get(cls, path):
+        with urllib.request.urlopen(f"http://127.0.0.1:{cls.port}{path}", timeout=10) as reply:
+            return reply.read().decode()

@@ -16,10 +16,9 @@ import tempfile
 import time
 import unittest
 import urllib.error
-import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCENARIOS, SCHEMAS, clean_env, daemon_http_port,
+from gpumeter_testlib import (GPUMETER, SCENARIOS, SCHEMAS, OneDaemon, clean_env,
                               epoch_seconds_ago, list_json, run, scenario, simulate,
                               validate_list_schema)
 
@@ -130,7 +129,7 @@ class RecordOnce(unittest.TestCase):
             self.assertTrue(line.endswith(","), f"GPU Usage must be empty, not 0: {line}")
 
 
-class Daemon(unittest.TestCase):
+class Daemon(OneDaemon, unittest.TestCase):
     """A daemon records the scenario for a few seconds into its own database."""
 
     @classmethod
@@ -166,21 +165,6 @@ class Daemon(unittest.TestCase):
             cls.mig_utilization_status = error.code
         cls.daemon.send_signal(signal.SIGTERM)
         cls.daemon.wait(timeout=60)
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.daemon.poll() is None:
-            cls.daemon.kill()
-            cls.daemon.wait()
-
-    @classmethod
-    def served_port(cls):
-        return daemon_http_port(cls.daemon, cls.log)
-
-    @classmethod
-    def get(cls, path):
-        with urllib.request.urlopen(f"http://127.0.0.1:{cls.port}{path}", timeout=10) as reply:
-            return reply.read().decode()
 
     def report(self, *args):
         return run("report", "--since", "1h", *args, env=self.env, check=True).stdout
