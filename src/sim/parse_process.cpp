@@ -27,9 +27,13 @@ std::optional<std::uint32_t> pid_from_env(Reader& reader, const Cursor& at) {
   return pid;
 }
 
-std::uint32_t pid(Reader& reader, const ObjectCursor& object) {
+// `real` becomes true when the pid came from pid_env: a real process.
+std::uint32_t pid(Reader& reader, const ObjectCursor& object, bool& real) {
   if (auto env = reader.member(object, "pid_env")) {
-    if (auto from_env = pid_from_env(reader, *env)) return *from_env;
+    if (auto from_env = pid_from_env(reader, *env)) {
+      real = true;
+      return *from_env;
+    }
     if (!reader.member(object, "pid") && !reader.failed()) {
       reader.fail(
           *env,
@@ -150,10 +154,11 @@ ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count) 
   p.line = reader.line(at);
   p.device =
       device_index(reader, reader.required(object, "device", "a device index"), device_count);
+  bool real = false;
   if (auto file = reader.member(object, "pid_file"))
     p.pid_file = pid_file(reader, object, *file);
   else
-    p.pid = pid(reader, object);
+    p.pid = pid(reader, object, real);
   p.types = types(reader, reader.member(object, "type"));
   p.name = reader.string_or(object, "name", "");
   p.memory_bytes = Profile::constant(0);
@@ -166,6 +171,10 @@ ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count) 
   if (auto u = reader.member(object, "utilization")) utilization(reader, *u, p);
   if (auto h = reader.member(object, "host")) p.host = host(reader, *h);
   lifetime(reader, object, p);
+  // A pid from pid_env is a real process, which /proc describes (its user, command, start
+  // time, CPU and memory): its "host" stands in for it only while the variable is unset. Its
+  // GPU lifetime above still starts where the host block says.
+  if (real) p.host.reset();
   return p;
 }
 

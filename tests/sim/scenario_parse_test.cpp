@@ -168,6 +168,22 @@ TEST(ScenarioParse, PidFromTheEnvironment) {
   unsetenv("GPUMETER_TEST_PID");
 }
 
+TEST(ScenarioParse, AProcessFromPidEnvIsRealSoProcDescribesItNotItsHostBlock) {
+  const char* text = R"({"devices": [{"name": "A", "memory_total_bytes": 1}],
+    "processes": [{"device": 0, "pid_env": "GPUMETER_TEST_PID", "pid": 77,
+                   "host": {"user": "svc", "command": ["python3"], "started_s": -3600}}]})";
+  setenv("GPUMETER_TEST_PID", "4321", 1);
+  auto real = parse_scenario(text, "s.json");
+  ASSERT_TRUE(real.has_value()) << real.error().message;
+  EXPECT_FALSE(real->processes[0].host.has_value());
+  EXPECT_EQ(real->processes[0].start_s, -3600) << "its GPU lifetime still starts there";
+  unsetenv("GPUMETER_TEST_PID");
+  auto simulated = parse_scenario(text, "s.json");
+  ASSERT_TRUE(simulated.has_value()) << simulated.error().message;
+  ASSERT_TRUE(simulated->processes[0].host.has_value());
+  EXPECT_EQ(simulated->processes[0].host->user, "svc");
+}
+
 TEST(ScenarioParse, PidEnvFallsBackToPid) {
   unsetenv("GPUMETER_TEST_PID");
   auto s = parse_scenario(R"({"devices": [{"name": "A", "memory_total_bytes": 1}],
