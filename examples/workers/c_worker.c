@@ -5,6 +5,7 @@
  *   c_worker [TASKS [MAX_IDLE_MS]]        (defaults: 5 tasks, up to 2000 ms idle between) */
 #define _POSIX_C_SOURCE 199309L /* nanosleep, clock_gettime */
 #include <gpumeter/gpumeter.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,14 +26,32 @@ static void work(long ms) {
   } while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
 }
 
+/* An absent figure is NaN: print N/A for it, never "nan". */
+static void print_figure(double value, const char* format) {
+  if (isnan(value)) {
+    printf("N/A");
+  } else {
+    printf(format, value);
+  }
+}
+
 static void report(int number, int status, const gpumeter_task_result* result) {
   if (status != GPUMETER_OK || !result->has_usage) {
     printf("task %d: not measured (%s)\n", number, gpumeter_strerror(status));
     return;
   }
-  printf("task %d: %.2f s; %u GPU(s), SM %.1f%%, %.2f J; CPU %.2f s user\n", number,
-         result->duration_seconds, result->gpu_count, result->sm_percent, result->energy_joules,
-         result->cpu_user_seconds);
+  printf("task %d: %.2f s; ", number, result->duration_seconds);
+  if (result->gpu_count == 0) {
+    printf("no GPU");  /* a CPU-only task: its GPU figures are absent (NaN), not 0 */
+  } else {
+    printf("%u GPU(s), SM ", result->gpu_count);
+    print_figure(result->sm_percent, "%.1f%%");
+    printf(", ");
+    print_figure(result->energy_joules, "%.2f J");
+  }
+  printf("; CPU ");
+  print_figure(result->cpu_user_seconds, "%.2f s user");
+  printf("\n");
 }
 
 static void run_task(gpumeter_client* client, int number) {

@@ -3,7 +3,9 @@
 // once and works unmeasured.
 //
 //   cpp_worker [TASKS [MAX_IDLE_MS]]        (defaults: 5 tasks, up to 2000 ms idle between)
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <gpumeter/gpumeter.hpp>
 #include <random>
@@ -19,15 +21,28 @@ void work(std::chrono::milliseconds duration) {
   while (std::chrono::steady_clock::now() < until) sink = sink + 1;
 }
 
+std::string fmt_number(double value) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%.2f", value);
+  return text.data();
+}
+
 void report(int number, const gpumeter::Result& result) {
   if (!result.ok() || result.figures.has_usage == 0) {
     std::printf("task %d: not measured (%s)\n", number, result.error());
     return;
   }
   const gpumeter_task_result& figures = result.figures;
-  std::printf("task %d: %.2f s; %u GPU(s), SM %.1f%%, %.2f J; CPU %.2f s user\n", number,
-              figures.duration_seconds, figures.gpu_count, figures.sm_percent,
-              figures.energy_joules, figures.cpu_user_seconds);
+  // An absent figure is NaN (a CPU-only task has no SM or energy figure): print N/A for it.
+  const auto figure = [](double value, const char* unit) {
+    return std::isnan(value) ? std::string("N/A") : fmt_number(value) + unit;
+  };
+  std::string gpu = figures.gpu_count == 0 ? std::string("no GPU")
+                                           : std::to_string(figures.gpu_count) + " GPU(s), SM " +
+                                                 figure(figures.sm_percent, "%") + ", " +
+                                                 figure(figures.energy_joules, " J");
+  std::printf("task %d: %.2f s; %s; CPU %s user\n", number, figures.duration_seconds, gpu.c_str(),
+              figure(figures.cpu_user_seconds, " s").c_str());
 }
 
 }  // namespace

@@ -56,8 +56,13 @@ int guarded(Body body) noexcept {
   }
 }
 
-int exchange(gpumeter_client& client, const std::string& request, std::string& reply) {
+// The request is made once the handle is ours, so that the CPU time it carries is read at
+// the moment it is sent, not before a wait for another thread's request.
+template <typename MakeRequest>
+int exchange(gpumeter_client& client, MakeRequest make_request, std::string& reply) {
   const std::scoped_lock lock(client.mutex);
+  const std::string request = make_request(gpumeter::client::own_cpu_times());
+  if (request.empty()) return GPUMETER_E_INVALID;
   return client.connection.exchange(request, reply);
 }
 
@@ -71,8 +76,9 @@ int connect_client(const char* socket_path, gpumeter_client** out) {
 
 int begin_task(gpumeter_client* client, const char* name, const char* labels_json,
                gpumeter_task** out) {
-  const std::string request = gpumeter::client::begin_request(name, labels_json);
-  if (request.empty()) return GPUMETER_E_INVALID;
+  const auto request = [&](gpumeter::client::CpuTimes cpu) {
+    return gpumeter::client::begin_request(name, labels_json, cpu);
+  };
   std::string reply;
   const int status = exchange(*client, request, reply);
   if (status != GPUMETER_OK) return status;
@@ -87,8 +93,10 @@ int end_task(const gpumeter_task& task, gpumeter_task_result* result) {
     return GPUMETER_E_INVALID;
   }
   std::string reply;
-  const int status =
-      exchange(*task.client, gpumeter::client::end_request(task.id, result != nullptr), reply);
+  const auto request = [&](gpumeter::client::CpuTimes cpu) {
+    return gpumeter::client::end_request(task.id, result != nullptr, cpu);
+  };
+  const int status = exchange(*task.client, request, reply);
   if (status != GPUMETER_OK) return status;
   return gpumeter::client::parse_end_reply(reply, result);
 }

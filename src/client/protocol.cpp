@@ -1,5 +1,7 @@
 #include "protocol.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -133,8 +135,25 @@ int error_code(const std::string& word) {
   return found != kCodes.end() ? found->second : GPUMETER_E_PROTOCOL;
 }
 
-std::string begin_request(const char* name, const char* labels_json) {
-  json request = {{"v", 1}, {"op", "begin"}, {"name", name}};
+namespace {
+
+json rusage_json(CpuTimes cpu) {
+  return json{{"user_us", cpu.user_us}, {"system_us", cpu.system_us}};
+}
+
+}  // namespace
+
+CpuTimes own_cpu_times() noexcept {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0) return {};
+  const auto us = [](const timeval& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1'000'000 + t.tv_usec;
+  };
+  return {us(usage.ru_utime), us(usage.ru_stime)};
+}
+
+std::string begin_request(const char* name, const char* labels_json, CpuTimes cpu) {
+  json request = {{"v", 1}, {"op", "begin"}, {"name", name}, {"rusage", rusage_json(cpu)}};
   if (labels_json != nullptr) {
     json labels = parse_object(labels_json);
     if (labels.is_null()) return {};
@@ -144,8 +163,10 @@ std::string begin_request(const char* name, const char* labels_json) {
   return request.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string end_request(std::uint64_t task, bool wait) {
-  return json{{"v", 1}, {"op", "end"}, {"task", task}, {"wait", wait}}.dump() + "\n";
+std::string end_request(std::uint64_t task, bool wait, CpuTimes cpu) {
+  const json request{
+      {"v", 1}, {"op", "end"}, {"task", task}, {"wait", wait}, {"rusage", rusage_json(cpu)}};
+  return request.dump() + "\n";
 }
 
 std::int64_t parse_begin_reply(const std::string& reply) {

@@ -9,10 +9,18 @@
 
 namespace gpumeter::client {
 
+// The calling process's own CPU time, µs (getrusage), sent with begin and end so that the
+// daemon counts the task's CPU seconds exactly.
+struct CpuTimes {
+  std::int64_t user_us = 0;
+  std::int64_t system_us = 0;
+};
+CpuTimes own_cpu_times() noexcept;
+
 // The request lines; labels_json is NULL or a JSON object. Empty when the arguments are
 // invalid (a labels text that is not a JSON object).
-std::string begin_request(const char* name, const char* labels_json);
-std::string end_request(std::uint64_t task, bool wait);
+std::string begin_request(const char* name, const char* labels_json, CpuTimes cpu);
+std::string end_request(std::uint64_t task, bool wait, CpuTimes cpu);
 
 // The task id of a begin reply, or a GPUMETER_E_* code (negative).
 std::int64_t parse_begin_reply(const std::string& reply);
