@@ -83,6 +83,7 @@ task::ServiceConfig service_config(const DaemonSettings& settings, const Session
   config.daemon.pid = static_cast<Pid>(::getpid());
   config.daemon.uid = ::getuid();
   config.daemon.start_time_us = task::wall_clock_us();
+  config.daemon.instance = task::random_instance();
   config.daemon.interval_ms = settings.interval.count();
   config.daemon.horizon_seconds =
       std::chrono::duration_cast<std::chrono::seconds>(settings.horizon).count();

@@ -13,6 +13,15 @@
 
 namespace gpumeter::task {
 
+// The owner's CPU and memory read at a task's edge (when its begin or end request arrived).
+struct EdgeReading {
+  Maybe<CpuTimes> cpu = std::unexpected(Unavailable::no_data);             // procfs, clock ticks
+  Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::no_data);  // resident now
+  // The resident high-water mark as read (before a reset, when one was asked for).
+  Maybe<std::uint64_t> peak_rss_bytes = std::unexpected(Unavailable::no_data);
+  bool peak_reset = false;  // the mark was reset to the resident amount after it was read
+};
+
 class Monitor {
  public:
   virtual ~Monitor() = default;
@@ -27,6 +36,11 @@ class Monitor {
   // Keep sampling CPU time and RSS of a process while it has tasks.
   virtual void watch(const ProcessKey& key) = 0;
   virtual void unwatch(const ProcessKey& key) = 0;
+
+  // Reads the process's CPU times, resident memory and high-water mark now, and with
+  // `reset_peak` then resets the mark (so that the next reading's mark is the peak since
+  // now). Figures that cannot be read are absent with their reason.
+  virtual EdgeReading read_edge(const ProcessKey& key, bool reset_peak) = 0;
 
   // When the sampler's newest round was taken; absent before the first.
   virtual std::optional<TimeUs> last_sample_time_us() const = 0;

@@ -48,12 +48,14 @@ struct ReplyError {
 struct BeginRequest {
   std::string name;
   Labels labels;
-  std::optional<Pid> pid;  // another process's (root only) or the caller's own
+  std::optional<Pid> pid;          // another process's (root only) or the caller's own
+  std::optional<CpuTimes> rusage;  // the caller's own CPU time when it sent the request
 };
 
 struct EndRequest {
   TaskId task = 0;
-  bool wait = true;  // reply once the figures are final
+  bool wait = true;                // reply once the figures are final
+  std::optional<CpuTimes> rusage;  // the caller's own CPU time when it sent the request
 };
 
 struct QueryRequest {
@@ -96,6 +98,9 @@ struct StatusInfo {
   Pid pid = 0;
   Uid uid = 0;
   TimeUs start_time_us = 0;
+  // This run of the daemon: the high bits of its task ids (task.h), drawn at random at start,
+  // so a client can tell a restart from a dropped connection.
+  std::uint32_t instance = 0;
   std::int64_t interval_ms = 0;
   std::int64_t horizon_seconds = 0;
   std::string source;

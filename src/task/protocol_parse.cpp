@@ -178,8 +178,29 @@ std::expected<Labels, ReplyError> read_labels(const Fields& fields, const Limits
   return labels;
 }
 
+// "rusage": {"user_us": U, "system_us": S}, the caller's own CPU time (getrusage).
+std::expected<std::optional<CpuTimes>, ReplyError> read_rusage(const Fields& fields) {
+  const json* value = fields.find("rusage");
+  if (value == nullptr) return std::optional<CpuTimes>{};
+  constexpr std::string_view kExpected =
+      "\"rusage\" must be {\"user_us\": N, \"system_us\": N} with integers from 0 to 2^53";
+  if (!value->is_object() || value->size() != 2)
+    return std::unexpected(fields.bad(std::string(kExpected)));
+  CpuTimes times;
+  for (const auto& [key, field] : value->items()) {
+    const bool fits = field.is_number_unsigned() &&
+                      field.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMaxExactInteger);
+    std::int64_t* target = key == "user_us"     ? &times.user_us
+                           : key == "system_us" ? &times.system_us
+                                                : nullptr;
+    if (target == nullptr || !fits) return std::unexpected(fields.bad(std::string(kExpected)));
+    *target = field.get<std::int64_t>();
+  }
+  return times;
+}
+
 std::expected<Request, ReplyError> parse_begin(const Fields& fields, const Limits& limits) {
-  static constexpr std::array<std::string_view, 3> kKeys{"name", "labels", "pid"};
+  static constexpr std::array<std::string_view, 4> kKeys{"name", "labels", "pid", "rusage"};
   if (auto known = fields.only(kKeys); !known) return std::unexpected(known.error());
   auto name = fields.text("name", limits.name_bytes);
   if (!name) return std::unexpected(name.error());
@@ -187,7 +208,9 @@ std::expected<Request, ReplyError> parse_begin(const Fields& fields, const Limit
   if (!labels) return std::unexpected(labels.error());
   const auto pid = fields.integer("pid", 1, std::numeric_limits<std::int32_t>::max());
   if (!pid) return std::unexpected(pid.error());
-  BeginRequest begin{std::move(*name), std::move(*labels), std::nullopt};
+  auto rusage = read_rusage(fields);
+  if (!rusage) return std::unexpected(rusage.error());
+  BeginRequest begin{std::move(*name), std::move(*labels), std::nullopt, *rusage};
   if (const std::optional<std::int64_t>& value = *pid; value.has_value()) {
     begin.pid = static_cast<Pid>(*value);
   }
@@ -195,7 +218,7 @@ std::expected<Request, ReplyError> parse_begin(const Fields& fields, const Limit
 }
 
 std::expected<Request, ReplyError> parse_end(const Fields& fields, const Limits& /*limits*/) {
-  static constexpr std::array<std::string_view, 2> kKeys{"task", "wait"};
+  static constexpr std::array<std::string_view, 3> kKeys{"task", "wait", "rusage"};
   if (auto known = fields.only(kKeys); !known) return std::unexpected(known.error());
   const auto task = fields.integer("task", 1, kMaxExactInteger);
   if (!task) return std::unexpected(task.error());
@@ -203,7 +226,9 @@ std::expected<Request, ReplyError> parse_end(const Fields& fields, const Limits&
   if (!id.has_value()) return std::unexpected(fields.bad("missing \"task\""));
   const auto wait = fields.boolean("wait");
   if (!wait) return std::unexpected(wait.error());
-  return Request{fields.id(), EndRequest{static_cast<TaskId>(*id), wait->value_or(true)}};
+  auto rusage = read_rusage(fields);
+  if (!rusage) return std::unexpected(rusage.error());
+  return Request{fields.id(), EndRequest{static_cast<TaskId>(*id), wait->value_or(true), *rusage}};
 }
 
 std::expected<Request, ReplyError> parse_query(const Fields& fields, const Limits& limits) {

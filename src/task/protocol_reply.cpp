@@ -115,7 +115,8 @@ std::string status_reply(const RequestId& id, const StatusInfo& status) {
   reply["daemon"] = json{{"version", status.version},
                          {"pid", status.pid},
                          {"uid", status.uid},
-                         {"start_time_us", status.start_time_us}};
+                         {"start_time_us", status.start_time_us},
+                         {"instance", status.instance}};
   reply["sampler"] =
       json{{"interval_ms", status.interval_ms},
            {"horizon_seconds", status.horizon_seconds},

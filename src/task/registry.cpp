@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <random>
 #include <utility>
 
 namespace gpumeter::task {
@@ -18,7 +19,13 @@ bool ends_before(const Task& a, const Task& b) {
 
 }  // namespace
 
-Registry::Registry(Limits limits) : limits_(limits) {}
+std::uint32_t random_instance() {
+  std::random_device entropy;
+  return std::uniform_int_distribution<std::uint32_t>(1, kTaskInstanceLimit - 1)(entropy);
+}
+
+Registry::Registry(Limits limits, std::uint32_t instance)
+    : limits_(limits), next_id_((TaskId{instance} << kTaskSequenceBits) + 1) {}
 
 std::expected<Task, ReplyError> Registry::begin(Task draft) {
   if (open_.size() + ending_.size() >= limits_.open_tasks) {
@@ -36,6 +43,7 @@ std::expected<Task, ReplyError> Registry::begin(Task draft) {
   ++owner.open;
   ++owner.active;
   draft.id = next_id_++;
+  ++begun_;
   draft.state = TaskState::open;
   return open_.emplace(draft.id, std::move(draft)).first->second;
 }
@@ -52,7 +60,8 @@ Task Registry::close(std::map<TaskId, Task>::iterator open, TimeUs end_us, bool 
   return task;
 }
 
-std::expected<Task, ReplyError> Registry::end(TaskId id, const Caller& caller, TimeUs end_us) {
+std::expected<Task, ReplyError> Registry::end(TaskId id, const Caller& caller, TimeUs end_us,
+                                              HostEdge edge) {
   const auto open = open_.find(id);
   if (open == open_.end()) {
     return std::unexpected(
@@ -66,7 +75,23 @@ std::expected<Task, ReplyError> Registry::end(TaskId id, const Caller& caller, T
                 fmt::format("task {} belongs to process {}; only it or root may end it", id,
                             open->second.owner.pid)));
   }
+  open->second.end_edge = std::move(edge);
   return close(open, end_us, false);
+}
+
+const Task* Registry::find_open(TaskId id) const {
+  const auto open = open_.find(id);
+  return open == open_.end() ? nullptr : &open->second;
+}
+
+void Registry::note_peak_rss(const ProcessKey& owner, std::uint64_t mark) {
+  const auto state = owners_.find(owner);
+  if (state == owners_.end() || state->second.open == 0) return;
+  for (auto& [id, task] : open_) {
+    if (task.owner == owner && task.peak_rss_bytes) {
+      task.peak_rss_bytes = std::max(*task.peak_rss_bytes, mark);
+    }
+  }
 }
 
 std::vector<Task> Registry::abandon(const ProcessKey& owner) {

@@ -33,18 +33,33 @@ struct QueryResult {
   bool truncated = false;   // more ended tasks matched than the limit
 };
 
+// A random instance number for a daemon's registry, 1 .. kTaskInstanceLimit - 1: two runs of
+// the daemon share one with a chance of about one in a million.
+std::uint32_t random_instance();
+
 class Registry {
  public:
-  explicit Registry(Limits limits);
+  // Ids are `instance` << kTaskSequenceBits plus a sequence number from 1; instance 0 (tests)
+  // gives 1, 2, 3, ... Precondition: instance < kTaskInstanceLimit.
+  explicit Registry(Limits limits, std::uint32_t instance = 0);
 
   // Opens `draft` (its id and state are assigned) at draft.begin_us. Open and ending tasks
   // both count towards the limits, since both hold memory until the sampler catches up.
   // Errors: limit_reached.
   std::expected<Task, ReplyError> begin(Task draft);
 
-  // Ends an open task at end_us: it becomes `ending`. Only the owning process or root may.
-  // Errors: unknown_task, not_permitted.
-  std::expected<Task, ReplyError> end(TaskId id, const Caller& caller, TimeUs end_us);
+  // Ends an open task at end_us with what was read at its end: it becomes `ending`. Only the
+  // owning process or root may. Errors: unknown_task, not_permitted.
+  std::expected<Task, ReplyError> end(TaskId id, const Caller& caller, TimeUs end_us,
+                                      HostEdge edge = {});
+
+  // The open task `id`; null when there is none.
+  const Task* find_open(TaskId id) const;
+
+  // A reading of `owner`'s resident high-water mark: each of its open tasks whose peak is
+  // tracked (Task::peak_rss_bytes) takes it as its peak when higher. Call it before the mark
+  // is reset, so that the tasks open before the reset keep what the mark held.
+  void note_peak_rss(const ProcessKey& owner, std::uint64_t mark);
 
   // Ends every open task of `owner` at its last-seen time, flagged abandoned; returns them.
   std::vector<Task> abandon(const ProcessKey& owner);
@@ -69,7 +84,7 @@ class Registry {
 
   std::size_t open_count() const noexcept { return open_.size(); }
   std::size_t retained_count() const noexcept { return ended_.size() + ending_.size(); }
-  std::uint64_t begun() const noexcept { return next_id_ - 1; }
+  std::uint64_t begun() const noexcept { return begun_; }
   std::uint64_t abandoned() const noexcept { return abandoned_; }
 
  private:
@@ -87,6 +102,7 @@ class Registry {
   std::deque<Task> ended_;
   std::map<ProcessKey, OwnerState> owners_;
   TaskId next_id_ = 1;
+  std::uint64_t begun_ = 0;
   std::uint64_t abandoned_ = 0;
 };
 

@@ -2,10 +2,12 @@
 
 #include <span>
 
+#include "host/peak_rss_reset.h"
+
 namespace gpumeter::task {
 
 SamplerMonitor::SamplerMonitor(Sampler& sampler, const std::filesystem::path& root)
-    : sampler_(sampler), procfs_(root), users_(root) {}
+    : sampler_(sampler), procfs_(root), users_(root), root_(root) {}
 
 std::optional<ProcessKey> SamplerMonitor::key_for(Pid pid) {
   return sampler_.key_for(pid);
@@ -27,6 +29,25 @@ void SamplerMonitor::watch(const ProcessKey& key) {
 
 void SamplerMonitor::unwatch(const ProcessKey& key) {
   sampler_.unwatch(key);
+}
+
+EdgeReading SamplerMonitor::read_edge(const ProcessKey& key, bool reset_peak) {
+  EdgeReading edge;
+  // A pid that now names another process is not the owner any more.
+  if (sampler_.key_for(key.pid) != key) {
+    const auto gone = std::unexpected(Unavailable::process_gone);
+    return EdgeReading{gone, gone, gone, false};
+  }
+  const auto usage = procfs_.usage(key.pid, UsageDetail::with_peak);
+  if (!usage) {
+    const auto absent = std::unexpected(usage.error());
+    return EdgeReading{absent, absent, absent, false};
+  }
+  edge.cpu = CpuTimes{usage->cpu_user_us, usage->cpu_system_us};
+  edge.rss_bytes = usage->rss_bytes;
+  edge.peak_rss_bytes = usage->peak_rss_bytes;
+  edge.peak_reset = reset_peak && host::reset_peak_rss(root_, key.pid).has_value();
+  return edge;
 }
 
 std::optional<TimeUs> SamplerMonitor::last_sample_time_us() const {

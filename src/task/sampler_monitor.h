@@ -21,6 +21,7 @@ class SamplerMonitor final : public Monitor {
   std::optional<std::string> user_name(Uid uid) override;
   void watch(const ProcessKey& key) override;
   void unwatch(const ProcessKey& key) override;
+  EdgeReading read_edge(const ProcessKey& key, bool reset_peak) override;
   std::optional<TimeUs> last_sample_time_us() const override;
   TimeUs complete_after(TimeUs time_us) const override;
   std::expected<TaskFigures, std::string> figures(const ProcessKey& key,
@@ -30,6 +31,7 @@ class SamplerMonitor final : public Monitor {
   Sampler& sampler_;
   host::ProcfsProcessSource procfs_;
   host::UserNames users_;
+  std::filesystem::path root_;
 };
 
 }  // namespace gpumeter::task

@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "task/edge_figures.h"
+
 namespace gpumeter::task {
 namespace {
 
@@ -23,7 +25,10 @@ Outcome ready(const RequestId& id, std::string reply) {
 }  // namespace
 
 Service::Service(Monitor& monitor, ServiceConfig config, ResultSink* results)
-    : monitor_(monitor), config_(std::move(config)), results_(results), registry_(config_.limits) {}
+    : monitor_(monitor),
+      config_(std::move(config)),
+      results_(results),
+      registry_(config_.limits, config_.daemon.instance) {}
 
 Caller Service::identify(Pid pid, Uid uid) {
   return Caller{pid, uid, monitor_.key_for(pid)};
@@ -73,6 +78,11 @@ std::expected<Task, ReplyError> Service::draft(const BeginRequest& request, cons
     }
     task.owner = *caller.key;
     task.uid = caller.uid;
+  } else if (request.rusage) {
+    return std::unexpected(
+        ReplyError{ReplyCode::bad_request,
+                   "\"rusage\" describes the caller; it cannot come with another \"pid\"",
+                   {}});
   } else if (caller.uid != 0) {
     return std::unexpected(
         ReplyError{ReplyCode::not_permitted, "only root may mark tasks for another process", {}});
@@ -89,11 +99,22 @@ std::expected<Task, ReplyError> Service::draft(const BeginRequest& request, cons
   return task;
 }
 
+EdgeReading Service::read_edge(const ProcessKey& owner, bool begins) {
+  const EdgeReading reading = monitor_.read_edge(owner, begins);
+  // The mark read before a reset belongs to the tasks already open; at an end, to all.
+  if (reading.peak_rss_bytes) registry_.note_peak_rss(owner, *reading.peak_rss_bytes);
+  return reading;
+}
+
 Outcome Service::begin(const RequestId& id, const BeginRequest& request, const Caller& caller,
                        TimeUs now_us) {
   auto task = draft(request, caller);
   if (!task) return refused(id, std::move(task.error()));
   task->begin_us = now_us;
+  const EdgeReading reading = read_edge(task->owner, true);
+  task->begin_edge = HostEdge{request.rusage, reading.cpu, reading.rss_bytes};
+  // After the reset the mark is the resident amount, the start of this task's peak.
+  if (reading.peak_reset) task->peak_rss_bytes = reading.rss_bytes.value_or(0);
   auto opened = registry_.begin(std::move(*task));
   if (!opened) return refused(id, std::move(opened.error()));
   if (registry_.active(opened->owner) == 1) monitor_.watch(opened->owner);
@@ -102,7 +123,20 @@ Outcome Service::begin(const RequestId& id, const BeginRequest& request, const C
 
 Outcome Service::end(const RequestId& id, const EndRequest& request, const Caller& caller,
                      TimeUs now_us) {
-  auto ended = registry_.end(request.task, caller, now_us);
+  const Task* open = registry_.find_open(request.task);
+  HostEdge edge;
+  if (open != nullptr) {
+    const bool own = caller.key == open->owner;
+    if (request.rusage && !own) {
+      return refused(id, ReplyError{ReplyCode::bad_request,
+                                    "\"rusage\" describes the caller; this task is another "
+                                    "process's",
+                                    {}});
+    }
+    const EdgeReading reading = read_edge(open->owner, false);
+    edge = HostEdge{request.rusage, reading.cpu, reading.rss_bytes};
+  }
+  auto ended = registry_.end(request.task, caller, now_us, std::move(edge));
   if (!ended) return refused(id, std::move(ended.error()));
   if (request.wait) return Outcome{{}, ended->id, id, false};
   return ready(id, end_reply(id, *ended));
@@ -145,6 +179,7 @@ std::optional<Task> Service::settle(const Task& ending) {
   std::expected<TaskFigures, std::string> figures =
       window.length_us() > 0 ? monitor_.figures(ending.owner, window)
                              : std::unexpected(std::string("the task lasted no time"));
+  if (figures) apply_edges(ending, *figures);
   auto settled = registry_.settle(ending.id, std::move(figures));
   if (!settled) return settled;
   if (registry_.active(settled->owner) == 0) monitor_.unwatch(settled->owner);

@@ -67,6 +67,8 @@ class Service {
   Outcome query(const RequestId& id, const QueryRequest& request, const Caller& caller) const;
   Outcome status(const RequestId& id, const Caller& caller) const;
   std::expected<Task, ReplyError> draft(const BeginRequest& request, const Caller& caller);
+  // The owner's CPU and memory now; at a begin, its high-water mark is reset after reading.
+  EdgeReading read_edge(const ProcessKey& owner, bool begins);
   void check_owners(TimeUs now_us);
   std::optional<Task> settle(const Task& ending);
   std::vector<Task> settle_each(const std::vector<Task>& due);

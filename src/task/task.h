@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/attribution.h"
 #include "core/model.h"
@@ -13,10 +14,31 @@
 
 namespace gpumeter::task {
 
-// Positive, unique for the daemon's lifetime, below 2^53 so that every JSON reader keeps it.
+// Positive and below 2^53, so that every JSON reader keeps it: the daemon's instance number
+// (random, drawn at start) in the high bits and a sequence number in the low 32, so that an id
+// from before a restart is unknown to the new daemon instead of naming one of its own tasks.
 using TaskId = std::uint64_t;
+inline constexpr int kTaskSequenceBits = 32;
+// Instance numbers are 1 .. 2^20 - 1, so every id lies below 2^52.
+inline constexpr std::uint32_t kTaskInstanceLimit = 1U << 20;
 using Uid = std::uint32_t;
 using Labels = std::map<std::string, std::string>;
+
+// CPU time a process has used since it started, µs.
+struct CpuTimes {
+  std::int64_t user_us = 0;
+  std::int64_t system_us = 0;
+  friend bool operator==(const CpuTimes&, const CpuTimes&) = default;
+};
+
+// What the daemon knows of the owner's CPU and memory at a task's edge: what the client sent
+// of its own CPU time with the request (getrusage, exact to the µs), and what the daemon read
+// from procfs when the request arrived (CPU in clock ticks; resident memory exact to the page).
+struct HostEdge {
+  std::optional<CpuTimes> reported;  // the client's own figure; only for its own tasks
+  Maybe<CpuTimes> read = std::unexpected(Unavailable::no_data);
+  Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::no_data);
+};
 
 enum class TaskState : std::uint8_t {
   open,    // begun, not yet ended
@@ -29,6 +51,11 @@ enum class TaskState : std::uint8_t {
 struct TaskFigures {
   Usage usage;
   std::map<std::uint32_t, std::string> gpu_uuids;  // by DeviceIdentity::index
+  // Read at the edges (task/edge_figures.h); usage.host's CPU and peak come from them too.
+  Maybe<std::uint64_t> rss_at_start_bytes = std::unexpected(Unavailable::no_data);
+  Maybe<std::uint64_t> rss_at_end_bytes = std::unexpected(Unavailable::no_data);
+  std::string_view cpu_source = "series";       // "client", "procfs" or "series"
+  std::string_view peak_rss_source = "series";  // "high_water_mark" or "series"
 };
 
 struct Task {
@@ -42,6 +69,11 @@ struct Task {
   bool abandoned = false;  // its process exited with the task open
   TimeUs begin_us = 0;
   std::optional<TimeUs> end_us;  // set once ended
+  HostEdge begin_edge;
+  HostEdge end_edge;
+  // The owner's resident high-water mark was reset when the task began (clear_refs), so the
+  // highest mark read while it was open is its peak; absent when the reset failed.
+  std::optional<std::uint64_t> peak_rss_bytes;
   std::optional<TaskFigures> figures;
   std::optional<std::string> figures_error;  // why figures are absent although ended
 };

@@ -31,11 +31,26 @@ json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>&
   return gpu;
 }
 
-json host_json(const HostUsage& usage) {
+// CPU time over the window's length, in percent of one core (200 for two busy cores).
+Maybe<double> cpu_percent(const HostUsage& host, const Window& window) {
+  if (!host.cpu_user_seconds) return std::unexpected(host.cpu_user_seconds.error());
+  if (!host.cpu_system_seconds) return std::unexpected(host.cpu_system_seconds.error());
+  if (window.length_us() <= 0) return std::unexpected(Unavailable::no_data);
+  const double seconds = *host.cpu_user_seconds + *host.cpu_system_seconds;
+  return 100.0 * seconds * 1e6 / static_cast<double>(window.length_us());
+}
+
+json host_json(const TaskFigures& figures) {
+  const HostUsage& usage = figures.usage.host;
   json host{{"unavailable", json::object()}};
   put_figure(host, "cpu_user_seconds", usage.cpu_user_seconds);
   put_figure(host, "cpu_system_seconds", usage.cpu_system_seconds);
+  put_figure(host, "cpu_percent", cpu_percent(usage, figures.usage.window));
+  put_figure(host, "rss_at_start_bytes", figures.rss_at_start_bytes);
+  put_figure(host, "rss_at_end_bytes", figures.rss_at_end_bytes);
   put_figure(host, "peak_rss_bytes", usage.peak_rss_bytes);
+  host["cpu_source"] = figures.cpu_source;
+  host["peak_rss_source"] = figures.peak_rss_source;
   host["complete"] = usage.complete;
   return host;
 }
@@ -59,7 +74,7 @@ std::string_view to_string(TaskState state) noexcept {
 json figures_json(const TaskFigures& figures) {
   json gpus = json::array();
   for (const GpuUsage& gpu : figures.usage.gpus) gpus.push_back(gpu_json(gpu, figures.gpu_uuids));
-  return json{{"gpus", std::move(gpus)}, {"host", host_json(figures.usage.host)}};
+  return json{{"gpus", std::move(gpus)}, {"host", host_json(figures)}};
 }
 
 json task_json(const Task& task) {

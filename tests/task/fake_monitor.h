@@ -43,6 +43,29 @@ class FakeMonitor final : public Monitor {
     return windows_;
   }
 
+  // The readings read_edge() answers for `pid`, in order; once they run out, nothing can be
+  // read (no_data). A reset is honoured only where the reading says peak_reset.
+  void push_edge(Pid pid, EdgeReading reading) {
+    const std::scoped_lock lock(mutex_);
+    edges_[pid].push_back(reading);
+  }
+  // The reset_peak argument of each read_edge() call, in order.
+  std::vector<bool> edge_resets() const {
+    const std::scoped_lock lock(mutex_);
+    return resets_;
+  }
+
+  EdgeReading read_edge(const ProcessKey& key, bool reset_peak) override {
+    const std::scoped_lock lock(mutex_);
+    resets_.push_back(reset_peak);
+    auto& queue = edges_[key.pid];
+    if (queue.empty()) return EdgeReading{};
+    EdgeReading reading = queue.front();
+    queue.erase(queue.begin());
+    reading.peak_reset = reading.peak_reset && reset_peak;
+    return reading;
+  }
+
   std::optional<ProcessKey> key_for(Pid pid) override {
     const std::scoped_lock lock(mutex_);
     const auto it = alive_.find(pid);
@@ -97,6 +120,8 @@ class FakeMonitor final : public Monitor {
   std::multiset<ProcessKey> watched_;
   std::optional<TimeUs> round_;
   mutable std::vector<Window> windows_;
+  std::map<Pid, std::vector<EdgeReading>> edges_;
+  std::vector<bool> resets_;
 };
 
 }  // namespace gpumeter::task::testing

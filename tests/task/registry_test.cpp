@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "task/fake_monitor.h"
 
 namespace gpumeter::task {
@@ -40,6 +42,36 @@ TEST(Registry, IdsArePositiveAndNeverReused) {
   EXPECT_EQ(first, 1U);
   EXPECT_EQ(begin(registry, kWorker, kT0), 2U);
   EXPECT_EQ(registry.begun(), 2U);
+}
+
+TEST(Registry, IdsCarryTheInstanceSoThatAnotherRunNeverKnowsThem) {
+  constexpr std::uint32_t kBefore = 0xABCDE;
+  constexpr std::uint32_t kAfter = 0x12345;
+  Registry before{Limits{}, kBefore};
+  const TaskId stale = begin(before, kWorker, kT0);
+  EXPECT_EQ(stale, (TaskId{kBefore} << kTaskSequenceBits) + 1);
+  EXPECT_LT(stale, TaskId{1} << 53);
+  EXPECT_EQ(before.begun(), 1U);
+
+  // The daemon restarted: its registry begins again, with another instance.
+  Registry after{Limits{}, kAfter};
+  const TaskId fresh = begin(after, kWorker, kT0 + kSecond);
+  EXPECT_EQ(fresh, (TaskId{kAfter} << kTaskSequenceBits) + 1);
+  const auto refused = after.end(stale, kWorkerCaller, kT0 + 2 * kSecond);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ReplyCode::unknown_task);
+  EXPECT_EQ(after.open_count(), 1U) << "the stale id must not end the new run's task";
+}
+
+TEST(Registry, RandomInstancesAreInRangeAndVary) {
+  std::set<std::uint32_t> seen;
+  for (int i = 0; i < 64; ++i) {
+    const std::uint32_t instance = random_instance();
+    EXPECT_GE(instance, 1U);
+    EXPECT_LT(instance, kTaskInstanceLimit);
+    seen.insert(instance);
+  }
+  EXPECT_GT(seen.size(), 32U);
 }
 
 TEST(Registry, TasksOfOneProcessNestAndOverlap) {

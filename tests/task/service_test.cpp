@@ -294,5 +294,116 @@ TEST_F(ServiceTest, EverySettledTaskReachesTheResultSinkOnce) {
   EXPECT_EQ(sink.tasks.size(), 2U);
 }
 
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+EdgeReading reading(CpuTimes cpu, std::uint64_t rss, std::uint64_t mark, bool reset = true) {
+  return EdgeReading{cpu, rss, mark, reset};
+}
+
+class EdgeTest : public ServiceTest {
+ protected:
+  // Ends `id` at `now_us` with `extra` keys in the request, lets the sampler pass, and returns
+  // the end reply's usage.host.
+  json end_and_settle(std::uint64_t id, TimeUs now_us, const json& extra = json::object()) {
+    json request{{"op", "end"}, {"task", id}};
+    request.update(extra);
+    const Outcome end = service_.handle(request.dump(), worker_, now_us);
+    EXPECT_EQ(end.waiting, id) << end.reply;
+    monitor_.set_round(now_us + kSecond);
+    const std::vector<Task> settled = service_.advance(now_us + kSecond);
+    EXPECT_EQ(settled.size(), 1U);
+    if (settled.empty()) return json{};
+    return json::parse(Service::end_reply_for(end.id, settled.front()))["usage"]["host"];
+  }
+
+  std::uint64_t begin_with(const json& extra, TimeUs now_us) {
+    json request{{"op", "begin"}, {"name", "decode"}};
+    request.update(extra);
+    const json reply = ask(request.dump(), worker_, now_us);
+    EXPECT_EQ(reply["ok"], true) << reply.dump();
+    return reply.value("task", std::uint64_t{0});
+  }
+};
+
+TEST_F(EdgeTest, CpuSecondsComeFromTheClientsOwnReportsAtBothEdges) {
+  monitor_.push_edge(kWorkerPid, reading({990'000, 190'000}, 100 * kMiB, 100 * kMiB));
+  monitor_.push_edge(kWorkerPid, reading({1'740'000, 250'000}, 100 * kMiB, 100 * kMiB));
+  const auto id = begin_with({{"rusage", {{"user_us", 1'000'000}, {"system_us", 200'000}}}}, kT0);
+  const json host = end_and_settle(id, kT0 + 2 * kSecond,
+                                   {{"rusage", {{"user_us", 1'750'123}, {"system_us", 260'000}}}});
+  EXPECT_EQ(host["cpu_source"], "client");
+  EXPECT_DOUBLE_EQ(host["cpu_user_seconds"].get<double>(), 0.750123);
+  EXPECT_DOUBLE_EQ(host["cpu_system_seconds"].get<double>(), 0.06);
+  EXPECT_NEAR(host["cpu_percent"].get<double>(), 100.0 * 0.810123 / 2.0, 1e-9);
+  EXPECT_EQ(host["complete"], true);
+}
+
+TEST_F(EdgeTest, WithoutReportsCpuSecondsComeFromProcfsReadAtTheEdges) {
+  monitor_.push_edge(kWorkerPid, reading({990'000, 190'000}, 100 * kMiB, 100 * kMiB));
+  monitor_.push_edge(kWorkerPid, reading({1'740'000, 250'000}, 100 * kMiB, 100 * kMiB));
+  const json host = end_and_settle(begin(worker_, kT0), kT0 + kSecond);
+  EXPECT_EQ(host["cpu_source"], "procfs");
+  EXPECT_DOUBLE_EQ(host["cpu_user_seconds"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(host["cpu_system_seconds"].get<double>(), 0.06);
+  EXPECT_DOUBLE_EQ(host["cpu_percent"].get<double>(), 81.0);
+}
+
+TEST_F(EdgeTest, WithoutEdgeReadingsTheSeriesFiguresStand) {
+  const json host = end_and_settle(begin(worker_, kT0), kT0 + kSecond);
+  EXPECT_EQ(host["cpu_source"], "series");
+  EXPECT_EQ(host["peak_rss_source"], "series");
+  EXPECT_DOUBLE_EQ(host["cpu_user_seconds"].get<double>(), 0.5) << "the fake series' figure";
+  EXPECT_TRUE(host["rss_at_start_bytes"].is_null());
+  EXPECT_EQ(host["unavailable"]["rss_at_start_bytes"], "no_data");
+}
+
+TEST_F(EdgeTest, ThePeakIsTheHighWaterMarkResetAtTheBegin) {
+  // 300 MiB is the mark of an earlier task: freed before this one began.
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 100 * kMiB, 300 * kMiB));
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 120 * kMiB, 180 * kMiB));
+  const json host = end_and_settle(begin(worker_, kT0), kT0 + kSecond);
+  EXPECT_EQ(monitor_.edge_resets(), (std::vector<bool>{true, false}));
+  EXPECT_EQ(host["peak_rss_source"], "high_water_mark");
+  EXPECT_EQ(host["peak_rss_bytes"], 180 * kMiB);
+  EXPECT_EQ(host["rss_at_start_bytes"], 100 * kMiB);
+  EXPECT_EQ(host["rss_at_end_bytes"], 120 * kMiB);
+}
+
+TEST_F(EdgeTest, OverlappingTasksKeepTheMarkReadBeforeAnotherTasksReset) {
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 100 * kMiB, 100 * kMiB));  // A begins
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 150 * kMiB, 500 * kMiB));  // B begins
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 140 * kMiB, 200 * kMiB));  // A ends
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 130 * kMiB, 210 * kMiB));  // B ends
+  const auto a = begin(worker_, kT0);
+  const auto b = begin(worker_, kT0 + kSecond / 2);
+  const json host_a = end_and_settle(a, kT0 + kSecond);
+  EXPECT_EQ(host_a["peak_rss_bytes"], 500 * kMiB) << "A was open when the mark reached 500 MiB";
+  const json host_b = end_and_settle(b, kT0 + 3 * kSecond);
+  EXPECT_EQ(host_b["peak_rss_bytes"], 210 * kMiB) << "B's reset hid A's earlier peak from it";
+}
+
+TEST_F(EdgeTest, AMarkThatCouldNotBeResetLeavesThePeakToTheSeries) {
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 100 * kMiB, 300 * kMiB, false));
+  monitor_.push_edge(kWorkerPid, reading({0, 0}, 120 * kMiB, 300 * kMiB));
+  const json host = end_and_settle(begin(worker_, kT0), kT0 + kSecond);
+  EXPECT_EQ(host["peak_rss_source"], "series");
+  EXPECT_EQ(host["rss_at_end_bytes"], 120 * kMiB);
+}
+
+TEST_F(EdgeTest, RusageIsTheCallersOwnAndRefusedForAnotherProcess) {
+  const Caller root = service_.identify(1, 0);
+  const json refused =
+      ask(R"({"op":"begin","name":"x","pid":200,"rusage":{"user_us":1,"system_us":2}})", root, kT0);
+  EXPECT_EQ(refused["error"]["code"], "bad_request");
+  for (const char* bad :
+       {R"({"user_us":1})", R"({"user_us":-1,"system_us":2})",
+        R"({"user_us":1,"system_us":2,"x":3})", R"({"user_us":1.5,"system_us":2})", R"([1,2])"}) {
+    const json reply =
+        ask(std::string(R"({"op":"begin","name":"x","rusage":)") + bad + "}", worker_, kT0);
+    EXPECT_EQ(reply["error"]["code"], "bad_request") << bad;
+    EXPECT_NE(reply["error"]["message"].get<std::string>().find("rusage"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace gpumeter::task
