@@ -3,7 +3,10 @@ separate C program cannot stage easily (a daemon that restarts, a reply that is 
 protocol, each error word). Path of the library in GPUMETER_CLIENT_LIBRARY."""
 
 import ctypes
+import json
 import os
+import threading
+import time
 import unittest
 
 from fake_daemon import FakeDaemon
@@ -70,6 +73,63 @@ class CLibrary(unittest.TestCase):
         client = self.connect(daemon)
         daemon.stop()
         self.assertEqual(self.begin(client)[0], -2)
+
+    def test_requests_carry_the_callers_own_cpu_time(self):
+        daemon = self.daemon()
+        status, task = self.begin(self.connect(daemon))
+        self.assertEqual(status, 0)
+        self.assertEqual(LIB.gpumeter_task_end(task, None), 0)
+        begin, end = (r["rusage"] for r in daemon.requests)
+        for times in (begin, end):
+            self.assertEqual(set(times), {"user_us", "system_us"})
+        self.assertGreaterEqual(end["user_us"] + end["system_us"],
+                                begin["user_us"] + begin["system_us"])
+
+    def slow_ends(self, daemon, seconds):
+        """The daemon takes `seconds` to answer each end, as one waiting for figures does."""
+        answer = daemon.answer
+
+        def slow(line):
+            if json.loads(line).get("op") == "end":
+                time.sleep(seconds)
+            return answer(line)
+
+        daemon.answer = slow
+
+    def begin_while_another_thread_waits(self, first, second):
+        """Thread A ends a task on `first` and waits for the figures; meanwhile this thread
+        begins one on `second`. Returns when A's end and this begin returned (monotonic s)."""
+        status, task = self.begin(first)
+        self.assertEqual(status, 0)
+        returned = {}
+        result = ctypes.create_string_buffer(512)
+        ctypes.memmove(result, ctypes.byref(ctypes.c_size_t(512)), ctypes.sizeof(ctypes.c_size_t))
+
+        def end_and_wait():
+            LIB.gpumeter_task_end(task, result)
+            returned["end"] = time.monotonic()
+
+        waiter = threading.Thread(target=end_and_wait)
+        waiter.start()
+        time.sleep(0.2)  # A's end is under way in the daemon
+        self.assertEqual(self.begin(second)[0], 0)
+        returned["begin"] = time.monotonic()
+        waiter.join(timeout=30)
+        return returned["end"], returned["begin"]
+
+    def test_threads_with_a_handle_each_never_wait_on_one_another(self):
+        daemon = self.daemon()
+        self.slow_ends(daemon, 1.5)
+        end, begin = self.begin_while_another_thread_waits(self.connect(daemon),
+                                                           self.connect(daemon))
+        self.assertLess(begin, end, "the begin waited for another handle's end")
+
+    def test_a_shared_handle_serialises_its_threads(self):
+        daemon = self.daemon()
+        self.slow_ends(daemon, 1.5)
+        client = self.connect(daemon)
+        end, begin = self.begin_while_another_thread_waits(client, client)
+        self.assertGreaterEqual(begin, end, "a shared handle answered out of turn")
 
 
 if __name__ == "__main__":

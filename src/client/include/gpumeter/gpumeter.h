@@ -16,8 +16,14 @@
  *   }
  *
  * Errors are negative ints (GPUMETER_E_*); gpumeter_strerror() names them. No function throws,
- * aborts or raises a signal (SIGPIPE included). A client handle may be shared by threads: its
- * requests are serialised.
+ * aborts or raises a signal (SIGPIPE included).
+ *
+ * Threads: every function may be called from any thread. A client handle may be shared by
+ * threads, but its requests are serialised: while one thread's gpumeter_task_end() waits for
+ * the figures, another thread's gpumeter_task_begin() on the same handle waits too (and its
+ * task begins late). Threads that mark tasks concurrently should each connect their own
+ * handle, or end tasks with a NULL result (no wait). A task handle belongs to one thread at a
+ * time.
  */
 #ifndef GPUMETER_GPUMETER_H
 #define GPUMETER_GPUMETER_H
