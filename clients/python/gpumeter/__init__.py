@@ -18,8 +18,11 @@ Threads and event loops share a client without waiting for each other: a request
 the moment it is made, and an `end` that waits for its figures holds no lock (_client.py).
 """
 
-from ._client import (PROTOCOL_VERSION, SYSTEM_SOCKET, Client, GpumeterError,
-                      default_socket_path)
+from . import _client
+from ._client import Client, GpumeterError, default_socket_path
 from ._task import Task, measured, task
+
+PROTOCOL_VERSION = _client.PROTOCOL_VERSION  # the task protocol version this client speaks
+SYSTEM_SOCKET = _client.SYSTEM_SOCKET  # the system daemon's socket, the last default
 
 __all__ = ["Client", "GpumeterError", "Task", "default_socket_path", "measured", "task"]

@@ -92,8 +92,9 @@ class Client:
 
     def request(self, op: str, **fields: Any) -> Dict[str, Any]:
         """Send one request and return its reply (a dict) when `ok`."""
+        rusage = self._carries_rusage(op, fields)
         for attempt in (0, 1):
-            connection, future, rusage = self._send(op, fields)
+            connection, future = self._send(op, fields, rusage)
             try:
                 reply = future.result(self.timeout)
             except FutureTimeout:
@@ -104,15 +105,17 @@ class Client:
                 continue
             finally:
                 self._report_restart()
-            if not self._retry_without_rusage(reply, rusage) or attempt:
+            if attempt or not self._refused_rusage(reply, rusage):
                 return _checked(reply)
+            rusage = False
         raise AssertionError("unreachable")
 
     async def arequest(self, op: str, **fields: Any) -> Dict[str, Any]:
         """request() for asyncio: the request is written at once, and the reply is awaited
         without blocking the event loop."""
+        rusage = self._carries_rusage(op, fields)
         for attempt in (0, 1):
-            connection, future, rusage = self._send(op, fields)
+            connection, future = self._send(op, fields, rusage)
             try:
                 reply = await asyncio.wait_for(asyncio.wrap_future(future), self.timeout)
             except asyncio.TimeoutError:
@@ -123,8 +126,9 @@ class Client:
                 continue
             finally:
                 self._report_restart()
-            if not self._retry_without_rusage(reply, rusage) or attempt:
+            if attempt or not self._refused_rusage(reply, rusage):
                 return _checked(reply)
+            rusage = False
         raise AssertionError("unreachable")
 
     def begin(self, name: str, labels: Optional[Mapping[str, object]] = None,
@@ -164,8 +168,7 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _send(self, op: str, fields: Mapping[str, Any]) -> Tuple[Connection, Future, bool]:
-        rusage = self._carries_rusage(op, fields)
+    def _send(self, op: str, fields: Mapping[str, Any], rusage: bool) -> Tuple[Connection, Future]:
         request = {"op": op, **fields}
 
         def build() -> bytes:
@@ -177,13 +180,13 @@ class Client:
         with self._lock:
             connection = self._waiting_connection() if waits else self._fast_connection()
             try:
-                return connection, connection.submit(build), rusage
+                return connection, connection.submit(build)
             except Reconnect:
                 pass
         # The daemon closed this connection before the request went out: the same on a new one.
         with self._lock:
             connection = self._waiting_connection() if waits else self._fast_connection()
-            return connection, connection.submit(build), rusage
+            return connection, connection.submit(build)
 
     def _begun(self, reply: Dict[str, Any], pid: Optional[int]) -> int:
         if pid is not None and pid != os.getpid():
@@ -263,7 +266,7 @@ class Client:
             warnings.warn(f"gpumeter: the daemon at {self.socket_path} restarted; tasks begun "
                           "before it are lost", RuntimeWarning, stacklevel=4)
 
-    def _retry_without_rusage(self, reply: Dict[str, Any], rusage: bool) -> bool:
+    def _refused_rusage(self, reply: Dict[str, Any], rusage: bool) -> bool:
         # A daemon older than the `rusage` key refuses it as a key begin and end do not define;
         # the refused request did nothing, so it is sent again without the key.
         error = reply.get("error") or {}
