@@ -471,6 +471,17 @@ class PublicApi(unittest.TestCase):
                 hints = typing.get_type_hints(function)
                 self.assertIn("return", hints)
 
+    def test_a_client_dropped_without_close_closes_its_connections(self):
+        daemon = FakeDaemon()
+        self.addCleanup(daemon.stop)
+        readers = lambda: [t for t in threading.enumerate() if t.name == "gpumeter-reader"]
+        before = len(readers())
+        client = gpumeter.Client(daemon.path)
+        client.end(client.begin("decode"))
+        self.assertEqual(len(readers()), before + 2)  # the fast connection and a waiting one
+        del client
+        wait_until(lambda: len(readers()) == before, "the reader threads to end")
+
     def test_status_without_a_daemon_names_the_socket(self):
         path = os.path.join(tempfile.mkdtemp(), "absent.sock")
         with self.assertRaises(FileNotFoundError) as raised:

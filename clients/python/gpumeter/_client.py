@@ -162,6 +162,11 @@ class Client:
             if connection is not None:
                 connection.close()
 
+    def __del__(self) -> None:
+        # A client dropped without close() must not keep its connections and their reader
+        # threads: the daemon serves at most 256 connections.
+        self.close()
+
     def __enter__(self) -> Client:
         return self
 
