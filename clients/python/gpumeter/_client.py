@@ -218,10 +218,9 @@ class Client:
     def _waiting_connection(self) -> Connection:
         self._forget_parent()
         self._waiting = [c for c in self._waiting if c.alive]
+        # Idle connections stay for the next burst: the pool is small, and opening one costs
+        # a connect, a status request and a thread.
         idle = [c for c in self._waiting if c.pending == 0]
-        for extra in idle[1:]:  # a burst of waiting ends is over: keep one for the next
-            self._waiting.remove(extra)
-            extra.close()
         if idle:
             return idle[0]
         if len(self._waiting) < MAX_WAIT_CONNECTIONS:
