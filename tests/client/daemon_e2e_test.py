@@ -8,6 +8,7 @@ import sys
 import tempfile
 import time
 import unittest
+import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -21,31 +22,41 @@ C_WORKER = os.environ["GPUMETER_C_WORKER"]
 SCENARIO = SOURCE_DIR / "examples" / "scenarios" / "bursty-worker.json"
 
 
+def start_daemon(directory):
+    """`gpumeter daemon` on the simulator with its own socket and database in `directory`."""
+    socket_path = os.path.join(directory, "gpumeter.sock")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_SIM")}
+    env["GPUMETER_WORKER_PID"] = str(os.getpid())  # this process is the GPU worker
+    env["GPUMETER_DATABASE"] = os.path.join(directory, "history.db")  # not the machine's
+    daemon = subprocess.Popen(
+        [GPUMETER, "--simulate", SCENARIO, "daemon", "--socket", socket_path,
+         "--interval", "100ms", "--no-http"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(socket_path):
+        if daemon.poll() is not None or time.monotonic() > deadline:
+            daemon.kill()
+            _, stderr = daemon.communicate(timeout=30)
+            raise AssertionError(f"the daemon did not start: {stderr}")
+        time.sleep(0.05)
+    return daemon, socket_path
+
+
+def stop_daemon(daemon):
+    if daemon.poll() is None:
+        daemon.terminate()
+    daemon.communicate(timeout=30)
+
+
 class WithDaemon(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.directory = tempfile.mkdtemp()
-        cls.socket = os.path.join(cls.directory, "gpumeter.sock")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_SIM")}
-        env["GPUMETER_WORKER_PID"] = str(os.getpid())  # this process is the GPU worker
-        env["GPUMETER_DATABASE"] = os.path.join(cls.directory, "history.db")  # not the machine's
-        cls.daemon = subprocess.Popen(
-            [GPUMETER, "--simulate", SCENARIO, "daemon", "--socket", cls.socket,
-             "--interval", "100ms", "--no-http"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while not os.path.exists(cls.socket):
-            if cls.daemon.poll() is not None or time.monotonic() > deadline:
-                cls.daemon.kill()
-                _, stderr = cls.daemon.communicate(timeout=30)
-                raise AssertionError(f"the daemon did not start: {stderr}")
-            time.sleep(0.05)
+        cls.daemon, cls.socket = start_daemon(cls.directory)
 
     @classmethod
     def tearDownClass(cls):
-        if cls.daemon.poll() is None:
-            cls.daemon.terminate()
-        cls.daemon.communicate(timeout=30)
+        stop_daemon(cls.daemon)
 
     def worker_env(self):
         return {**os.environ, "GPUMETER_SOCKET": self.socket}
@@ -76,6 +87,29 @@ class PythonClient(WithDaemon):
             with self.assertRaises(gpumeter.GpumeterError) as raised:
                 client.end(987654)
         self.assertEqual(raised.exception.code, "unknown_task")
+
+
+class Restart(unittest.TestCase):
+    def test_a_restart_is_reported_once_and_the_lost_task_has_no_result(self):
+        directory = tempfile.mkdtemp()
+        first, socket_path = start_daemon(directory)
+        self.addCleanup(stop_daemon, first)
+        gpumeter._task._warned.clear()
+        with gpumeter.Client(socket_path) as client:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with gpumeter.task("before", client=client, wait=False) as lost:
+                    stop_daemon(first)
+                    second, _ = start_daemon(directory)
+                    self.addCleanup(stop_daemon, second)
+                with gpumeter.task("after", client=client, wait=False) as kept:
+                    pass
+        self.assertIsNotNone(lost.id)
+        self.assertIsNone(lost.result)
+        self.assertEqual(kept.result["name"], "after")
+        self.assertEqual([str(w.message) for w in caught],
+                         [f"gpumeter: the daemon at {socket_path} restarted; tasks begun "
+                          "before it are lost"])
 
 
 class ExampleWorkers(WithDaemon):
