@@ -35,6 +35,7 @@ class Monitor {
 
   // Keep sampling CPU time and RSS of a process while it has tasks.
   virtual void watch(const ProcessKey& key) = 0;
+  // Also forgets what read_edge() kept of the process. A key that is not watched is ignored.
   virtual void unwatch(const ProcessKey& key) = 0;
 
   // Reads the process's CPU times, resident memory and high-water mark now, and with

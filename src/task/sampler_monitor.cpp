@@ -29,12 +29,16 @@ void SamplerMonitor::watch(const ProcessKey& key) {
 
 void SamplerMonitor::unwatch(const ProcessKey& key) {
   sampler_.unwatch(key);
+  start_ticks_.erase(key);
 }
 
 EdgeReading SamplerMonitor::read_edge(const ProcessKey& key, bool reset_peak) {
   EdgeReading edge;
-  // A pid that now names another process is not the owner any more.
-  if (sampler_.key_for(key.pid) != key) {
+  // A pid that now names another process is not the owner any more. The start time in clock
+  // ticks tells, from one small read and without waiting for a sampler round (key_for would).
+  const auto ticks = host::process_start_ticks(root_, key.pid);
+  const auto known = start_ticks_.try_emplace(key, ticks.value_or(0)).first;
+  if (!ticks || *ticks != known->second) {
     const auto gone = std::unexpected(Unavailable::process_gone);
     return EdgeReading{gone, gone, gone, false};
   }

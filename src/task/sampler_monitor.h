@@ -2,7 +2,9 @@
 // Sampler; uids and user names from procfs.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 
 #include "core/sampler.h"
 #include "host/procfs.h"
@@ -32,6 +34,9 @@ class SamplerMonitor final : public Monitor {
   host::ProcfsProcessSource procfs_;
   host::UserNames users_;
   std::filesystem::path root_;
+  // The start (clock ticks since boot) of each owner whose edges were read, from its first
+  // edge on: the process the task daemon identified when the task began.
+  std::map<ProcessKey, std::uint64_t> start_ticks_;
 };
 
 }  // namespace gpumeter::task

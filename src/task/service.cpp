@@ -115,8 +115,13 @@ Outcome Service::begin(const RequestId& id, const BeginRequest& request, const C
   task->begin_edge = HostEdge{request.rusage, reading.cpu, reading.rss_bytes};
   // After the reset the mark is the resident amount, the start of this task's peak.
   if (reading.peak_reset) task->peak_rss_bytes = reading.rss_bytes.value_or(0);
+  const ProcessKey owner = task->owner;
   auto opened = registry_.begin(std::move(*task));
-  if (!opened) return refused(id, std::move(opened.error()));
+  if (!opened) {
+    // The monitor may keep what it read of the owner until unwatched: nothing is left open.
+    if (registry_.active(owner) == 0) monitor_.unwatch(owner);
+    return refused(id, std::move(opened.error()));
+  }
   if (registry_.active(opened->owner) == 1) monitor_.watch(opened->owner);
   return ready(id, begin_reply(id, *opened));
 }

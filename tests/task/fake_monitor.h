@@ -87,7 +87,8 @@ class FakeMonitor final : public Monitor {
   }
   void unwatch(const ProcessKey& key) override {
     const std::scoped_lock lock(mutex_);
-    watched_.erase(watched_.find(key));
+    const auto it = watched_.find(key);
+    if (it != watched_.end()) watched_.erase(it);
   }
   std::optional<TimeUs> last_sample_time_us() const override {
     const std::scoped_lock lock(mutex_);
