@@ -30,20 +30,23 @@ struct Segment {
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
                                  TimeUs period_us);
 
-// The energy counter interpolated linearly at t, J. no_data when t is not between two
-// readings; not_supported (or the readings' own reason) when the device has no counter.
-Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t);
+// The energy counter at t, J (core/energy_curve.cpp): between two readings a and b, the
+// counter's rise spread in proportion to the integral of the driver's power samples,
+// E(a) + (E(b) - E(a)) × ∫_a^t p / ∫_a^b p, where the power samples cover (a, b]; else
+// interpolated linearly. no_data when t is not between two readings; not_supported (or the
+// readings' own reason) when the device has no counter.
+Maybe<double> energy_at(const DeviceSeries& device, TimeUs t);
 
 // The device's energy over the window and its split by SM rates (see EnergyUse). The split is
 // absent, with split_known's reason, when no per-process samples were drained (no_data, or mig
 // on a GPU in MIG mode: undrained_reason).
-EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
-                       Window window, Maybe<void> split_known);
+EnergyUse split_energy(const DeviceSeries& device, std::span<const Segment> segments, Window window,
+                       Maybe<void> split_known);
 
 // Each process's share of the device's energy over the window, by the same rule as
 // split_energy: `owners[i]` is the index (0..process_count-1) of the process segments[i]
 // belongs to. The reasons are those of split_energy's processes_joules.
-Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& samples,
+Maybe<std::vector<double>> energy_per_process(const DeviceSeries& device,
                                               std::span<const Segment> segments,
                                               std::span<const std::size_t> owners,
                                               std::size_t process_count, Window window,

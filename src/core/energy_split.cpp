@@ -5,23 +5,6 @@
 namespace gpumeter {
 namespace {
 
-std::size_t previous_with_energy(const RingBuffer<DeviceRecord>& samples, std::size_t after) {
-  while (after > 0 && !samples[after - 1].energy_joules()) --after;
-  return after;  // index + 1 of the reading, 0 when none
-}
-
-std::size_t next_with_energy(const RingBuffer<DeviceRecord>& samples, std::size_t from) {
-  while (from < samples.size() && !samples[from].energy_joules()) ++from;
-  return from;  // samples.size() when none
-}
-
-// Why there is no reading around t: the device's own reason when it never gave one.
-Unavailable why_no_energy(const RingBuffer<DeviceRecord>& samples) {
-  if (samples.empty()) return Unavailable::no_data;
-  if (next_with_energy(samples, 0) < samples.size()) return Unavailable::no_data;
-  return samples.back().energy_joules().error();
-}
-
 // A counter that falls (the driver was reloaded) has no meaningful delta.
 bool counter_went_back(const RingBuffer<DeviceRecord>& samples, Window window) {
   std::size_t i = samples.upper_bound(window.begin_us);
@@ -63,8 +46,8 @@ struct Split {
 
 // Walks the window from one rate change to the next; within each stretch the SM rates are
 // constant and the stretch's energy goes to the processes in proportion to them, or to idle.
-Maybe<Split> sweep(const RingBuffer<DeviceRecord>& samples, std::span<const RateStep> steps,
-                   Window window, double begin_j) {
+Maybe<Split> sweep(const DeviceSeries& device, std::span<const RateStep> steps, Window window,
+                   double begin_j) {
   Split split;
   int set_rate = 0;
   int total_rate = 0;
@@ -80,7 +63,7 @@ Maybe<Split> sweep(const RingBuffer<DeviceRecord>& samples, std::span<const Rate
   apply_at(at);
   while (at < window.end_us) {
     const TimeUs next = k < steps.size() ? steps[k].time_us : window.end_us;
-    const Maybe<double> next_j = energy_at(samples, next);
+    const Maybe<double> next_j = energy_at(device, next);
     if (!next_j) return std::unexpected(next_j.error());
     const double joules = *next_j - at_j;
     if (total_rate > 0) {
@@ -152,16 +135,16 @@ class ShareSweep {
 
 }  // namespace
 
-Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& samples,
+Maybe<std::vector<double>> energy_per_process(const DeviceSeries& device,
                                               std::span<const Segment> segments,
                                               std::span<const std::size_t> owners,
                                               std::size_t process_count, Window window,
                                               Maybe<void> split_known) {
-  const Maybe<double> begin_j = energy_at(samples, window.begin_us);
-  const Maybe<double> end_j = energy_at(samples, window.end_us);
+  const Maybe<double> begin_j = energy_at(device, window.begin_us);
+  const Maybe<double> end_j = energy_at(device, window.end_us);
   if (!begin_j) return std::unexpected(begin_j.error());
   if (!end_j) return std::unexpected(end_j.error());
-  if (counter_went_back(samples, window)) return std::unexpected(Unavailable::error);
+  if (counter_went_back(device.samples(), window)) return std::unexpected(Unavailable::error);
   if (!split_known) return std::unexpected(split_known.error());
   const std::vector<OwnedStep> steps = owned_steps(segments, owners);
   ShareSweep sweep(process_count);
@@ -174,7 +157,7 @@ Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& sa
   apply_at(at);
   while (at < window.end_us) {
     const TimeUs next = k < steps.size() ? steps[k].time_us : window.end_us;
-    const Maybe<double> next_j = energy_at(samples, next);
+    const Maybe<double> next_j = energy_at(device, next);
     if (!next_j) return std::unexpected(next_j.error());
     sweep.spend(*next_j - at_j);
     apply_at(next);
@@ -184,35 +167,22 @@ Maybe<std::vector<double>> energy_per_process(const RingBuffer<DeviceRecord>& sa
   return sweep.shares();
 }
 
-Maybe<double> energy_at(const RingBuffer<DeviceRecord>& samples, TimeUs t) {
-  const std::size_t after = samples.upper_bound(t);
-  const std::size_t before = previous_with_energy(samples, after);
-  if (before > 0 && samples[before - 1].time_us == t) return samples[before - 1].energy_joules();
-  const std::size_t next = next_with_energy(samples, after);
-  if (before == 0 || next == samples.size()) return std::unexpected(why_no_energy(samples));
-  const DeviceRecord& a = samples[before - 1];
-  const DeviceRecord& b = samples[next];
-  const double fraction =
-      static_cast<double>(t - a.time_us) / static_cast<double>(b.time_us - a.time_us);
-  return *a.energy_joules() + fraction * (*b.energy_joules() - *a.energy_joules());
-}
-
-EnergyUse split_energy(const RingBuffer<DeviceRecord>& samples, std::span<const Segment> segments,
-                       Window window, Maybe<void> split_known) {
-  const Maybe<double> begin_j = energy_at(samples, window.begin_us);
-  const Maybe<double> end_j = energy_at(samples, window.end_us);
+EnergyUse split_energy(const DeviceSeries& device, std::span<const Segment> segments, Window window,
+                       Maybe<void> split_known) {
+  const Maybe<double> begin_j = energy_at(device, window.begin_us);
+  const Maybe<double> end_j = energy_at(device, window.end_us);
   if (!begin_j || !end_j) {
     const auto reason = std::unexpected(!begin_j ? begin_j.error() : end_j.error());
     return {reason, reason, reason, reason};
   }
-  if (counter_went_back(samples, window)) {
+  if (counter_went_back(device.samples(), window)) {
     const auto reason = std::unexpected(Unavailable::error);
     return {reason, reason, reason, reason};
   }
   EnergyUse use{.device_joules = *end_j - *begin_j};
   const auto steps = rate_steps(segments);
   const Maybe<Split> split =
-      split_known ? sweep(samples, steps, window, *begin_j) : std::unexpected(split_known.error());
+      split_known ? sweep(device, steps, window, *begin_j) : std::unexpected(split_known.error());
   if (!split) {
     use.processes_joules = use.other_processes_joules = use.idle_joules =
         std::unexpected(split.error());

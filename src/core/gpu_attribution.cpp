@@ -204,8 +204,7 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
   }
   const Maybe<void> drained =
       coverage > 0.0 ? Maybe<void>() : std::unexpected(undrained_reason(device->samples(), window));
-  const auto energy =
-      energy_per_process(device->samples(), segments, owners, keys.size(), window, drained);
+  const auto energy = energy_per_process(*device, segments, owners, keys.size(), window, drained);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::array key_set{keys[i]};
     ProcessGpuShare share{.key = keys[i],
@@ -256,7 +255,7 @@ GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys,
   usage.memory = memory_of(device, keys, window);
   const Maybe<void> drained =
       usage.confidence.coverage > 0.0 ? Maybe<void>() : std::unexpected(undrained);
-  usage.energy = split_energy(device.samples(), segments, window, drained);
+  usage.energy = split_energy(device, segments, window, drained);
   return usage;
 }
 

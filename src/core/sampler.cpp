@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/device_sample_drain.h"
+
 namespace gpumeter {
 namespace {
 
@@ -33,6 +35,19 @@ SamplerConfig normalised(SamplerConfig config) {
   config.series.interval_us =
       std::chrono::duration_cast<std::chrono::microseconds>(config.interval).count();
   return config;
+}
+
+// The round time from which the energy counter at `time_us` has its shape (core/energy_curve):
+// the round that drained the power sample covering the first counter reading after it. Before
+// that reading, or where the GPU gives no power samples, `time_us`: nothing to wait for yet.
+TimeUs power_complete_after(const DeviceSeries& device, TimeUs time_us) {
+  const RingBuffer<DeviceRecord>& records = device.samples();
+  const std::size_t next = records.upper_bound(time_us);
+  const std::optional<TimeUs> period = device.power_period_us();
+  if (next == records.size() || !period || device.power().empty()) return time_us;
+  const TimeUs reading = records[next].time_us;
+  if (device.power().back().time_us >= reading) return time_us;
+  return reading + *period;
 }
 
 // The next tick of the schedule `previous` + k·interval after `now`. A round that overran
@@ -100,7 +115,9 @@ struct Batch {
     ProcessKey key;
     ProcessMemorySample sample;
   };
+  std::vector<std::pair<std::uint32_t, TimeUs>> periods;  // measured in this round
   std::vector<std::pair<std::uint32_t, std::vector<KeyedGpuSample>>> drains;
+  std::vector<std::pair<std::uint32_t, std::vector<PowerSample>>> power;
   std::vector<std::pair<std::uint32_t, DeviceSample>> devices;
   std::vector<Memory> memory;
   std::vector<std::pair<ProcessKey, HostSample>> hosts;
@@ -108,7 +125,10 @@ struct Batch {
 };
 
 void store(Series& series, const Batch& batch, TimeUs now) {
+  // The period first: storing a per-process sample reads it.
+  for (const auto& [device, period] : batch.periods) series.set_sample_period_us(device, period);
   for (const auto& [device, drain] : batch.drains) series.add_process_gpu_samples(device, drain);
+  for (const auto& [device, power] : batch.power) series.add_power_samples(device, power);
   for (const auto& [device, sample] : batch.devices) series.add_device_sample(device, sample);
   for (const Batch::Memory& m : batch.memory) {
     series.add_process_memory_sample(m.device, m.key, m.sample);
@@ -173,6 +193,7 @@ struct Sampler::State {
   ProcessKey key_of(Round& round, Pid pid);
   void sample_device(Round& round, const Device& device);
   Maybe<void> drain(Round& round, std::uint32_t index);
+  void drain_device_buffers(Round& round, std::uint32_t index);
   void sample_memory(Round& round, const Device& device);
   void sample_hosts(Round& round);
   void sample_host_usage(Round& round, const std::set<ProcessKey>& keys, UsageDetail detail);
@@ -188,6 +209,7 @@ struct Sampler::State {
   // What only rounds (and key_for) touch; one at a time.
   mutable std::mutex round_mutex;
   StartTimes start_times;
+  DeviceSampleDrain device_drains;
   // Per GPU, the processes of the last readable process list: a key missing from the next
   // list has left the GPU and gets a 0-byte memory sample.
   std::map<std::uint32_t, std::set<ProcessKey>> listed;
@@ -276,6 +298,7 @@ void Sampler::State::sample_device(Round& round, const Device& device) {
   const Maybe<void> drained =
       device.lost ? Maybe<void>(std::unexpected(Unavailable::gpu_lost)) : drain(round, index);
   round.batch.devices.emplace_back(index, device_sample(round.now, device.state, drained));
+  if (!device.lost) drain_device_buffers(round, index);
   sample_memory(round, device);
   if (device.vgpu) {
     for (const VgpuInstance& instance : device.vgpu->instances)
@@ -300,6 +323,17 @@ Maybe<void> Sampler::State::drain(Round& round, std::uint32_t index) {
   for (const PidGpuSample& s : *samples) keyed.push_back({key_of(round, s.pid), s.sample});
   round.batch.drains.emplace_back(index, std::move(keyed));
   return {};
+}
+
+void Sampler::State::drain_device_buffers(Round& round, std::uint32_t index) {
+  std::optional<TimeUs> last_power;
+  {
+    std::lock_guard lock(series_mutex);
+    last_power = series.last_power_us(index);
+  }
+  DeviceSampleDrain::Drained drained = device_drains.drain(gpus, index, last_power);
+  if (!drained.power.empty()) round.batch.power.emplace_back(index, std::move(drained.power));
+  if (drained.period_us) round.batch.periods.emplace_back(index, *drained.period_us);
 }
 
 void Sampler::State::sample_memory(Round& round, const Device& device) {
@@ -435,9 +469,12 @@ TimeUs Sampler::complete_after(TimeUs time_us) const {
   std::lock_guard lock(state_->series_mutex);
   const auto& devices = state_->series.devices();
   if (devices.empty()) return time_us + state_->config.series.default_driver_period_us;
-  TimeUs period = 0;
-  for (const auto& [index, device] : devices) period = std::max(period, device.sample_period_us());
-  return time_us + period;
+  TimeUs complete = time_us;
+  for (const auto& [index, device] : devices) {
+    complete = std::max(
+        {complete, time_us + device.sample_period_us(), power_complete_after(device, time_us)});
+  }
+  return complete;
 }
 
 std::optional<ProcessKey> Sampler::key_for(Pid pid) const {

@@ -105,11 +105,15 @@ class Sampler {
   // answers "what did the task use" once the samples reach the task's end.
   bool wait_for_round(TimeUs time_us, std::chrono::milliseconds timeout) const;
 
-  // The round time from which per-process utilisation up to `time_us` is complete: `time_us`
-  // plus the longest driver sample period of any GPU (1 s until one is measured). The driver
-  // stamps a sample at the end of its period, so a round at `time_us` itself may still miss
-  // the period that covers it; wait_for_round(complete_after(t1), ...) before answering for
-  // a window that ends at t1.
+  // The round time from which per-process utilisation and energy up to `time_us` are
+  // complete: `time_us` plus the longest driver sample period of any GPU (1 s until one is
+  // measured). The driver stamps a sample at the end of its period, so a round at `time_us`
+  // itself may still miss the period that covers it; wait_for_round(complete_after(t1), ...)
+  // before answering for a window that ends at t1. Once a round after `time_us` has read a
+  // GPU's energy counter, and that GPU's power samples do not yet reach the reading, also
+  // the reading plus the power sample period: the energy between the readings around
+  // `time_us` takes its shape from them (docs/attribution.md). So the answer can grow by up
+  // to one interval when asked again after the next round.
   TimeUs complete_after(TimeUs time_us) const;
 
   // The key of a live process (pid plus start time), from the host source; the start time

@@ -76,6 +76,13 @@ struct DeviceSample {
   Unavailable not_drained_reason = Unavailable::no_data;
 };
 
+// One entry of the driver's power sample buffer as the series keeps it, 16 bytes: the board's
+// mean power over the driver's sample period that ends at time_us.
+struct PowerSample {
+  TimeUs time_us = 0;
+  double watts = 0.0;
+};
+
 // The DeviceSample for a device state read at `time_us`; `drained` is the drain's outcome.
 DeviceSample device_sample(TimeUs time_us, const DeviceState& state, Maybe<void> drained);
 
@@ -166,5 +173,6 @@ HostRecord host_record(const HostSample& sample);
 static_assert(sizeof(DeviceRecord) == 40);
 static_assert(sizeof(ProcessGpuRecord) == 16);
 static_assert(sizeof(HostRecord) == 32);
+static_assert(sizeof(PowerSample) == 16);
 
 }  // namespace gpumeter

@@ -36,6 +36,11 @@ ProcessGpuRecord record_of(const ProcessGpuSample& sample) {
 std::size_t device_capacity(const SeriesConfig& c) {
   return capacity_for(c.horizon_us, c.interval_us);
 }
+// The fine horizon at one power sample per shortest driver period; power samples are dropped
+// every round as they pass the fine horizon.
+std::size_t power_capacity(const SeriesConfig& c) {
+  return capacity_for(c.fine_horizon_us, c.shortest_driver_period_us);
+}
 std::size_t fine_utilization_capacity(const SeriesConfig& c) {
   return capacity_for(c.fine_horizon_us + utilization_bucket_us(c), c.shortest_driver_period_us);
 }
@@ -55,7 +60,8 @@ std::size_t coarse_host_capacity(const SeriesConfig& c) {
   return capacity_for(c.horizon_us, host_bucket_us(c)) + 1;
 }
 
-Insert append(RingBuffer<DeviceRecord>& buffer, const DeviceRecord& sample) {
+template <class Record>
+Insert append(RingBuffer<Record>& buffer, const Record& sample) {
   if (!buffer.empty() && sample.time_us <= buffer.back().time_us) {
     return buffer.contains(sample.time_us) ? Insert::duplicate : Insert::out_of_order;
   }
@@ -107,7 +113,8 @@ std::size_t capacity_for(TimeUs horizon_us, TimeUs period_us) {
 DeviceSeries::DeviceSeries(const SeriesConfig& config)
     : config_(config),
       tiers_{.fine_horizon_us = config.fine_horizon_us, .bucket_us = utilization_bucket_us(config)},
-      samples_(device_capacity(config)) {}
+      samples_(device_capacity(config)),
+      power_(power_capacity(config)) {}
 
 Insert DeviceSeries::add(const DeviceSample& sample) {
   return append(samples_, DeviceRecord(sample));
@@ -125,6 +132,17 @@ Insert DeviceSeries::add(const ProcessKey& key, const ProcessGpuSample& sample) 
   if (previous) note_gap(sample.time_us - *previous);
   last_seen_us_ = std::max(last_seen_us_.value_or(sample.time_us), sample.time_us);
   engines_reported_ = static_cast<EngineMask>(engines_reported_ | record.reported);
+  return result;
+}
+
+Insert DeviceSeries::add(const PowerSample& sample) {
+  const std::optional<TimeUs> previous =
+      power_.empty() ? std::nullopt : std::optional(power_.back().time_us);
+  const Insert result = append(power_, sample);
+  if (result == Insert::stored && previous) {
+    const TimeUs gap = sample.time_us - *previous;
+    power_gap_us_ = std::min(power_gap_us_.value_or(gap), gap);
+  }
   return result;
 }
 
@@ -146,6 +164,7 @@ TimeUs DeviceSeries::sample_period_us() const noexcept {
 }
 
 void DeviceSeries::fold_before(TimeUs t) {
+  power_.drop_before(t);
   const TimeUs period_us = sample_period_us();
   for (auto& [key, series] : utilization_) {
     series.fold_before(t, period_us, tiers_.bucket_us);
@@ -155,12 +174,14 @@ void DeviceSeries::fold_before(TimeUs t) {
 
 void DeviceSeries::drop_before(TimeUs t) {
   samples_.drop_before(t);
+  power_.drop_before(t);
   drop_from_all(utilization_, t);
   drop_from_all(memory_, t);
 }
 
 std::size_t DeviceSeries::allocated_bytes() const noexcept {
-  return samples_.allocated_bytes() + bytes_of_all(utilization_) + bytes_of_all(memory_);
+  return samples_.allocated_bytes() + power_.allocated_bytes() + bytes_of_all(utilization_) +
+         bytes_of_all(memory_);
 }
 
 Series::Series(SeriesConfig config)
@@ -203,6 +224,23 @@ std::size_t Series::add_process_gpu_samples(std::uint32_t device,
     if (add_process_gpu_sample(device, s.key, s.sample) == Insert::stored) ++stored;
   }
   return stored;
+}
+
+std::size_t Series::add_power_samples(std::uint32_t device, std::span<const PowerSample> drain) {
+  std::vector<PowerSample> sorted(drain.begin(), drain.end());
+  std::ranges::sort(sorted, {}, &PowerSample::time_us);
+  DeviceSeries& series = devices_.try_emplace(device, config_).first->second;
+  std::size_t stored = 0;
+  for (const PowerSample& s : sorted) {
+    if (series.add(s) == Insert::stored) ++stored;
+  }
+  return stored;
+}
+
+std::optional<TimeUs> Series::last_power_us(std::uint32_t device) const {
+  const DeviceSeries* series = this->device(device);
+  if (series == nullptr || series->power().empty()) return std::nullopt;
+  return series->power().back().time_us;
 }
 
 std::optional<TimeUs> Series::last_seen_us(std::uint32_t device) const {
@@ -250,8 +288,10 @@ SeriesBudget series_budget(const SeriesConfig& config, std::size_t devices,
       .media_record_bytes = sizeof(PackedMediaRecord),
       .memory_sample_bytes = sizeof(ProcessMemorySample),
       .host_record_bytes = sizeof(HostRecord),
+      .power_sample_bytes = sizeof(PowerSample),
   };
   budget.device_bytes = devices * device_capacity(c) * budget.device_record_bytes;
+  budget.power_bytes = devices * power_capacity(c) * budget.power_sample_bytes;
   const std::size_t utilization_record = budget.gpu_record_bytes + budget.media_record_bytes;
   budget.fine_utilization_bytes = pairs * fine_utilization_capacity(c) * utilization_record;
   budget.coarse_utilization_bytes = pairs * coarse_utilization_capacity(c) * utilization_record;

@@ -69,8 +69,14 @@ class DeviceSeries {
   Insert add(const DeviceSample& sample);
   Insert add(const ProcessKey& key, const ProcessGpuSample& sample);
   Insert add(const ProcessKey& key, const ProcessMemorySample& sample);
+  Insert add(const PowerSample& sample);
 
   const RingBuffer<DeviceRecord>& samples() const noexcept { return samples_; }
+  // The driver's power samples of the fine horizon (energy_at reads them).
+  const RingBuffer<PowerSample>& power() const noexcept { return power_; }
+  // The period of the power samples, µs: the shortest gap seen between two consecutive ones
+  // (the driver stamps one every period); absent before two were stored.
+  std::optional<TimeUs> power_period_us() const noexcept { return power_gap_us_; }
   const std::map<ProcessKey, UtilizationSeries>& utilization() const noexcept {
     return utilization_;
   }
@@ -80,8 +86,9 @@ class DeviceSeries {
   // passes it as lastSeenTimeStamp. Absent before the first sample.
   std::optional<TimeUs> last_seen_us() const noexcept { return last_seen_us_; }
 
-  // The driver's sample period for this device, µs: the one set, else the shortest gap seen
-  // between two consecutive samples of one process, else the configured default.
+  // The driver's sample period for this device, µs: the one set (the sampler sets the one it
+  // measured on the driver's device samples), else the shortest gap seen between two
+  // consecutive samples of one process, else the configured default.
   TimeUs sample_period_us() const noexcept;
   // Precondition: period_us > 0.
   void set_sample_period_us(TimeUs period_us) noexcept { set_period_us_ = period_us; }
@@ -95,7 +102,8 @@ class DeviceSeries {
   // its coarse tier; the lowest TimeUs while none is.
   TimeUs coarse_until_us() const noexcept { return coarse_until_us_; }
 
-  // As Series::fold_before and Series::drop_before.
+  // As Series::fold_before (which also drops the power samples before t) and
+  // Series::drop_before.
   void fold_before(TimeUs t);
   void drop_before(TimeUs t);
   std::size_t allocated_bytes() const noexcept;
@@ -106,12 +114,14 @@ class DeviceSeries {
   SeriesConfig config_;
   UtilizationTiers tiers_;
   RingBuffer<DeviceRecord> samples_;
+  RingBuffer<PowerSample> power_;
   std::map<ProcessKey, UtilizationSeries> utilization_;
   std::map<ProcessKey, MemorySeries> memory_;
   TimeUs coarse_until_us_ = std::numeric_limits<TimeUs>::min();
   std::optional<TimeUs> last_seen_us_;
   std::optional<TimeUs> set_period_us_;
   std::optional<TimeUs> shortest_gap_us_;
+  std::optional<TimeUs> power_gap_us_;
   EngineMask engines_reported_ = 0;
 };
 
@@ -143,6 +153,14 @@ class Series {
   // absent when none was ever stored (then the sampler passes 0).
   std::optional<TimeUs> last_seen_us(std::uint32_t device) const;
 
+  // Stores one drain of a device's power sample buffer, in time order; samples not newer than
+  // the newest one held are dropped. Power samples are kept for the fine horizon only (energy
+  // over older windows is interpolated linearly: docs/attribution.md). Returns how many were
+  // stored.
+  std::size_t add_power_samples(std::uint32_t device, std::span<const PowerSample> drain);
+  // The newest power sample's time held for `device`, for lastSeenTimeStamp; absent when none.
+  std::optional<TimeUs> last_power_us(std::uint32_t device) const;
+
   // The device's series, or nullptr when nothing was ever added for it.
   const DeviceSeries* device(std::uint32_t device) const;
   // Records the driver's sample period of `device`, when the sampler knows it. Precondition:
@@ -153,8 +171,9 @@ class Series {
   const HostSeries* host(const ProcessKey& key) const;
 
   // Folds per-process utilisation and host samples older than t into their coarse tiers
-  // (buckets that end at or before t); the sampler calls it with now - fine horizon every
-  // round. Adding a sample also folds its own series' samples older than the fine horizon.
+  // (buckets that end at or before t), and drops power samples older than t; the sampler
+  // calls it with now - fine horizon every round. Adding a sample also folds its own series'
+  // samples older than the fine horizon.
   void fold_before(TimeUs t);
   // Drops samples older than t everywhere (keeping, of GPU memory and host series, the
   // figures that still hold at t), and the process series left empty; the sampler calls it
@@ -178,7 +197,10 @@ struct SeriesBudget {
   std::size_t media_record_bytes = 0;
   std::size_t memory_sample_bytes = 0;  // sizeof(ProcessMemorySample)
   std::size_t host_record_bytes = 0;    // sizeof(HostRecord)
+  std::size_t power_sample_bytes = 0;   // sizeof(PowerSample)
   std::size_t device_bytes = 0;         // device samples
+  // The driver's power samples of the fine horizon, one per shortest driver period, per GPU.
+  std::size_t power_bytes = 0;
   // Per-process utilisation: every process busy in every driver period of the fine horizon
   // (at the shortest period), and in every bucket of the rest of the horizon, with a media
   // engine busy in each of those periods and buckets too.
@@ -189,8 +211,8 @@ struct SeriesBudget {
   std::size_t fine_host_bytes = 0;
   std::size_t coarse_host_bytes = 0;
   std::size_t total_bytes() const noexcept {
-    return device_bytes + fine_utilization_bytes + coarse_utilization_bytes + memory_bytes +
-           fine_host_bytes + coarse_host_bytes;
+    return device_bytes + power_bytes + fine_utilization_bytes + coarse_utilization_bytes +
+           memory_bytes + fine_host_bytes + coarse_host_bytes;
   }
 };
 

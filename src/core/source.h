@@ -21,6 +21,19 @@ struct PidGpuSample {
   ProcessGpuSample sample;
 };
 
+// The driver's device-wide sample buffers (NVML's nvmlDeviceGetSamples) that the sampler drains.
+enum class DeviceBuffer : std::uint8_t {
+  power,            // the board's power draw, W
+  gpu_utilization,  // the share of time a kernel ran, percent
+};
+
+// One entry of a device sample buffer: the mean over the driver's sample period that ends at
+// time_us (µs since the Unix epoch), in the buffer's unit (see DeviceBuffer).
+struct BufferedSample {
+  TimeUs time_us = 0;
+  double value = 0.0;
+};
+
 // A GPU backend (NVML, Jetson). One read() returns everything visible now; a failing
 // device or field is carried as data inside the reading, not as an error. An error means
 // nothing could be read at all (e.g. the driver went away).
@@ -41,6 +54,18 @@ class GpuSource {
   // and this default), gpu_lost, no_permission, error.
   virtual Maybe<std::vector<PidGpuSample>> drain_process_utilization(
       std::uint32_t /*device_index*/, std::optional<TimeUs> /*last_seen_us*/) {
+    return std::unexpected(Unavailable::not_supported);
+  }
+
+  // The entries of one of the device's sample buffers (DeviceIdentity::index `device_index`)
+  // newer than `last_seen_us` (the whole buffer when absent), oldest first. The driver stamps
+  // an entry every sample period, busy or not. As for drain_process_utilization, pass the
+  // newest time already stored, never "now". An empty vector: nothing newer (NVML's NOT_FOUND).
+  // Errors: not_supported when the device has no such buffer (MIG for utilisation, boards
+  // without a power sensor, and this default), gpu_lost, no_permission, error.
+  virtual Maybe<std::vector<BufferedSample>> drain_device_samples(
+      std::uint32_t /*device_index*/, DeviceBuffer /*buffer*/,
+      std::optional<TimeUs> /*last_seen_us*/) {
     return std::unexpected(Unavailable::not_supported);
   }
 

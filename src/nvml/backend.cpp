@@ -8,6 +8,7 @@
 #include "nvml/accounting.h"
 #include "nvml/device_query.h"
 #include "nvml/device_reader.h"
+#include "nvml/device_samples.h"
 #include "nvml/gpm.h"
 #include "nvml/library.h"
 #include "nvml/mig.h"
@@ -42,6 +43,8 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   std::expected<GpuReading, Error> read() override;
   Maybe<std::vector<PidGpuSample>> drain_process_utilization(
       std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
+  Maybe<std::vector<BufferedSample>> drain_device_samples(
+      std::uint32_t device_index, DeviceBuffer buffer, std::optional<TimeUs> last_seen_us) override;
   AccountingControl* accounting_control() noexcept override { return this; }
   std::expected<void, AccountingRefusal> set_accounting_mode(std::uint32_t device_index,
                                                              bool enabled) override;
@@ -136,6 +139,15 @@ Maybe<std::vector<PidGpuSample>> NvmlSource::drain_process_utilization(
     if (mig && mig->enabled) return std::unexpected(Unavailable::mig);
   }
   return samples;
+}
+
+Maybe<std::vector<BufferedSample>> NvmlSource::drain_device_samples(
+    std::uint32_t device_index, DeviceBuffer buffer, std::optional<TimeUs> last_seen_us) {
+  abi::Device handle = nullptr;
+  const abi::Return code = api().handle_by_index.fn(device_index, &handle);
+  if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
+  DeviceQuery query(api(), handle);
+  return read_device_samples(query, buffer, last_seen_us);
 }
 
 template <class Change>

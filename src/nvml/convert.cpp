@@ -9,6 +9,19 @@
 
 namespace gpumeter::nvml {
 
+double value_as_double(const abi::Value& value, abi::ValueType type) noexcept {
+  switch (type) {
+    case abi::kValueTypeDouble: return value.d;
+    case abi::kValueTypeUnsignedLong: return static_cast<double>(value.ul);
+    case abi::kValueTypeUnsignedLongLong: return static_cast<double>(value.ull);
+    case abi::kValueTypeSignedLongLong: return static_cast<double>(value.sll);
+    case abi::kValueTypeSignedInt: return static_cast<double>(value.si);
+    case abi::kValueTypeUnsignedShort: return static_cast<double>(value.us);
+    case abi::kValueTypeUnsignedInt: break;
+  }
+  return static_cast<double>(value.ui);
+}
+
 Maybe<std::string> cuda_version_string(int encoded) {
   if (encoded <= 0) return std::unexpected(Unavailable::error);
   return fmt::format("{}.{}", encoded / 1000, (encoded % 1000) / 10);

@@ -7,6 +7,7 @@
 
 #include "core/model.h"
 #include "core/unavailable.h"
+#include "nvml/abi.h"
 
 namespace gpumeter::nvml {
 
@@ -24,6 +25,9 @@ constexpr double millijoules_to_joules(std::uint64_t mj) noexcept {
 constexpr double kilobytes_to_bytes(std::uint32_t kb) noexcept {
   return kb * 1024.0;
 }
+
+// An nvmlValue_t read as the member `type` names (sample buffers say which one they filled).
+double value_as_double(const abi::Value& value, abi::ValueType type) noexcept;
 
 // CUDA driver version as NVML encodes it (1000 * major + 10 * minor, e.g. 12020) to text
 // ("12.2"). Values <= 0 are not a version: Unavailable::error.

@@ -6,24 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "nvml/convert.h"
 #include "nvml/vgpu.h"
 
 namespace gpumeter::nvml {
 namespace {
-
-// A value the old call hands over as an nvmlValue_t of the type it names.
-double value_of(const abi::Value& value, abi::ValueType type) {
-  switch (type) {
-    case abi::kValueTypeDouble: return value.d;
-    case abi::kValueTypeUnsignedLong: return static_cast<double>(value.ul);
-    case abi::kValueTypeUnsignedLongLong: return static_cast<double>(value.ull);
-    case abi::kValueTypeSignedLongLong: return static_cast<double>(value.sll);
-    case abi::kValueTypeSignedInt: return static_cast<double>(value.si);
-    case abi::kValueTypeUnsignedShort: return static_cast<double>(value.us);
-    case abi::kValueTypeUnsignedInt: break;
-  }
-  return static_cast<double>(value.ui);
-}
 
 // The protocol every list call here shares, around `fill(array, count)`: size with a NULL
 // array (SUCCESS: nothing; INSUFFICIENT_SIZE: the count), read into exactly that many, and
@@ -81,12 +68,12 @@ Maybe<void> drain_instances_info(DeviceQuery& query, VgpuDrainState& state, bool
   std::uint64_t newest = last_seen;
   for (const auto& s : *raw) {
     VgpuUtilization u{.time_us = static_cast<std::int64_t>(s.time_stamp),
-                      .sm = value_of(s.sm_util, type),
-                      .memory = value_of(s.mem_util, type),
-                      .encoder = value_of(s.enc_util, type),
-                      .decoder = value_of(s.dec_util, type),
-                      .jpeg = value_of(s.jpg_util, type),
-                      .ofa = value_of(s.ofa_util, type)};
+                      .sm = value_as_double(s.sm_util, type),
+                      .memory = value_as_double(s.mem_util, type),
+                      .encoder = value_as_double(s.enc_util, type),
+                      .decoder = value_as_double(s.dec_util, type),
+                      .jpeg = value_as_double(s.jpg_util, type),
+                      .ofa = value_as_double(s.ofa_util, type)};
     keep_newest(state, s.vgpu_instance, u);
     advance(newest, u.time_us);
   }
@@ -106,10 +93,10 @@ Maybe<void> drain_instances_old(DeviceQuery& query, VgpuDrainState& state) {
   std::uint64_t newest = last_seen;
   for (const auto& s : *raw) {
     VgpuUtilization u{.time_us = static_cast<std::int64_t>(s.time_stamp),
-                      .sm = value_of(s.sm_util, type),
-                      .memory = value_of(s.mem_util, type),
-                      .encoder = value_of(s.enc_util, type),
-                      .decoder = value_of(s.dec_util, type)};
+                      .sm = value_as_double(s.sm_util, type),
+                      .memory = value_as_double(s.mem_util, type),
+                      .encoder = value_as_double(s.enc_util, type),
+                      .decoder = value_as_double(s.dec_util, type)};
     keep_newest(state, s.vgpu_instance, u);
     advance(newest, u.time_us);
   }

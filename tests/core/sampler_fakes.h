@@ -23,6 +23,12 @@ class ScriptedGpus final : public GpuSource {
     double energy_joules = 0;
     std::optional<std::string> uuid;  // absent: the device has none
     std::vector<std::optional<TimeUs>> last_seen_passed;
+    // The device sample buffers, answered like `buffered` (unsupported unless set), and how
+    // often each was asked for.
+    Maybe<std::vector<BufferedSample>> power = std::unexpected(Unavailable::not_supported);
+    Maybe<std::vector<BufferedSample>> utilization = std::unexpected(Unavailable::not_supported);
+    int power_drains = 0;
+    int utilization_drains = 0;
   };
 
   std::string_view name() const noexcept override { return "scripted"; }
@@ -45,6 +51,21 @@ class ScriptedGpus final : public GpuSource {
     std::vector<PidGpuSample> newer;
     for (const PidGpuSample& s : *gpu.buffered) {
       if (!last_seen_us || s.sample.time_us > *last_seen_us) newer.push_back(s);
+    }
+    return newer;
+  }
+
+  Maybe<std::vector<BufferedSample>> drain_device_samples(
+      std::uint32_t index, DeviceBuffer buffer, std::optional<TimeUs> last_seen_us) override {
+    std::lock_guard lock(mutex_);
+    Gpu& gpu = gpus.at(index);
+    const bool power = buffer == DeviceBuffer::power;
+    ++(power ? gpu.power_drains : gpu.utilization_drains);
+    const auto& buffered = power ? gpu.power : gpu.utilization;
+    if (!buffered) return buffered;
+    std::vector<BufferedSample> newer;
+    for (const BufferedSample& s : *buffered) {
+      if (!last_seen_us || s.time_us > *last_seen_us) newer.push_back(s);
     }
     return newer;
   }

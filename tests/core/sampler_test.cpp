@@ -379,6 +379,73 @@ TEST_F(SamplerTest, CompleteAfterAddsTheLongestDriverPeriod) {
   EXPECT_EQ(sampler().complete_after(kT0), kT0 + 400'000);
 }
 
+// Device samples every 250 ms, from t0 - 1 s to t0; utilisation and power alike.
+std::vector<BufferedSample> every_quarter_second(double value) {
+  std::vector<BufferedSample> samples;
+  for (TimeUs t = kT0 - kSecond; t <= kT0; t += 250'000) samples.push_back({t, value});
+  return samples;
+}
+
+TEST_F(SamplerTest, ThePeriodIsLearnedFromDeviceSamplesWhileNoProcessIsBusy) {
+  gpus_.gpus[0].utilization = every_quarter_second(0);
+  round(kT0);
+  sampler().inspect(
+      [](const Series& series) { EXPECT_EQ(series.device(0)->sample_period_us(), 250'000); });
+  EXPECT_EQ(sampler().complete_after(kT0), kT0 + 250'000);
+  round(kT0 + kSecond);
+  EXPECT_EQ(gpus_.gpus[0].utilization_drains, 1);  // known: not drained again
+}
+
+TEST_F(SamplerTest, TheMedianGapIsThePeriodDespiteAMissedSample) {
+  gpus_.gpus[0].utilization =
+      std::vector<BufferedSample>{{kT0 - 900'000, 0},
+                                  {kT0 - 700'000, 0},
+                                  {kT0 - 500'000, 0},
+                                  {kT0 - 100'000, 0}};  // one missing at t0 - 300 ms
+  round(kT0);
+  sampler().inspect(
+      [](const Series& series) { EXPECT_EQ(series.device(0)->sample_period_us(), 200'000); });
+}
+
+TEST_F(SamplerTest, PowerSamplesAreStoredOnceAndAnUnsupportedBufferIsNotAskedAgain) {
+  gpus_.gpus.resize(2);
+  gpus_.gpus[0].power = every_quarter_second(120);
+  round(kT0);
+  round(kT0 + kSecond);  // nothing newer: nothing stored twice
+  sampler().inspect([](const Series& series) {
+    const RingBuffer<PowerSample>& power = series.device(0)->power();
+    ASSERT_EQ(power.size(), 5U);
+    EXPECT_EQ(power.front().time_us, kT0 - kSecond);
+    EXPECT_DOUBLE_EQ(power.back().watts, 120);
+    EXPECT_EQ(series.device(0)->power_period_us(), 250'000);
+    EXPECT_TRUE(series.device(1)->power().empty());
+  });
+  EXPECT_EQ(gpus_.gpus[0].power_drains, 2);
+  EXPECT_EQ(gpus_.gpus[1].power_drains, 1);  // NOT_SUPPORTED is remembered
+  EXPECT_EQ(gpus_.gpus[1].utilization_drains, 1);
+}
+
+TEST_F(SamplerTest, AFailedPowerDrainIsTriedAgain) {
+  gpus_.gpus[0].power = std::unexpected(Unavailable::error);
+  round(kT0);
+  gpus_.gpus[0].power = every_quarter_second(80);
+  round(kT0 + kSecond);
+  EXPECT_EQ(gpus_.gpus[0].power_drains, 2);
+  sampler().inspect([](const Series& s) { EXPECT_EQ(s.device(0)->power().size(), 5U); });
+}
+
+TEST_F(SamplerTest, CompleteAfterWaitsForPowerSamplesToReachTheNextReading) {
+  gpus_.gpus[0].power = every_quarter_second(80);  // up to t0
+  gpus_.gpus[0].utilization = every_quarter_second(0);
+  round(kT0 - 500'000);
+  // Before a reading after it: the driver period only.
+  EXPECT_EQ(sampler().complete_after(kT0 - 1'000), kT0 - 1'000 + 250'000);
+  round(kT0 + 100'000);  // the reading after t0 - 1 ms; power reaches t0 only
+  EXPECT_EQ(sampler().complete_after(kT0 - 1'000), kT0 + 100'000 + 250'000);
+  // The reading after t0 - 600 ms is at t0 - 500 ms, which the power samples reach.
+  EXPECT_EQ(sampler().complete_after(kT0 - 600'000), kT0 - 600'000 + 250'000);
+}
+
 TEST_F(SamplerTest, KeyForAsksTheHostEachTime) {
   EXPECT_EQ(sampler().key_for(10), (ProcessKey{10, kStart10}));
   EXPECT_EQ(sampler().key_for(99), std::nullopt);

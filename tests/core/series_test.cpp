@@ -282,7 +282,9 @@ TEST(Series, TheDocumentedBudgetOfTheDefaultConfiguration) {
   EXPECT_EQ(budget.memory_sample_bytes, 16U);
   EXPECT_EQ(budget.device_record_bytes, 40U);
   EXPECT_EQ(budget.host_record_bytes, 32U);
+  EXPECT_EQ(budget.power_sample_bytes, 16U);
   EXPECT_EQ(budget.device_bytes, 1'152'320U);
+  EXPECT_EQ(budget.power_bytes, 92'288U);
   EXPECT_EQ(budget.fine_utilization_bytes, 5'955'584U);
   EXPECT_EQ(budget.coarse_utilization_bytes, 29'499'392U);
   EXPECT_EQ(budget.memory_bytes, 29'507'584U);

@@ -1,0 +1,83 @@
+// The device's energy counter read at any time: between two readings, the counter's rise is
+// spread over time in the shape of the driver's power samples where they cover the stretch,
+// else evenly (constant power). docs/attribution.md, "Energy".
+#include <algorithm>
+#include <optional>
+
+#include "core/attribution_parts.h"
+
+namespace gpumeter {
+namespace {
+
+std::size_t previous_with_energy(const RingBuffer<DeviceRecord>& samples, std::size_t after) {
+  while (after > 0 && !samples[after - 1].energy_joules()) --after;
+  return after;  // index + 1 of the reading, 0 when none
+}
+
+std::size_t next_with_energy(const RingBuffer<DeviceRecord>& samples, std::size_t from) {
+  while (from < samples.size() && !samples[from].energy_joules()) ++from;
+  return from;  // samples.size() when none
+}
+
+// Why there is no reading around t: the device's own reason when it never gave one.
+Unavailable why_no_energy(const RingBuffer<DeviceRecord>& samples) {
+  if (samples.empty()) return Unavailable::no_data;
+  if (next_with_energy(samples, 0) < samples.size()) return Unavailable::no_data;
+  return samples.back().energy_joules().error();
+}
+
+// A power sample stands for the period before it, (t - P, t]. Drivers stamp their samples
+// with some jitter, so a gap up to this many periods still joins two samples: the later one
+// then stands for the whole gap. A longer gap is a hole (a sample missed or not drained yet).
+constexpr double kJoiningGap = 1.5;
+
+// The start of the stretch the i-th power sample stands for.
+TimeUs stretch_begin(const RingBuffer<PowerSample>& power, std::size_t i, TimeUs period_us) {
+  const TimeUs own = power[i].time_us - period_us;
+  if (i == 0) return own;
+  const TimeUs previous = power[i - 1].time_us;
+  const bool joined = static_cast<double>(power[i].time_us - previous) <=
+                      kJoiningGap * static_cast<double>(period_us);
+  return joined ? previous : own;
+}
+
+// The share of the counter's rise over (a, b] that falls in (a, t]: ∫_a^t p / ∫_a^b p over the
+// power samples' stretches. Absent when they leave part of (a, b] uncovered, or their
+// integral is not positive (a board that reports 0 W).
+std::optional<double> power_share(const DeviceSeries& device, TimeUs a, TimeUs t, TimeUs b) {
+  const RingBuffer<PowerSample>& power = device.power();
+  const std::optional<TimeUs> period = device.power_period_us();
+  if (!period) return std::nullopt;
+  double to_t = 0.0;
+  double to_b = 0.0;
+  TimeUs covered = a;  // (a, covered] is covered so far
+  for (std::size_t i = power.upper_bound(a); i < power.size() && covered < b; ++i) {
+    const TimeUs begin = std::max(stretch_begin(power, i, *period), a);
+    if (begin > covered) return std::nullopt;
+    const TimeUs end = power[i].time_us;
+    to_b += power[i].watts * static_cast<double>(std::min(end, b) - begin);
+    to_t += power[i].watts * static_cast<double>(std::max<TimeUs>(std::min(end, t) - begin, 0));
+    covered = end;
+  }
+  if (covered < b || to_b <= 0.0) return std::nullopt;
+  return to_t / to_b;
+}
+
+}  // namespace
+
+Maybe<double> energy_at(const DeviceSeries& device, TimeUs t) {
+  const RingBuffer<DeviceRecord>& samples = device.samples();
+  const std::size_t after = samples.upper_bound(t);
+  const std::size_t before = previous_with_energy(samples, after);
+  if (before > 0 && samples[before - 1].time_us == t) return samples[before - 1].energy_joules();
+  const std::size_t next = next_with_energy(samples, after);
+  if (before == 0 || next == samples.size()) return std::unexpected(why_no_energy(samples));
+  const DeviceRecord& a = samples[before - 1];
+  const DeviceRecord& b = samples[next];
+  const double even =
+      static_cast<double>(t - a.time_us) / static_cast<double>(b.time_us - a.time_us);
+  const double share = power_share(device, a.time_us, t, b.time_us).value_or(even);
+  return *a.energy_joules() + share * (*b.energy_joules() - *a.energy_joules());
+}
+
+}  // namespace gpumeter
