@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "cli/commands.h"
@@ -12,6 +13,7 @@
 #include "cli/limit_state.h"
 #include "host/cgroup_fs.h"
 #include "host/limit_cgroup.h"
+#include "host/process_tree.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -46,7 +48,18 @@ std::expected<host::LimitedGroup, Error> make_group(Limiter& limiter, const host
                                     .limits = limits,
                                     .self = static_cast<Pid>(::getpid())};
   const auto where = [](Pid pid) { return host::read_cgroup_layout("/", std::to_string(pid)); };
-  auto group = host::limit_processes(limiter.fs, *ours, request, pids, where);
+  // The tree as it is now on each look; we stay out of it, we exit in a moment (PID may be
+  // our own ancestor, a shell).
+  const auto tree = [&pids] {
+    std::vector<Pid> now = pids;
+    for (const Pid pid : host::descendants("/", pids.front())) {
+      if (pid != static_cast<Pid>(::getpid()) && std::ranges::find(now, pid) == now.end()) {
+        now.push_back(pid);
+      }
+    }
+    return now;
+  };
+  auto group = host::limit_processes(limiter.fs, *ours, request, tree, where);
   if (!group) return Failed(no_group(group.error()));
   return std::move(*group);
 }

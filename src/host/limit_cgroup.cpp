@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "host/cgroup_parts.h"
 #include "host/text.h"
@@ -92,30 +93,50 @@ const std::filesystem::path& origin_for(const LimitedGroup& group, Pid pid, Pid 
   return it->second[index];
 }
 
+// Moves `pid` and records where it came from; a process that exited is left out.
+std::expected<void, std::string> move_one(CgroupFs& fs, const CgroupLayout& ours,
+                                          LimitedGroup& limited, const ProcessCgroups& where,
+                                          Pid pid) {
+  auto theirs = where(pid);
+  if (!theirs) return {};  // exited before we looked: nothing to move
+  auto origins = origins_of(ours, limited.groups, *theirs, pid);
+  if (!origins) return Fail(std::move(origins.error()));
+  // Forked by a process already moved: in the group from its start, and --clear sends it
+  // where the first process came from.
+  for (std::size_t i = 0; i < origins->size(); ++i) {
+    if ((*origins)[i] == limited.groups[i]) return {};
+  }
+  const auto exited = move_all(fs, limited.groups, *origins, pid);
+  if (!exited) return Fail(exited.error());
+  if (!*exited) limited.origins.emplace(pid, std::move(*origins));
+  return {};
+}
+
+// A process forked while its parent was still outside the group starts outside it: the tree
+// is looked at again until a look finds no new process, this many times at most.
+constexpr int kMaxRounds = 10;
+
 }  // namespace
 
 std::expected<LimitedGroup, std::string> limit_processes(CgroupFs& fs, const CgroupLayout& ours,
                                                          const CgroupRequest& request,
-                                                         const std::vector<Pid>& pids,
+                                                         const ProcessTree& tree,
                                                          const ProcessCgroups& where) {
   auto created = create_run_cgroup(fs, ours, request);
   if (!created) return Fail(std::move(created.error()));
   RunCgroup& cgroup = **created;
   LimitedGroup limited{.version = cgroup.version(), .groups = cgroup.directories(), .origins = {}};
-  for (const Pid pid : pids) {
-    auto theirs = where(pid);
-    if (!theirs) continue;  // exited before we looked: nothing to move
-    auto origins = origins_of(ours, limited.groups, *theirs, pid);
-    if (!origins) {
-      move_back(fs, limited);
-      return Fail(std::move(origins.error()));
+  std::set<Pid> seen;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const std::size_t before = seen.size();
+    for (const Pid pid : tree()) {
+      if (!seen.insert(pid).second) continue;
+      if (auto moved = move_one(fs, ours, limited, where, pid); !moved) {
+        move_back(fs, limited);
+        return Fail(std::move(moved.error()));
+      }
     }
-    const auto exited = move_all(fs, limited.groups, *origins, pid);
-    if (!exited) {
-      move_back(fs, limited);
-      return Fail(exited.error());
-    }
-    if (!*exited) limited.origins.emplace(pid, std::move(*origins));
+    if (seen.size() == before) break;  // no process appeared since the last look
   }
   if (limited.origins.empty()) return Fail("every process exited before it could be moved");
   cgroup.keep();

@@ -35,15 +35,20 @@ struct LimitedGroup {
 // Where a process's cgroups are, as read_cgroup_layout(root, "<pid>") tells.
 using ProcessCgroups = std::function<std::expected<CgroupLayout, std::string>(Pid)>;
 
+// The processes to limit as they are now: read afresh on every call.
+using ProcessTree = std::function<std::vector<Pid>()>;
+
 // Makes the group `request` names below `ours` (our own cgroups) with its limits, and moves
-// each of `pids` into it (each a whole thread group: cgroup.procs). A pid that exits before
-// it is moved is left out. Precondition: request.limits.any().
+// each process of `tree()` into it (each a whole thread group: cgroup.procs). Then looks at
+// the tree again, and again, until no new process appears (one forked while its parent was
+// still outside the group starts outside it; one forked after starts inside), at most 10
+// times. A pid that exits before it is moved is left out. Precondition: request.limits.any().
 // Errors (a sentence; nothing is left changed): the group cannot be made (the controller
 // missing, a permission refused: see create_run_cgroup), a process's own cgroups cannot be
 // read or lie outside what we see mounted, a move is refused.
 std::expected<LimitedGroup, std::string> limit_processes(CgroupFs& fs, const CgroupLayout& ours,
                                                          const CgroupRequest& request,
-                                                         const std::vector<Pid>& pids,
+                                                         const ProcessTree& tree,
                                                          const ProcessCgroups& where);
 
 // Moves every process in the group back where it came from (one that joined later, a child

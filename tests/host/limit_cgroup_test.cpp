@@ -20,6 +20,10 @@ constexpr Pid kSelf = 4242;
 // The worker, its child and grandchild.
 const std::vector<Pid> kTree{100, 101, 102};
 
+std::vector<Pid> tree() {
+  return kTree;
+}
+
 CgroupRequest request(Limits limits) {
   return CgroupRequest{.name = "gpumeter-limit-100", .limits = std::move(limits), .self = kSelf};
 }
@@ -67,7 +71,7 @@ class LimitV2 : public ::testing::Test {
 
 TEST_F(LimitV2, EveryProcessOfTheTreeMovesIntoAGroupWithTheLimitsAndBackOnClear) {
   const Limits limits{.cpu = CpuQuota{50'000, 100'000}, .cpuset = "0", .memory_bytes = 1ULL << 30};
-  auto limited = limit_processes(cgroupfs, ours, request(limits), kTree, where());
+  auto limited = limit_processes(cgroupfs, ours, request(limits), tree, where());
   ASSERT_TRUE(limited.has_value()) << limited.error();
   EXPECT_EQ(limited->version, CgroupVersion::v2);
   EXPECT_EQ(limited->groups, std::vector<fs::path>{group});
@@ -93,9 +97,46 @@ TEST_F(LimitV2, EveryProcessOfTheTreeMovesIntoAGroupWithTheLimitsAndBackOnClear)
   EXPECT_FALSE(fs::exists(scope / "gpumeter-limit-100-supervisor"));
 }
 
+TEST_F(LimitV2, AProcessForkedWhileTheTreeMovesIsMovedToo) {
+  int looks = 0;
+  const ProcessTree growing = [&] {
+    ++looks;
+    // 102 forked 103 while it was still outside the group.
+    if (looks == 2) cgroupfs.place(service, "103");
+    return looks == 1 ? kTree : std::vector<Pid>{100, 101, 102, 103};
+  };
+  auto limited =
+      limit_processes(cgroupfs, ours, request({.memory_bytes = 1ULL << 30}), growing, where());
+  ASSERT_TRUE(limited.has_value()) << limited.error();
+  EXPECT_EQ(procs(group), (Words{"100", "101", "102", "103"}));
+  EXPECT_EQ(procs(service), Words{});
+  EXPECT_EQ(looks, 3) << "until a look finds nothing new";
+  EXPECT_TRUE(limited->origins.contains(103));
+}
+
+TEST_F(LimitV2, AProcessForkedInsideTheGroupIsNotRecordedAsComingFromIt) {
+  int looks = 0;
+  const ProcessTree growing = [&] {
+    // 100 forked 104 after it was moved: the kernel started 104 in the group.
+    if (++looks == 2) cgroupfs.place(group, "104");
+    return looks == 1 ? kTree : std::vector<Pid>{100, 101, 102, 104};
+  };
+  const ProcessCgroups inside = [this](Pid pid) {
+    return CgroupLayout{.unified = pid == 104 ? group : service, .v1 = {}};
+  };
+  auto limited =
+      limit_processes(cgroupfs, ours, request({.memory_bytes = 1ULL << 30}), growing, inside);
+  ASSERT_TRUE(limited.has_value()) << limited.error();
+  EXPECT_FALSE(limited->origins.contains(104));
+  EmulatedCgroupFs::put(scope / "gpumeter-limit-100-supervisor/cgroup.procs", "");
+  ASSERT_TRUE(clear_limits(cgroupfs, *limited, 100).has_value());
+  EXPECT_EQ(procs(service), (Words{"100", "101", "102", "104"}));
+  EXPECT_FALSE(fs::exists(group));
+}
+
 TEST_F(LimitV2, OnlyTheLimitsAskedForAreShown) {
   auto limited =
-      limit_processes(cgroupfs, ours, request({.memory_bytes = 512ULL << 20}), kTree, where());
+      limit_processes(cgroupfs, ours, request({.memory_bytes = 512ULL << 20}), tree, where());
   ASSERT_TRUE(limited.has_value()) << limited.error();
   const auto now = read_limits_in_force(cgroupfs, *limited);
   ASSERT_TRUE(now.has_value()) << now.error();
@@ -109,8 +150,8 @@ TEST_F(LimitV2, AProcessWhoseCgroupWeCannotSeeChangesNothing) {
     if (pid == 102) return CgroupLayout{};
     return CgroupLayout{.unified = service, .v1 = {}};
   };
-  auto limited = limit_processes(cgroupfs, ours, request({.cpu = CpuQuota{50'000, 100'000}}), kTree,
-                                 elsewhere);
+  auto limited =
+      limit_processes(cgroupfs, ours, request({.cpu = CpuQuota{50'000, 100'000}}), tree, elsewhere);
   ASSERT_FALSE(limited.has_value());
   EXPECT_TRUE(contains(limited.error(), "the cgroup of pid 102 in the cgroup v2 hierarchy"))
       << limited.error();
@@ -120,7 +161,7 @@ TEST_F(LimitV2, AProcessWhoseCgroupWeCannotSeeChangesNothing) {
 
 TEST_F(LimitV2, AMissingControllerIsNamed) {
   EmulatedCgroupFs::put(scope / "cgroup.controllers", "memory\n");
-  auto limited = limit_processes(cgroupfs, ours, request({.cpuset = "0"}), kTree, where());
+  auto limited = limit_processes(cgroupfs, ours, request({.cpuset = "0"}), tree, where());
   ASSERT_FALSE(limited.has_value());
   EXPECT_TRUE(contains(limited.error(), "does not offer the cpuset controller")) << limited.error();
   EXPECT_EQ(procs(service), (Words{"100", "101", "102"}));
@@ -129,7 +170,7 @@ TEST_F(LimitV2, AMissingControllerIsNamed) {
 TEST_F(LimitV2, ARefusedMoveIsReportedAndTheOthersGoBack) {
   cgroupfs.deny(group / "cgroup.procs", std::errc::permission_denied);
   auto limited =
-      limit_processes(cgroupfs, ours, request({.memory_bytes = 1ULL << 30}), kTree, where());
+      limit_processes(cgroupfs, ours, request({.memory_bytes = 1ULL << 30}), tree, where());
   ASSERT_FALSE(limited.has_value());
   EXPECT_TRUE(contains(limited.error(), "cannot move pid 100 into")) << limited.error();
   EXPECT_TRUE(contains(limited.error(), "Permission denied")) << limited.error();
@@ -172,7 +213,7 @@ class LimitV1 : public ::testing::Test {
 
 TEST_F(LimitV1, EachHierarchyGetsAGroupWithItsFilesAndClearRemovesThem) {
   const Limits limits{.cpu = CpuQuota{50'000, 100'000}, .cpuset = "0", .memory_bytes = 1ULL << 30};
-  auto limited = limit_processes(cgroupfs, ours, request(limits), kTree, where());
+  auto limited = limit_processes(cgroupfs, ours, request(limits), tree, where());
   ASSERT_TRUE(limited.has_value()) << limited.error();
   const fs::path cpu = base / "cpu/gpumeter-limit-100";
   const fs::path cpuset = base / "cpuset/gpumeter-limit-100";
@@ -205,7 +246,7 @@ TEST_F(LimitV1, EachHierarchyGetsAGroupWithItsFilesAndClearRemovesThem) {
 }
 
 TEST_F(LimitV1, UnlimitedFilesReadAsNoLimit) {
-  auto limited = limit_processes(cgroupfs, ours, request({.cpuset = "1"}), kTree, where());
+  auto limited = limit_processes(cgroupfs, ours, request({.cpuset = "1"}), tree, where());
   ASSERT_TRUE(limited.has_value()) << limited.error();
   const auto now = read_limits_in_force(cgroupfs, *limited);
   ASSERT_TRUE(now.has_value()) << now.error();
@@ -216,7 +257,7 @@ TEST_F(LimitV1, UnlimitedFilesReadAsNoLimit) {
 
 TEST_F(LimitV1, AHierarchyWithoutTheControllerIsNamed) {
   ours.v1.erase("cpuset");
-  auto limited = limit_processes(cgroupfs, ours, request({.cpuset = "0"}), kTree, where());
+  auto limited = limit_processes(cgroupfs, ours, request({.cpuset = "0"}), tree, where());
   ASSERT_FALSE(limited.has_value());
   EXPECT_EQ(limited.error(), "no cgroup v1 hierarchy has the cpuset controller");
 }
