@@ -58,10 +58,11 @@ int run_app(std::span<const std::string> args, const Io& io) {
   app.fallthrough();
   app.require_subcommand(1);
   const std::vector<Subcommand> commands{
-      add_list_command(app),   add_available_command(app),  add_info_command(app),
-      add_daemon_command(app), add_tasks_command(app),      add_run_command(app),
-      add_report_command(app), add_record_command(app),     add_export_command(app),
-      add_master_command(app), add_accounting_command(app), add_vgpu_command(app)};
+      add_list_command(app),   add_available_command(app), add_info_command(app),
+      add_daemon_command(app), add_tasks_command(app),     add_run_command(app),
+      add_limit_command(app),  add_report_command(app),    add_record_command(app),
+      add_export_command(app), add_master_command(app),    add_accounting_command(app),
+      add_vgpu_command(app)};
   try {
     app.parse(reversed_arguments(args));
   } catch (const CLI::ParseError& error) {

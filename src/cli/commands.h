@@ -47,6 +47,7 @@ Subcommand add_info_command(CLI::App& app);
 Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
+Subcommand add_limit_command(CLI::App& app);
 Subcommand add_report_command(CLI::App& app);
 Subcommand add_record_command(CLI::App& app);
 Subcommand add_export_command(CLI::App& app);

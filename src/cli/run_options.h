@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/limit_options.h"
 #include "core/error.h"
 #include "host/cgroup_limits.h"
 
@@ -18,10 +19,7 @@ struct RunOptions {
   std::vector<std::string> command;
   std::string json;  // a file; empty: none
   std::string interval = "1s";
-  std::string cpus;
-  std::string cpu_percent;
-  std::string cpuset;
-  std::string memory;
+  LimitTexts limits;
   bool no_cgroup = false;
 };
 
@@ -37,8 +35,9 @@ struct RunSettings {
 void add_run_options(CLI::App& run, RunOptions& options);
 
 // Checks the limits against the machine: the CPUs online are read under `root`
-// (sys/devices/system/cpu/online; "/" on a live system) when a CPU limit needs them.
-// Errors: invalid_input "--cpus: ..." naming the option and what was expected.
+// (sys/devices/system/cpu/online; "/" on a live system) when a CPU limit needs them
+// (resolve_limits in cli/limit_options.h). Errors: invalid_input "--cpus: ..." naming the option
+// and what was expected.
 std::expected<RunSettings, Error> resolve_run_options(const RunOptions& options,
                                                       const std::filesystem::path& root);
 

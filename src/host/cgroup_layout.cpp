@@ -121,9 +121,10 @@ CgroupLayout parse_cgroup_layout(const std::filesystem::path& root, std::string_
   return layout;
 }
 
-std::expected<CgroupLayout, std::string> read_cgroup_layout(const std::filesystem::path& root) {
+std::expected<CgroupLayout, std::string> read_cgroup_layout(const std::filesystem::path& root,
+                                                            std::string_view process) {
   const auto mountinfo_path = root / "proc/self/mountinfo";
-  const auto cgroup_path = root / "proc/self/cgroup";
+  const auto cgroup_path = root / "proc" / process / "cgroup";
   const auto mountinfo = read_file(mountinfo_path);
   if (!mountinfo) {
     return std::unexpected(

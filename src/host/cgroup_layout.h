@@ -30,8 +30,10 @@ struct CgroupLayout {
 CgroupLayout parse_cgroup_layout(const std::filesystem::path& root, std::string_view mountinfo,
                                  std::string_view self_cgroup);
 
-// The same from <root>/proc/self/mountinfo and <root>/proc/self/cgroup ("/" on a live
-// system). Errors: either file cannot be read (the message names it).
-std::expected<CgroupLayout, std::string> read_cgroup_layout(const std::filesystem::path& root);
+// The same from <root>/proc/self/mountinfo and <root>/proc/<process>/cgroup ("/" on a live
+// system): our own cgroups ("self"), or those of another process ("1234") as we see the
+// hierarchies mounted. Errors: either file cannot be read (the message names it).
+std::expected<CgroupLayout, std::string> read_cgroup_layout(const std::filesystem::path& root,
+                                                            std::string_view process = "self");
 
 }  // namespace gpumeter::host

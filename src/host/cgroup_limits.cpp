@@ -88,13 +88,13 @@ std::expected<CpuQuota, std::string> quota_for_cpus(std::string_view text, unsig
 }
 
 std::expected<CpuQuota, std::string> quota_for_cpu_percent(std::string_view text,
-                                                           unsigned online_cpus) {
+                                                           unsigned usable_cpus) {
   const auto percent = plain_number(text);
   if (!percent || *percent <= 0 || *percent > 100) {
     return Fail(fmt::format("\"{}\" is not a percentage of each CPU in (0, 100]", text));
   }
-  return quota_of(*percent / 100.0 * kCpuPeriodUs * online_cpus,
-                  fmt::format("{}% of {} CPUs", text, online_cpus));
+  return quota_of(*percent / 100.0 * kCpuPeriodUs * usable_cpus,
+                  fmt::format("{}% of {} CPUs", text, usable_cpus));
 }
 
 std::expected<std::vector<unsigned>, std::string> parse_cpu_list(std::string_view text) {

@@ -1,6 +1,6 @@
-// Resource limits for `gpumeter run`: CPU bandwidth, a set of CPUs and memory, parsed and
-// checked from the command line into the values the kernel's cgroup files take. Pure, except
-// online_cpus(), which reads one file under an injectable root.
+// Resource limits for `gpumeter run` and `gpumeter limit`: CPU bandwidth, a set of CPUs and memory,
+// parsed and checked from the command line into the values the kernel's cgroup files take. Pure,
+// except online_cpus(), which reads one file under an injectable root.
 #pragma once
 
 #include <cstdint>
@@ -41,11 +41,14 @@ struct Limits {
 // kernel's shortest quota), more CPUs than `online_cpus`.
 std::expected<CpuQuota, std::string> quota_for_cpus(std::string_view text, unsigned online_cpus);
 
-// `--cpu-percent 50`: a percentage of EACH online CPU, quota = percent/100 × period ×
-// online_cpus (50 on 16 CPUs: 800000 per 100000, eight CPUs' worth). Errors: not a number in
-// (0, 100], or a quota below the kernel's shortest.
+// `--cpu-percent 50`: a percentage of EACH CPU the job may use, quota = percent/100 × period ×
+// `usable_cpus`: the CPUs of its cpuset when it has one (`--cpuset`), else the online ones.
+// 50 on 16 online CPUs: 800000 per 100000, eight CPUs' worth; 50 with cpuset "0" on any
+// machine: 50000 per 100000, half of CPU 0 (a quota counted over all online CPUs would let
+// the job keep its one CPU busy). Errors: not a number in (0, 100], or a quota below the
+// kernel's shortest.
 std::expected<CpuQuota, std::string> quota_for_cpu_percent(std::string_view text,
-                                                           unsigned online_cpus);
+                                                           unsigned usable_cpus);
 
 // A CPU list as the kernel writes one, "0-3,8,10-11", to sorted CPU numbers without
 // duplicates. Errors: empty, a stray character, a range that runs backwards.

@@ -27,6 +27,15 @@ class CgroupV1 final : public RunCgroup {
   const std::filesystem::path& path() const noexcept override {
     return memory_ ? *memory_ : dirs_.front();
   }
+  std::vector<std::filesystem::path> directories() const override {
+    std::vector<std::filesystem::path> all = dirs_;
+    if (memory_) {
+      std::erase(all, *memory_);
+      all.insert(all.begin(), *memory_);
+    }
+    return all;
+  }
+  void keep() noexcept override { made_ = 0; }
   std::expected<void, std::string> add(Pid pid) override {
     for (const auto& dir : dirs_) {
       if (auto added = write(fs_, dir / "cgroup.procs", std::to_string(pid)); !added) {

@@ -30,6 +30,11 @@ class CgroupV2 final : public RunCgroup {
 
   CgroupVersion version() const noexcept override { return CgroupVersion::v2; }
   const std::filesystem::path& path() const noexcept override { return dir_; }
+  std::vector<std::filesystem::path> directories() const override { return {dir_}; }
+  void keep() noexcept override {
+    made_ = false;
+    in_leaf_ = false;
+  }
   std::expected<void, std::string> add(Pid pid) override {
     return write(fs_, dir_ / "cgroup.procs", std::to_string(pid));
   }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/model.h"
 #include "host/cgroup_fs.h"
@@ -38,6 +39,12 @@ class RunCgroup {
   // The group's directory (v1: the one in the memory hierarchy when there is one, else the
   // first); cgroup_members() reads it.
   virtual const std::filesystem::path& path() const noexcept = 0;
+  // Every directory of the group: one in v2; one per hierarchy in v1, the memory one first
+  // when there is one.
+  virtual std::vector<std::filesystem::path> directories() const = 0;
+  // Leaves the group, and whatever making it changed around it, in place when this object is
+  // destroyed, for processes that outlive us (`gpumeter limit`); remove() does nothing after.
+  virtual void keep() noexcept = 0;
   // Places a process in the group (in every hierarchy, v1). Error: a sentence naming the file.
   virtual std::expected<void, std::string> add(Pid pid) = 0;
   // The most memory charged to the group at any time, bytes: v2 memory.peak (kernel 5.19 or

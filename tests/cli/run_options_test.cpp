@@ -83,6 +83,15 @@ TEST(RunOptions, CpuPercentIsPerCore) {
   EXPECT_EQ(settings->limits.cpu, (host::CpuQuota{800'000, 100'000}));
 }
 
+TEST(RunOptions, CpuPercentWithACpusetIsOfTheCpusetsCpus) {
+  const Machine machine("0-1");
+  const auto settings = resolve_run_options(
+      parsed({"--cpu-percent", "50", "--cpuset", "0", "--", "true"}), machine.root());
+  ASSERT_TRUE(settings.has_value()) << settings.error().message;
+  EXPECT_EQ(settings->limits.cpu, (host::CpuQuota{50'000, 100'000})) << "half of CPU 0";
+  EXPECT_EQ(settings->limits.cpuset, "0");
+}
+
 TEST(RunOptions, ErrorsNameTheOption) {
   const Machine machine("0-3");
   const auto message = [&](std::vector<std::string> args) {
@@ -119,8 +128,8 @@ TEST(RunOptions, NoCgroupIsKept) {
 TEST(RunOptions, TheSubcommandIsRegisteredAndHelpSaysCpuMaxIsNotPerCore) {
   const Result help = run_cli({"run", "--help"});
   EXPECT_EQ(help.status, 0);
-  for (const char* word : {"--cpus", "--cpu-percent", "EACH online CPU", "not per CPU", "--cpuset",
-                           "--memory", "--json", "--interval", "--no-cgroup"}) {
+  for (const char* word : {"--cpus", "--cpu-percent", "EACH CPU it may use", "not per CPU",
+                           "--cpuset", "--memory", "--json", "--interval", "--no-cgroup"}) {
     EXPECT_NE(help.out.find(word), std::string::npos) << word;
   }
   const Result missing = run_cli({"run"});

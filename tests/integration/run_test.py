@@ -243,6 +243,20 @@ class Run(unittest.TestCase):
         busy = run["cpu_user_seconds"] + run["cpu_system_seconds"]
         self.assertLessEqual(busy, 0.5 * run["wall_seconds"] + 0.2, run)
 
+    def test_a_cpu_percentage_of_a_cpuset_is_of_its_cpus_only(self):
+        loop = "import time\nt = time.time()\nwhile time.time() - t < 1.5: pass\n"
+        result = self.run_gpumeter("--cpu-percent", "50", "--cpuset", "0", "--", sys.executable,
+                                   "-c", loop, simulate=False)
+        if result.returncode == 2:
+            self.assertIn("need a cgroup of their own", result.stderr)
+            return
+        self.assertEqual(result.returncode, 0, result.stderr)
+        run = self.document()
+        self.assertEqual(run["limits"]["cpu_quota_us"], 50000, "half of CPU 0, on any machine")
+        # Counted over every online CPU, the quota would let the loop keep CPU 0 busy.
+        busy = run["cpu_user_seconds"] + run["cpu_system_seconds"]
+        self.assertLessEqual(busy, 0.5 * run["wall_seconds"] + 0.2, run)
+
     def test_bad_options_exit_2_before_anything_runs(self):
         marker = self.directory / "ran"
         command = ["--", "touch", marker]
