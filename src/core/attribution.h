@@ -141,7 +141,7 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
                                                                      Window window);
 
 // How usage() estimates the busy time of a sample whose period crosses a window edge.
-enum class EdgeRule {
+enum class EdgeRule : std::uint8_t {
   // All of it counts inside the window where the process showed no use in the neighbouring
   // period beyond the edge (the window's markers tell when its work began or ended); elsewhere
   // as `proportional`. Not additive: two adjacent windows may both claim a straddling sample's
