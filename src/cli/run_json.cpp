@@ -54,6 +54,7 @@ Json gpu_json(const RunGpu& gpu) {
   out["coverage"] = gpu.usage.confidence.coverage;
   out["shorter_than_sample_period"] = gpu.usage.confidence.shorter_than_sample_period;
   out["coarse_bucket_us"] = gpu.usage.confidence.coarse_bucket_us;
+  task::put_bounds_width(out, gpu.usage);
   out["low_confidence"] = gpu.usage.confidence.low();
   return out;
 }

@@ -80,6 +80,10 @@ std::string confidence_text(const Confidence& confidence) {
   if (confidence.coverage < 1.0) {
     return fmt::format("low: sampled {:.0f}% of the run", 100.0 * confidence.coverage);
   }
+  if (!confidence.shorter_than_coarse_bucket && confidence.sm_bounds_width_pp) {
+    return fmt::format("low: the SM figures may be off by up to {:.1f} percentage points",
+                       *confidence.sm_bounds_width_pp);
+  }
   return fmt::format("low: the run is shorter than one bucket of the older samples ({:.2f} s)",
                      static_cast<double>(confidence.coarse_bucket_us) / 1e6);
 }

@@ -21,7 +21,7 @@ bool contains(KeySet keys, const ProcessKey& key) {
 }
 
 std::expected<Usage, Error> usage(const Series& series, std::span<const ProcessKey> processes,
-                                  Window window) {
+                                  Window window, EdgeRule rule) {
   if (window.end_us <= window.begin_us) {
     return std::unexpected(
         Error{ErrorCode::invalid_input, "the window's end must come after its beginning"});
@@ -33,7 +33,7 @@ std::expected<Usage, Error> usage(const Series& series, std::span<const ProcessK
 
   Usage result{.window = window};
   for (const auto& [index, device] : series.devices()) {
-    if (used_by(device, keys)) result.gpus.push_back(gpu_usage(device, index, keys, window));
+    if (used_by(device, keys)) result.gpus.push_back(gpu_usage(device, index, keys, window, rule));
   }
   result.host = host_usage(series, keys, window);
   return result;

@@ -23,7 +23,11 @@ struct Window {
   TimeUs length_us() const noexcept { return end_us - begin_us; }
 };
 
-// Use of one engine by the set of processes.
+// Use of one engine by the set of processes. busy_seconds is an estimate that lies between
+// busy_seconds_lower and busy_seconds_upper, which hold the truth whatever the driver's samples
+// hid inside their periods (up to the driver's rounding of each sample to a whole percent:
+// ±0.5 % of each sample's period). The *_percent figures are the busy-seconds over the window's
+// length. docs/attribution.md describes the estimate and the bounds.
 struct EngineUse {
   Maybe<double> busy_seconds;     // Σ percent/100 × seconds: 1.0 is one second fully busy
   Maybe<double> average_percent;  // busy_seconds over the window's length, 0..100 per process
@@ -33,6 +37,13 @@ struct EngineUse {
   // bucket counts as one period with, for SM, the sum of its records' highest raw percents (an
   // upper estimate) and, for the other engines, of their bucket averages (a lower one).
   Maybe<double> peak_percent;
+  // The least and the most busy time the samples allow inside the window: a sample whose
+  // period crosses an edge puts as much of its busy time outside the window as fits there
+  // (lower) or as much inside as fits there (upper).
+  Maybe<double> busy_seconds_lower;
+  Maybe<double> busy_seconds_upper;
+  Maybe<double> average_percent_lower;  // busy_seconds_lower over the window's length
+  Maybe<double> average_percent_upper;
 };
 
 // GPU memory the set holds on one device, in bytes. A caching allocator keeps freed blocks,
@@ -52,13 +63,17 @@ struct EnergyUse {
   Maybe<double> idle_joules;             // while no process used the SMs
 };
 
+// Above this width of the SM bounds, in percentage points of the window's average, the figures
+// are of low confidence (docs/attribution.md explains the choice).
+inline constexpr double kLowConfidenceBoundsWidthPp = 15.0;
+
 // How far to trust the figures of one device.
 struct Confidence {
   TimeUs sample_period_us = 0;  // the driver's sample period the figures were computed with
   // Fraction of the window, 0..1, during which the sampler was draining per-process samples.
   double coverage = 0.0;
-  // The window is shorter than one driver sample period: the driver reports each period's
-  // average, so use inside the window cannot be told from use just outside it.
+  // The window is shorter than one driver sample period. Informative only: how far such a
+  // window's figures can be off is what sm_bounds_width_pp says.
   bool shorter_than_sample_period = false;
   // The coarse tier's bucket when the window begins before the fine horizon, where the series
   // keep per-process utilisation only as bucket averages (window edges there are at bucket
@@ -67,9 +82,13 @@ struct Confidence {
   // Such a window is also shorter than one bucket: its use cannot be told from the rest of
   // its bucket's.
   bool shorter_than_coarse_bucket = false;
+  // The SM's average_percent_upper minus average_percent_lower, percentage points: how far the
+  // SM figures can be off because the driver reports whole periods. Absent with the SM figures.
+  Maybe<double> sm_bounds_width_pp = std::unexpected(Unavailable::no_data);
 
   bool low() const noexcept {
-    return shorter_than_sample_period || shorter_than_coarse_bucket || coverage < 1.0;
+    return sm_bounds_width_pp.value_or(0.0) > kLowConfidenceBoundsWidthPp ||
+           shorter_than_coarse_bucket || coverage < 1.0;
   }
 };
 
@@ -111,7 +130,8 @@ struct ProcessGpuShare {
 };
 
 // The figures of every process the series of GPU `device` know (busy or holding memory), each
-// as usage() would give it for that process alone (up to floating-point rounding), computed in
+// as usage() would give it for that process alone with EdgeRule::proportional (so that the
+// figures of adjacent windows add up; up to floating-point rounding), computed in
 // one pass over the device's samples: usage() once per process would pass over every process's
 // samples each time. For recorders that want every process's figures. By key; empty when the
 // series hold nothing of that device.
@@ -120,12 +140,25 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
                                                                      std::uint32_t device,
                                                                      Window window);
 
+// How usage() estimates the busy time of a sample whose period crosses a window edge.
+enum class EdgeRule : std::uint8_t {
+  // All of it counts inside the window where the process showed no use in the neighbouring
+  // period beyond the edge (the window's markers tell when its work began or ended); elsewhere
+  // as `proportional`. Not additive: two adjacent windows may both claim a straddling sample's
+  // busy time (each within its bounds).
+  markers,
+  // The part inside in proportion to its length, as if use were uniform within the period.
+  // Additive: adjacent windows share a straddling sample's busy time exactly.
+  proportional,
+};
+
 // What `processes` used, together, during `window`. Figures that cannot be computed are absent
 // with a reason: no_data when no sample covers them, not_supported when the device does not
 // offer the value (e.g. no energy counter), error when the energy counter went backwards
-// (driver reload). Processes are matched by their exact key.
+// (driver reload). Processes are matched by their exact key. The energy split always follows
+// the proportional rule, so that its parts add up to the device's energy.
 // Errors: invalid_input when the window is empty (end_us <= begin_us).
 std::expected<Usage, Error> usage(const Series& series, std::span<const ProcessKey> processes,
-                                  Window window);
+                                  Window window, EdgeRule rule = EdgeRule::markers);
 
 }  // namespace gpumeter

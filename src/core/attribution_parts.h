@@ -3,7 +3,11 @@
 // its own file.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "core/attribution.h"
@@ -16,8 +20,9 @@ bool contains(KeySet keys, const ProcessKey& key);
 
 // The stretch of the window one per-process record accounts for: the part of its period (a
 // driver sample period, or a coarse bucket) that lies inside the window, with the record's
-// percents as constant rates. It holds a copy of the record: a coarse record is stored in
-// another form (core/coarse_record.h), so there is none to point to.
+// percents as constant rates (the proportional rule, which the energy split and the peak use).
+// It holds a copy of the record: a coarse record is stored in another form
+// (core/coarse_record.h), so there is none to point to.
 struct Segment {
   TimeUs begin_us = 0;
   TimeUs end_us = 0;
@@ -26,9 +31,56 @@ struct Segment {
   bool coarse = false;  // the record is a coarse bucket's
 };
 
-// Segments of every process on the device, from both tiers, clipped to the window.
+// What the bounds and the estimate need of a record besides its stretch of the window.
+struct RecordSpan {
+  // The record's percents are averages over this length: its period, or its bucket.
+  TimeUs length_us = 0;
+  // Where the record's busy time may lie: its driver period; for a coarse record its bucket
+  // widened by one driver period at each end, since the raw periods folded into a bucket may
+  // reach across its ends.
+  TimeUs begin_us = 0;
+  TimeUs end_us = 0;
+  // Set where the markers rule applies to a fine record (docs/attribution.md): the length of
+  // the period's parts outside the window over which the estimate still spreads the record's
+  // busy time, once the side beyond an edge where the process was idle next door is left out.
+  // Absent: the estimate is the proportional part inside.
+  std::optional<TimeUs> kept_outside_us;
+};
+
+// Where the sampler drained per-process samples (its first and last drained device samples),
+// which the markers rule needs; absent for the proportional rule.
+struct EdgeContext {
+  std::optional<std::pair<TimeUs, TimeUs>> drained;
+};
+
+// RecordSpan::kept_outside_us of fine record i of `records`, whose period is
+// (period_begin_us, records[i].time_us]: absent unless edges.drained is given and the process
+// was idle beyond an edge of the window that the period crosses.
+std::optional<TimeUs> kept_outside_us(const FineGpuRecords& records, std::size_t i,
+                                      TimeUs period_begin_us, TimeUs period_us,
+                                      TimeUs folded_until_us, Window window,
+                                      const EdgeContext& edges);
+
+using PerEngine = std::array<std::int64_t, kEngineCount>;
+
+// The set's busy time per engine in percent × µs: the estimate and its bounds, summed in
+// integers so that the only rounding is the final division.
+struct BusyBounds {
+  PerEngine lower{};
+  PerEngine estimate{};
+  PerEngine upper{};
+};
+
+// Adds to `sums` the busy time `record` puts inside the window, whose stretch of it is
+// [part_begin_us, part_end_us] (empty for a bucket next to the window).
+void add_bounds(BusyBounds& sums, const ProcessGpuRecord& record, TimeUs part_begin_us,
+                TimeUs part_end_us, const RecordSpan& span, Window window);
+
+// Segments of every process on the device, from both tiers, clipped to the window; with
+// `bounds`, the set's busy time inside the window is added to it too.
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
-                                 TimeUs period_us);
+                                 TimeUs period_us, const EdgeContext& edges,
+                                 BusyBounds* bounds = nullptr);
 
 // The energy counter at t, J (core/energy_curve.cpp): between two readings a and b, the
 // counter's rise spread in proportion to the integral of the driver's power samples,
@@ -56,7 +108,8 @@ Maybe<std::vector<double>> energy_per_process(const DeviceSeries& device,
 // and around it were not drained because the GPU is in MIG mode, else no_data.
 Unavailable undrained_reason(const RingBuffer<DeviceRecord>& samples, Window window);
 
-GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window);
+GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window,
+                   EdgeRule rule);
 
 HostUsage host_usage(const Series& series, KeySet keys, Window window);
 

@@ -16,34 +16,58 @@ constexpr double kUsPerSecond = 1e6;
 
 // A raw record covers the driver period that ends at its time, but never reaches back past the
 // previous record of the same process (so a measured period that is a little too long does
-// not count time twice), nor into the time the coarse tier accounts for.
+// not count time twice), nor into the time the coarse tier accounts for (which took the part of
+// the period before it: for the bounds, the record's busy time may lie anywhere in its period).
 void append_fine(const UtilizationSeries& series, Window window, TimeUs period_us, bool in_set,
-                 std::vector<Segment>& out) {
+                 const EdgeContext& edges, BusyBounds* bounds, std::vector<Segment>& out) {
   const FineGpuRecords& records = series.fine();
   for (std::size_t i = records.upper_bound(window.begin_us);
        i < records.size() && records[i].time_us - period_us < window.end_us; ++i) {
-    TimeUs start = std::max(records[i].time_us - period_us, series.folded_until_us());
-    if (i > 0) start = std::max(start, records[i - 1].time_us);
+    const TimeUs time = records[i].time_us;
+    const TimeUs period_begin =
+        i > 0 ? std::max(time - period_us, records[i - 1].time_us) : time - period_us;
+    const TimeUs start = std::max(period_begin, series.folded_until_us());
     const Segment segment{.begin_us = std::max(start, window.begin_us),
-                          .end_us = std::min(records[i].time_us, window.end_us),
+                          .end_us = std::min(time, window.end_us),
                           .record = records[i],
                           .in_set = in_set};
-    if (segment.begin_us < segment.end_us) out.push_back(segment);
+    if (segment.begin_us >= segment.end_us) continue;
+    out.push_back(segment);
+    if (!in_set || bounds == nullptr) continue;
+    const RecordSpan span{
+        .length_us = time - start,
+        .begin_us = period_begin,
+        .end_us = time,
+        .kept_outside_us =
+            kept_outside_us(records, i, start, period_us, series.folded_until_us(), window, edges)};
+    add_bounds(*bounds, segment.record, segment.begin_us, segment.end_us, span, window);
   }
 }
 
-// A coarse record covers exactly its bucket.
-void append_coarse(const UtilizationSeries& series, Window window, TimeUs bucket_us, bool in_set,
-                   std::vector<Segment>& out) {
+// A coarse record covers exactly its bucket. For the bounds, its span is a driver period wider
+// at each end, so buckets next to the window whose span reaches into it count there too.
+void append_coarse(const UtilizationSeries& series, Window window, TimeUs bucket_us,
+                   TimeUs period_us, bool in_set, BusyBounds* bounds, std::vector<Segment>& out) {
   const CoarseGpuRecords& records = series.coarse();
-  for (std::size_t i = records.upper_bound(window.begin_us); i < records.size(); ++i) {
+  const bool bounded = in_set && bounds != nullptr;
+  const TimeUs reach = bounded ? period_us : 0;
+  for (std::size_t i = records.upper_bound(window.begin_us - reach); i < records.size(); ++i) {
     const ProcessGpuRecord record = records[i];
-    if (record.time_us - bucket_us >= window.end_us) break;
-    out.push_back({.begin_us = std::max(record.time_us - bucket_us, window.begin_us),
-                   .end_us = std::min(record.time_us, window.end_us),
-                   .record = record,
-                   .in_set = in_set,
-                   .coarse = true});
+    const TimeUs begin = record.time_us - bucket_us;
+    if (begin - reach >= window.end_us) break;
+    const Segment segment{.begin_us = std::max(begin, window.begin_us),
+                          .end_us = std::min(record.time_us, window.end_us),
+                          .record = record,
+                          .in_set = in_set,
+                          .coarse = true};
+    const bool overlaps = segment.begin_us < segment.end_us;
+    if (overlaps) out.push_back(segment);
+    if (!bounded) continue;
+    const RecordSpan span{.length_us = bucket_us,
+                          .begin_us = begin - period_us,
+                          .end_us = record.time_us + period_us};
+    const TimeUs part_end = overlaps ? segment.end_us : segment.begin_us;
+    add_bounds(*bounds, record, segment.begin_us, part_end, span, window);
   }
 }
 
@@ -71,21 +95,6 @@ Confidence confidence_of(const DeviceSeries& device, Window window, TimeUs perio
     confidence.shorter_than_coarse_bucket = window.length_us() < device.bucket_us();
   }
   return confidence;
-}
-
-using PerEngine = std::array<std::int64_t, kEngineCount>;
-
-// Percent × µs of each engine, summed in integers so that the only rounding is the final
-// division.
-PerEngine percent_us_of(std::span<const Segment> segments) {
-  PerEngine percent_us{};
-  for (const Segment& s : segments) {
-    if (!s.in_set) continue;
-    for (std::size_t e = 0; e < kEngineCount; ++e) {
-      percent_us[e] += s.record.percent[e] * (s.end_us - s.begin_us);
-    }
-  }
-  return percent_us;
 }
 
 // The set's highest summed percent of each engine in one period. The driver stamps the
@@ -116,10 +125,14 @@ PerEngine peak_percent_of(std::span<const Segment> segments) {
   return peak;
 }
 
+double seconds(std::int64_t percent_us) {
+  return static_cast<double>(percent_us) / 100.0 / kUsPerSecond;
+}
+
 std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments,
-                                               EngineMask reported, double coverage,
-                                               Unavailable undrained, Window window) {
-  const PerEngine percent_us = percent_us_of(segments);
+                                               const BusyBounds& busy, EngineMask reported,
+                                               double coverage, Unavailable undrained,
+                                               Window window) {
   const PerEngine peak = peak_percent_of(segments);
   std::array<EngineUse, kEngineCount> engines;
   const double window_s = static_cast<double>(window.length_us()) / kUsPerSecond;
@@ -127,13 +140,27 @@ std::array<EngineUse, kEngineCount> engines_of(std::span<const Segment> segments
     const auto engine = static_cast<Engine>(e);
     if (coverage <= 0.0 || (reported & engine_bit(engine)) == 0) {
       const auto absent = std::unexpected(coverage <= 0.0 ? undrained : Unavailable::not_supported);
-      engines[e] = {absent, absent, absent};
+      engines[e] = {absent, absent, absent, absent, absent, absent, absent};
     } else {
-      const double busy_s = static_cast<double>(percent_us[e]) / 100.0 / kUsPerSecond;
-      engines[e] = {busy_s, 100.0 * busy_s / window_s, static_cast<double>(peak[e])};
+      const double busy_s = seconds(busy.estimate[e]);
+      const double lower_s = seconds(busy.lower[e]);
+      const double upper_s = seconds(busy.upper[e]);
+      engines[e] = {.busy_seconds = busy_s,
+                    .average_percent = 100.0 * busy_s / window_s,
+                    .peak_percent = static_cast<double>(peak[e]),
+                    .busy_seconds_lower = lower_s,
+                    .busy_seconds_upper = upper_s,
+                    .average_percent_lower = 100.0 * lower_s / window_s,
+                    .average_percent_upper = 100.0 * upper_s / window_s};
     }
   }
   return engines;
+}
+
+// The SM bounds' width in percentage points of the window's average.
+Maybe<double> sm_bounds_width_pp(const EngineUse& sm) {
+  if (!sm.average_percent_lower) return std::unexpected(sm.average_percent_lower.error());
+  return *sm.average_percent_upper - *sm.average_percent_lower;
 }
 
 // The set's memory at t: a process missing from the device's process list at t holds nothing
@@ -194,8 +221,8 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
   for (const auto& [key, utilization] : device->utilization()) {
     const auto owner = static_cast<std::size_t>(std::ranges::lower_bound(keys, key) - keys.begin());
     const std::size_t first = segments.size();
-    append_coarse(utilization, window, device->bucket_us(), true, segments);
-    append_fine(utilization, window, period_us, true, segments);
+    append_coarse(utilization, window, device->bucket_us(), period_us, true, nullptr, segments);
+    append_fine(utilization, window, period_us, true, EdgeContext{}, nullptr, segments);
     for (std::size_t i = first; i < segments.size(); ++i) {
       percent_us[owner] +=
           segments[i].record[Engine::sm] * (segments[i].end_us - segments[i].begin_us);
@@ -234,27 +261,34 @@ Unavailable undrained_reason(const RingBuffer<DeviceRecord>& samples, Window win
 }
 
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,
-                                 TimeUs period_us) {
+                                 TimeUs period_us, const EdgeContext& edges, BusyBounds* bounds) {
   std::vector<Segment> segments;
   for (const auto& [key, series] : device.utilization()) {
     const bool in_set = contains(keys, key);
-    append_coarse(series, window, device.bucket_us(), in_set, segments);
-    append_fine(series, window, period_us, in_set, segments);
+    append_coarse(series, window, device.bucket_us(), period_us, in_set, bounds, segments);
+    append_fine(series, window, period_us, in_set, edges, bounds, segments);
   }
   return segments;
 }
 
-GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window) {
+GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window,
+                   EdgeRule rule) {
   GpuUsage usage{.device = index};
   const TimeUs period_us = device.sample_period_us();
   usage.confidence = confidence_of(device, window, period_us);
-  const std::vector<Segment> segments = segments_of(device, keys, window, period_us);
+  const EdgeContext edges{.drained = rule == EdgeRule::markers ? drained_span(device.samples())
+                                                               : std::nullopt};
+  BusyBounds busy;
+  const std::vector<Segment> segments = segments_of(device, keys, window, period_us, edges, &busy);
   const auto reported = static_cast<EngineMask>(device.engines_reported() | kClassicEngines);
   const Unavailable undrained = undrained_reason(device.samples(), window);
-  usage.engines = engines_of(segments, reported, usage.confidence.coverage, undrained, window);
+  usage.engines =
+      engines_of(segments, busy, reported, usage.confidence.coverage, undrained, window);
+  usage.confidence.sm_bounds_width_pp = sm_bounds_width_pp(usage[Engine::sm]);
   usage.memory = memory_of(device, keys, window);
   const Maybe<void> drained =
       usage.confidence.coverage > 0.0 ? Maybe<void>() : std::unexpected(undrained);
+  // Segments carry the proportional rates: the split's parts add up to the device's energy.
   usage.energy = split_energy(device, segments, window, drained);
   return usage;
 }

@@ -27,6 +27,7 @@ json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>&
   gpu["shorter_than_sample_period"] = usage.confidence.shorter_than_sample_period;
   gpu["coarse_bucket_us"] = usage.confidence.coarse_bucket_us;
   gpu["shorter_than_coarse_bucket"] = usage.confidence.shorter_than_coarse_bucket;
+  put_bounds_width(gpu, usage);
   gpu["low_confidence"] = usage.confidence.low();
   return gpu;
 }

@@ -41,7 +41,9 @@ void put_figure(Json& object, const std::string& key, const Maybe<T>& value) {
   }
 }
 
-// <engine>_percent, <engine>_busy_seconds and <engine>_peak_percent of each engine given.
+// <engine>_percent, <engine>_busy_seconds and <engine>_peak_percent of each engine given, and
+// the bounds of the first two: <engine>_percent_lower, <engine>_percent_upper,
+// <engine>_busy_seconds_lower and <engine>_busy_seconds_upper.
 template <class Json>
 void put_engine_figures(Json& gpu, const GpuUsage& usage, std::span<const Engine> engines) {
   for (const Engine engine : engines) {
@@ -50,7 +52,17 @@ void put_engine_figures(Json& gpu, const GpuUsage& usage, std::span<const Engine
     put_figure(gpu, prefix + "_percent", use.average_percent);
     put_figure(gpu, prefix + "_busy_seconds", use.busy_seconds);
     put_figure(gpu, prefix + "_peak_percent", use.peak_percent);
+    put_figure(gpu, prefix + "_percent_lower", use.average_percent_lower);
+    put_figure(gpu, prefix + "_percent_upper", use.average_percent_upper);
+    put_figure(gpu, prefix + "_busy_seconds_lower", use.busy_seconds_lower);
+    put_figure(gpu, prefix + "_busy_seconds_upper", use.busy_seconds_upper);
   }
+}
+
+// The confidence's sm_bounds_width_pp: null with its reason where the SM figures are.
+template <class Json>
+void put_bounds_width(Json& gpu, const GpuUsage& usage) {
+  put_figure(gpu, "sm_bounds_width_pp", usage.confidence.sm_bounds_width_pp);
 }
 
 // GPU memory at the window's edges and its peak, and the energy split.

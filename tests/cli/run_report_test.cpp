@@ -106,6 +106,9 @@ TEST(RunSummary, ASignalTheGpuErrorAndLowConfidence) {
   EXPECT_TRUE(has(run_summary(r),
                   "low: the run is shorter than one bucket of the older samples "
                   "(1.00 s)"));
+  r.gpus.front().usage.confidence = {.coverage = 1.0, .sm_bounds_width_pp = 31.1};
+  EXPECT_TRUE(
+      has(run_summary(r), "low: the SM figures may be off by up to 31.1 percentage points"));
   r.gpus.clear();
   EXPECT_TRUE(has(run_summary(r), "GPU                   none used (2 GPUs watched)"));
   r.gpu_error = "no GPU found: NVML could not be loaded";
@@ -119,6 +122,8 @@ TEST(RunSummary, ASignalTheGpuErrorAndLowConfidence) {
 TEST(RunJson, CarriesTheFiguresAndTheirAbsence) {
   RunResult r = sample_result();
   r.gpus.front().usage.energy.device_joules = std::unexpected(Unavailable::not_supported);
+  r.gpus.front().usage.engines[static_cast<std::size_t>(Engine::sm)].average_percent_lower = 35.0;
+  r.gpus.front().usage.confidence.sm_bounds_width_pp = 7.5;
   const Json document = run_json(r);
   EXPECT_EQ(document["schema_version"], kRunSchemaVersion);
   EXPECT_EQ(document["start_time"], "2023-11-14T22:13:20Z");
@@ -129,6 +134,8 @@ TEST(RunJson, CarriesTheFiguresAndTheirAbsence) {
   const Json& gpu = document["gpus"][0];
   EXPECT_EQ(gpu["sm_percent"], 40.0);
   EXPECT_EQ(gpu["sm_peak_percent"], 80.0);
+  EXPECT_EQ(gpu["sm_percent_lower"], 35.0);
+  EXPECT_EQ(gpu["sm_bounds_width_pp"], 7.5);
   EXPECT_EQ(gpu["memory_peak_bytes"], 1ULL << 30);
   EXPECT_TRUE(gpu["energy_device_joules"].is_null());
   EXPECT_EQ(gpu["unavailable"]["energy_device_joules"], "not_supported");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <vector>
@@ -94,29 +95,57 @@ TEST(Attribution, NoSampleWhileTheSamplerWasDrainingMeansIdle) {
   EXPECT_FALSE(idle.confidence.low());
 }
 
-TEST(Attribution, APeriodThatCrossesAWindowEdgeCountsOnlyItsInsidePart) {
+TEST(Attribution, APeriodThatCrossesAWindowEdgeCountsWhatTheMarkersTell) {
   Series series;
   sample_device(series, 0, 20);
   series.set_sample_period_us(0, kPeriod);
   busy(series, 0, kA, 10, 10.25, 80);  // one sample, at 10.25, for (10, 10.25]
-  EXPECT_NEAR(only_gpu(query(series, {kA}, 9.5, 11))[Engine::sm].busy_seconds.value(), 0.2, kExact);
-  EXPECT_NEAR(only_gpu(query(series, {kA}, 10.125, 11))[Engine::sm].busy_seconds.value(), 0.1,
-              kExact);
+  const GpuUsage whole = only_gpu(query(series, {kA}, 9.5, 11));
+  EXPECT_NEAR(whole[Engine::sm].busy_seconds.value(), 0.2, kExact);
+  EXPECT_NEAR(whole[Engine::sm].busy_seconds_lower.value(), 0.2, kExact);
+  EXPECT_NEAR(whole[Engine::sm].busy_seconds_upper.value(), 0.2, kExact);
+  // A was idle in the period before: its 0.2 s count inside, as far as they fit (0.125 s).
+  const GpuUsage edge = only_gpu(query(series, {kA}, 10.125, 11));
+  EXPECT_NEAR(edge[Engine::sm].busy_seconds.value(), 0.125, kExact);
+  EXPECT_NEAR(edge[Engine::sm].busy_seconds_lower.value(), 0.075, kExact);
+  EXPECT_NEAR(edge[Engine::sm].busy_seconds_upper.value(), 0.125, kExact);
+  EXPECT_NEAR(edge.confidence.sm_bounds_width_pp.value(), 100 * 0.05 / 0.875, kExact);
+  // The proportional rule counts the inside part's share.
+  const Window window{.begin_us = at(10.125), .end_us = at(11)};
+  const std::array keys{kA};
+  const auto proportional = usage(series, keys, window, EdgeRule::proportional);
+  ASSERT_TRUE(proportional.has_value());
+  EXPECT_NEAR(only_gpu(*proportional)[Engine::sm].busy_seconds.value(), 0.1, kExact);
   EXPECT_EQ(only_gpu(query(series, {kA}, 10.25, 11))[Engine::sm].busy_seconds, 0.0);
+}
+
+TEST(Attribution, APeriodWhoseNeighbourWasBusyIsSplitInProportion) {
+  const Series series = bursty_worker();  // busy from 10 to 15 s: no idle neighbour inside
+  const GpuUsage task = only_gpu(query(series, {kA}, 11.1, 12.3));
+  EXPECT_NEAR(task[Engine::sm].average_percent.value(), 80.0, kExact);
+  EXPECT_LT(task[Engine::sm].average_percent_lower.value(), 80.0);
+  EXPECT_GT(task[Engine::sm].average_percent_upper.value(), 80.0);
 }
 
 TEST(Attribution, AnAssumedPeriodLongerThanTheSamplesGapDoesNotCountTimeTwice) {
   Series series = bursty_worker();
   series.set_sample_period_us(0, kSecond);
-  EXPECT_NEAR(only_gpu(query(series, {kA}, 10, 15))[Engine::sm].busy_seconds.value(), 4.0, kExact);
+  const std::array keys{kA};
+  const auto proportional = usage(series, keys, {at(10), at(15)}, EdgeRule::proportional);
+  ASSERT_TRUE(proportional.has_value());
+  EXPECT_NEAR(only_gpu(*proportional)[Engine::sm].busy_seconds.value(), 4.0, kExact);
   // Only the first sample of a burst reaches back a whole (assumed) period.
   EXPECT_NEAR(only_gpu(query(series, {kA}, 9, 15))[Engine::sm].busy_seconds.value(), 4.6, kExact);
+  // That period reaches 0.75 s into the idle time before the window, so the markers rule
+  // takes all of its (assumed) 0.8 busy-seconds as inside, as far as they fit: 0.25 s.
+  EXPECT_NEAR(only_gpu(query(series, {kA}, 10, 15))[Engine::sm].busy_seconds.value(), 4.05, kExact);
 }
 
-TEST(Attribution, AWindowShorterThanTheDriverPeriodIsFlagged) {
+TEST(Attribution, AWindowShorterThanTheDriverPeriodIsFlaggedByItsBoundsWidth) {
   const Series series = bursty_worker();
   const GpuUsage short_task = only_gpu(query(series, {kA}, 11.0, 11.1));
   EXPECT_TRUE(short_task.confidence.shorter_than_sample_period);
+  EXPECT_NEAR(short_task.confidence.sm_bounds_width_pp.value(), 50.0, kExact);  // 50 % to 100 %
   EXPECT_TRUE(short_task.confidence.low());
   EXPECT_NEAR(short_task[Engine::sm].average_percent.value(), 80.0, kExact);
   EXPECT_FALSE(only_gpu(query(series, {kA}, 11.0, 11.25)).confidence.low());

@@ -98,8 +98,13 @@ TEST(AttributionTiers, EdgesInTheCoarseTierAreAtBucketResolution) {
   EXPECT_NEAR(inside[Engine::sm].average_percent.value(), 80.0, kExact);
   EXPECT_TRUE(inside.confidence.shorter_than_coarse_bucket);
   EXPECT_TRUE(inside.confidence.low());
-  // The same window in the fine tier is not.
-  EXPECT_FALSE(gpu(two_tasks(kAllFine), {kA}, 11.2, 11.7).confidence.low());
+  // The same window in the fine tier has its edges at the driver period's resolution.
+  const GpuUsage fine = gpu(two_tasks(kAllFine), {kA}, 11.2, 11.7);
+  EXPECT_FALSE(fine.confidence.shorter_than_coarse_bucket);
+  // (Up to 0.5 s of its bucket and 0.05 s of the one before, whose raw periods may have
+  // reached 0.25 s into the next bucket: 110 %.)
+  EXPECT_NEAR(inside.confidence.sm_bounds_width_pp.value(), 110.0, kExact);
+  EXPECT_NEAR(fine.confidence.sm_bounds_width_pp.value(), 20.0, kExact);
 }
 
 // Two workers in random bursts at random percents: what folding keeps of them.

@@ -1,6 +1,7 @@
 // usage_per_process: every process's figures in one pass are those usage() gives for each
-// process alone, on a timeline with overlapping processes, changing power, memory that comes
-// and goes, and windows that reach into the coarse tier.
+// process alone (with the proportional rule at the window's edges), on a timeline with overlapping
+// processes, changing power, memory that comes and goes, and windows that reach into the coarse
+// tier.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -77,7 +78,7 @@ TEST(UsagePerProcess, EachProcessGetsWhatUsageGivesItAlone) {
     ASSERT_EQ(all->size(), 3U);
     for (const ProcessGpuShare& share : *all) {
       const std::array key{share.key};
-      const auto alone = usage(series, key, {at(from), at(to)});
+      const auto alone = usage(series, key, {at(from), at(to)}, EdgeRule::proportional);
       ASSERT_TRUE(alone.has_value());
       ASSERT_EQ(alone->gpus.size(), 1U);
       const GpuUsage& gpu = alone->gpus.front();

@@ -200,13 +200,13 @@ Task ended_task() {
   task.end_us = 1'700'000'002'500'000;
   GpuUsage gpu;
   gpu.device = 0;
-  gpu.engines[0] = {1.2, 80.0, 97.0};
-  gpu.engines[4] = {std::unexpected(Unavailable::not_supported),
-                    std::unexpected(Unavailable::not_supported),
-                    std::unexpected(Unavailable::not_supported)};
+  gpu.engines[0] = {1.2, 80.0, 97.0, 1.05, 1.3, 70.0, 86.0 + 2.0 / 3.0};
+  const auto not_supported = std::unexpected(Unavailable::not_supported);
+  gpu.engines[4] = {not_supported, not_supported, not_supported, not_supported,
+                    not_supported, not_supported, not_supported};
   gpu.memory.peak_bytes = 1U << 30U;
   gpu.energy.processes_joules = 210.5;
-  gpu.confidence = {166'667, 0.5, false, 1'000'000, false};
+  gpu.confidence = {166'667, 0.5, false, 1'000'000, false, 16.0 + 2.0 / 3.0};
   Usage usage{{task.begin_us, *task.end_us}, {gpu}, {}};
   usage.host.cpu_user_seconds = 0.9;
   usage.host.peak_rss_bytes = std::unexpected(Unavailable::process_gone);
@@ -235,7 +235,14 @@ TEST(Protocol, EndReplyCarriesTheRecordAndItsFigures) {
   EXPECT_DOUBLE_EQ(gpu["sm_percent"].get<double>(), 80.0);
   EXPECT_DOUBLE_EQ(gpu["sm_busy_seconds"].get<double>(), 1.2);
   EXPECT_DOUBLE_EQ(gpu["sm_peak_percent"].get<double>(), 97.0);
+  EXPECT_DOUBLE_EQ(gpu["sm_busy_seconds_lower"].get<double>(), 1.05);
+  EXPECT_DOUBLE_EQ(gpu["sm_busy_seconds_upper"].get<double>(), 1.3);
+  EXPECT_DOUBLE_EQ(gpu["sm_percent_lower"].get<double>(), 70.0);
+  EXPECT_DOUBLE_EQ(gpu["sm_percent_upper"].get<double>(), 86.0 + 2.0 / 3.0);
+  EXPECT_DOUBLE_EQ(gpu["sm_bounds_width_pp"].get<double>(), 16.0 + 2.0 / 3.0);
   EXPECT_EQ(gpu["unavailable"]["jpeg_peak_percent"], "not_supported");
+  EXPECT_TRUE(gpu["jpeg_busy_seconds_upper"].is_null());
+  EXPECT_EQ(gpu["unavailable"]["jpeg_percent_lower"], "not_supported");
   EXPECT_EQ(gpu["coarse_bucket_us"], 1'000'000);
   EXPECT_FALSE(gpu["shorter_than_coarse_bucket"].get<bool>());
   EXPECT_TRUE(gpu["jpeg_percent"].is_null());
