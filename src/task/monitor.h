@@ -45,8 +45,9 @@ class Monitor {
 
   // When the sampler's newest round was taken; absent before the first.
   virtual std::optional<TimeUs> last_sample_time_us() const = 0;
-  // The round time from which the samples up to `time_us` are complete (the driver reports
-  // each sample period at its end, so a round at `time_us` itself may miss the last one).
+  // The round time from which the samples a task ending at `time_us` needs are complete (the
+  // driver reports each sample period at its end, so a round at `time_us` itself may miss the
+  // last one; and the period after the end tells where the last one's busy time belongs).
   virtual TimeUs complete_after(TimeUs time_us) const = 0;
   // What the process used in the window, with the uuids of the GPUs involved; a one-line
   // reason when nothing could be computed.

@@ -61,7 +61,10 @@ std::optional<TimeUs> SamplerMonitor::last_sample_time_us() const {
 }
 
 TimeUs SamplerMonitor::complete_after(TimeUs time_us) const {
-  return sampler_.complete_after(time_us);
+  // One period more than the samples covering the end: whether the process was idle in the
+  // period after the one holding the end decides where that period's busy time belongs
+  // (core/attribution.h, the markers estimate).
+  return sampler_.complete_after(sampler_.complete_after(time_us));
 }
 
 std::expected<TaskFigures, std::string> SamplerMonitor::figures(const ProcessKey& key,

@@ -156,8 +156,13 @@ class TaskTruth(unittest.TestCase):
         self.assertEqual(host["peak_rss_source"], "high_water_mark", name)
         device = gpu["energy_device_joules"]
         energy_truth = truth.device_joules(t0, t1)
-        if length >= 1.0:
+        # The driver's power samples give each 1/6 s period's mean power, spread evenly over
+        # the period: at an edge inside a period whose power steps there, up to a quarter of
+        # the period times the step is put on the wrong side (docs/attribution.md, Energy).
+        if length >= 2.5:
             self.assertAlmostEqual(device, energy_truth, delta=0.03 * energy_truth, msg=name)
+        elif length >= 1.0:
+            self.assertAlmostEqual(device, energy_truth, delta=0.06 * energy_truth, msg=name)
         parts = gpu["energy_joules"] + gpu["energy_other_processes_joules"] + gpu["energy_idle_joules"]
         self.assertAlmostEqual(parts, device, delta=0.01 * device, msg=name)
         return (length, step["sm"], sm_truth, sm, gpu["sm_percent_lower"], gpu["sm_percent_upper"],
@@ -171,11 +176,13 @@ class TaskTruth(unittest.TestCase):
 
     def test_background_activity_between_tasks_gives_honest_bounds(self):
         rows = self.check_tasks("1s", seed=41, background_sm=15)
-        # Activity outside the window could belong to it: short tasks' bounds are wide and
-        # flagged, and the truth lies inside them (checked per task).
+        # Activity outside the window could belong to it: short tasks' bounds are wide, the
+        # truth lies inside them (checked per task), and a window whose bounds are wider than
+        # 15 points is flagged (docs/attribution.md, Confidence).
         short = [row for row in rows if row[0] < 0.5]
         self.assertTrue(all(row[5] - row[4] > 3.0 for row in short), rows)
-        self.assertTrue(all(row[10] for row in short), rows)
+        self.assertTrue(all(row[10] for row in rows if row[5] - row[4] > 15.0), rows)
+        self.assertTrue(any(row[5] - row[4] > 15.0 for row in short), rows)
 
     @staticmethod
     def report(label, rows):

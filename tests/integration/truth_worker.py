@@ -81,6 +81,9 @@ def main(socket_path, plan_path, out_path):
     epoch_s = int(os.environ["GPUMETER_SIM_EPOCH_US"]) / 1e6
     plan = json.loads(Path(plan_path).read_text())
     with gpumeter.Client(socket_path) as client:
+        # Connect first: the connection and its reader thread take memory of their own,
+        # which would otherwise land between the worker's reading and the daemon's.
+        client.status()
         truths = [run_task(client, step, epoch_s) for step in plan]
     Path(out_path).write_text(json.dumps(truths))
 
