@@ -45,7 +45,8 @@ void append_fine(const UtilizationSeries& series, Window window, TimeUs period_u
 }
 
 // A coarse record covers exactly its bucket. For the bounds, its span is a driver period wider
-// at each end, so buckets next to the window whose span reaches into it count there too.
+// at each end that meets a busy neighbouring bucket, so buckets next to the window whose span
+// reaches into it count there too.
 void append_coarse(const UtilizationSeries& series, Window window, TimeUs bucket_us,
                    TimeUs period_us, bool in_set, BusyBounds* bounds, std::vector<Segment>& out) {
   const CoarseGpuRecords& records = series.coarse();
@@ -63,9 +64,16 @@ void append_coarse(const UtilizationSeries& series, Window window, TimeUs bucket
     const bool overlaps = segment.begin_us < segment.end_us;
     if (overlaps) out.push_back(segment);
     if (!bounded) continue;
+    // Folding splits a raw period that straddles a bucket's end between the two buckets, so
+    // busy time may belong a period beyond either end, but only towards a neighbouring bucket
+    // that has a record: had it none, its part of such a period rounded to 0 % (at most half
+    // a percent of a bucket, the tier's own rounding).
+    const bool busy_before = i > 0 && records[i - 1].time_us == begin;
+    const bool busy_after =
+        i + 1 < records.size() && records[i + 1].time_us == record.time_us + bucket_us;
     const RecordSpan span{.length_us = bucket_us,
-                          .begin_us = begin - period_us,
-                          .end_us = record.time_us + period_us};
+                          .begin_us = begin - (busy_before ? period_us : 0),
+                          .end_us = record.time_us + (busy_after ? period_us : 0)};
     const TimeUs part_end = overlaps ? segment.end_us : segment.begin_us;
     add_bounds(*bounds, record, segment.begin_us, part_end, span, window);
   }
