@@ -90,7 +90,7 @@ class TaskTruth(unittest.TestCase):
         socket = directory / "gpumeter.sock"
         (directory / "truth.json").write_text(json.dumps(scenario(plan, background_sm)))
         (directory / "plan.json").write_text(json.dumps(plan))
-        epoch_us = int((time.time() + 1.0) * 1e6)
+        epoch_us = int((time.time() + 3.0) * 1e6)  # t = 0 once the daemon is up, even a slow one
         env = clean_env(GPUMETER_SIM_EPOCH_US=epoch_us,
                         GPUMETER_DATABASE=directory / "history.db")
         worker = subprocess.Popen(

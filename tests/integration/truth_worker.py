@@ -80,6 +80,10 @@ def run_task(client, step, epoch_s):
 def main(socket_path, plan_path, out_path):
     epoch_s = int(os.environ["GPUMETER_SIM_EPOCH_US"]) / 1e6
     plan = json.loads(Path(plan_path).read_text())
+    # The worker is spawned before the daemon (which must know its pid): wait for its socket.
+    deadline = time.time() + 120
+    while not os.path.exists(socket_path) and time.time() < deadline:
+        time.sleep(0.05)
     with gpumeter.Client(socket_path) as client:
         # Connect first: the connection and its reader thread take memory of their own,
         # which would otherwise land between the worker's reading and the daemon's.
