@@ -26,10 +26,12 @@ Unavailable why_no_energy(const RingBuffer<DeviceRecord>& samples) {
   return samples.back().energy_joules().error();
 }
 
-// A power sample stands for the period before it, (t - P, t]. Drivers stamp their samples
-// with some jitter, so a gap up to this many periods still joins two samples: the later one
-// then stands for the whole gap. A longer gap is a hole (a sample missed or not drained yet).
-constexpr double kJoiningGap = 1.5;
+// A power sample stands for the period before it, (t - P, t], P being the power period.
+// Drivers stamp their samples with jitter (an H200 with driver 580.159.04: gaps of 15.7 to
+// 24.4 ms around 20 ms, docs/hardware.md), and may skip one; so a gap up to this many periods
+// still joins two samples: the later one then stands for the whole gap. A longer gap is a hole
+// (samples lost, or not drained yet).
+constexpr double kJoiningGap = 3.0;
 
 // The start of the stretch the i-th power sample stands for.
 TimeUs stretch_begin(const RingBuffer<PowerSample>& power, std::size_t i, TimeUs period_us) {

@@ -8,6 +8,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <ranges>
 #include <set>
 #include <stop_token>
 #include <thread>
@@ -52,6 +53,26 @@ TimeUs power_complete_after(const DeviceSeries& device, TimeUs time_us) {
 
 // The next tick of the schedule `previous` + k·interval after `now`. A round that overran
 // skips the ticks it missed rather than running them back to back.
+// The driver answers each process's mean over the periods stamped after lastSeenTimeStamp,
+// so that time decides what a drain's mean is spread over. Asked from the newest sample
+// stored only, the answer would average over every idle period since (all of the buffer, the
+// first time) and be stored as if it were recent. So a drain asks from the newest period the
+// previous drain (at `previous_drain_us`) was answered for: the last end of a period on the
+// grid of the newest stored stamp, allowing the driver a quarter period to publish a period
+// after its end (a quarter of the shortest driver period while the GPU's is not known yet);
+// with no stamp stored yet, from that much before the previous drain. A period answered
+// already is never asked for twice (its stamp is at or before the newest stored).
+TimeUs ask_after(std::optional<TimeUs> newest_stored_us, TimeUs previous_drain_us, TimeUs period_us,
+                 TimeUs shortest_period_us) {
+  const TimeUs published_by = previous_drain_us - std::min(period_us, shortest_period_us) / 4;
+  if (!newest_stored_us) return published_by;
+  if (published_by <= *newest_stored_us) return *newest_stored_us;
+  return *newest_stored_us + (published_by - *newest_stored_us) / period_us * period_us;
+}
+
+// Drains between rounds come at most this often, whatever the driver's period.
+constexpr auto kShortestDrainEvery = std::chrono::milliseconds(50);
+
 struct Tick {
   SteadyClock::time_point at;
   std::uint64_t skipped = 0;
@@ -116,7 +137,12 @@ struct Batch {
     ProcessMemorySample sample;
   };
   std::vector<std::pair<std::uint32_t, TimeUs>> periods;  // measured in this round
-  std::vector<std::pair<std::uint32_t, std::vector<KeyedGpuSample>>> drains;
+  struct Drain {
+    std::uint32_t device = 0;
+    TimeUs asked_after = 0;  // the lastSeenTimeStamp passed
+    std::vector<KeyedGpuSample> samples;
+  };
+  std::vector<Drain> drains;
   std::vector<std::pair<std::uint32_t, std::vector<PowerSample>>> power;
   std::vector<std::pair<std::uint32_t, DeviceSample>> devices;
   std::vector<Memory> memory;
@@ -127,7 +153,9 @@ struct Batch {
 void store(Series& series, const Batch& batch, TimeUs now) {
   // The period first: storing a per-process sample reads it.
   for (const auto& [device, period] : batch.periods) series.set_sample_period_us(device, period);
-  for (const auto& [device, drain] : batch.drains) series.add_process_gpu_samples(device, drain);
+  for (const Batch::Drain& d : batch.drains) {
+    series.add_process_gpu_samples(d.device, d.samples, d.asked_after);
+  }
   for (const auto& [device, power] : batch.power) series.add_power_samples(device, power);
   for (const auto& [device, sample] : batch.devices) series.add_device_sample(device, sample);
   for (const Batch::Memory& m : batch.memory) {
@@ -194,6 +222,7 @@ struct Sampler::State {
   void sample_device(Round& round, const Device& device);
   Maybe<void> drain(Round& round, std::uint32_t index);
   void drain_device_buffers(Round& round, std::uint32_t index);
+  TimeUs period_of(const Round& round, std::uint32_t index) const;
   void sample_memory(Round& round, const Device& device);
   void sample_hosts(Round& round);
   void sample_host_usage(Round& round, const std::set<ProcessKey>& keys, UsageDetail detail);
@@ -201,6 +230,12 @@ struct Sampler::State {
   void publish(std::shared_ptr<const Snapshot> fresh);
   void run(const std::stop_token& stop);
   void run_guarded();
+  // Between two rounds: waits for `tick`, draining the per-process utilisation of the GPUs
+  // every half driver period meanwhile, so that each of the driver's answers (a process's
+  // mean since the last call) covers about one period (docs/attribution.md, "Samples").
+  void wait_draining(const std::stop_token& stop, SteadyClock::time_point tick);
+  SteadyClock::duration drain_every() const;
+  void drain_between(TimeUs now);
 
   GpuSource& gpus;
   ProcessSource& host;
@@ -214,6 +249,10 @@ struct Sampler::State {
   // list has left the GPU and gets a 0-byte memory sample.
   std::map<std::uint32_t, std::set<ProcessKey>> listed;
   SamplerStats working;  // copied to `stats` when a round is published
+  // The GPUs whose per-process utilisation the last round could drain, with their driver
+  // sample period (µs) as the series held it then.
+  std::map<std::uint32_t, TimeUs> drainable;
+  std::map<std::uint32_t, TimeUs> drained_at;  // per GPU, when its last drain was asked
 
   mutable std::mutex series_mutex;
   Series series;
@@ -295,10 +334,16 @@ ProcessKey Sampler::State::key_of(Round& round, Pid pid) {
 
 void Sampler::State::sample_device(Round& round, const Device& device) {
   const std::uint32_t index = device.identity.index;
+  // The device buffers first: the utilisation buffer tells the sample period a drain needs.
+  if (!device.lost) drain_device_buffers(round, index);
   const Maybe<void> drained =
       device.lost ? Maybe<void>(std::unexpected(Unavailable::gpu_lost)) : drain(round, index);
   round.batch.devices.emplace_back(index, device_sample(round.now, device.state, drained));
-  if (!device.lost) drain_device_buffers(round, index);
+  if (drained) {
+    drainable[index] = period_of(round, index);
+  } else {
+    drainable.erase(index);
+  }
   sample_memory(round, device);
   if (device.vgpu) {
     for (const VgpuInstance& instance : device.vgpu->instances)
@@ -309,20 +354,39 @@ void Sampler::State::sample_device(Round& round, const Device& device) {
 // Drains the GPU's per-process utilisation; done when it could (even if nothing was busy),
 // else why not (mig on a GPU in MIG mode).
 Maybe<void> Sampler::State::drain(Round& round, std::uint32_t index) {
+  const TimeUs period_us = period_of(round, index);
   std::optional<TimeUs> last_seen;
   {
     std::lock_guard lock(series_mutex);
     last_seen = series.last_seen_us(index);
   }
-  auto samples = gpus.drain_process_utilization(index, last_seen);
+  // The first drain asks for the last period only (the last interval while the period is not
+  // known): what came before is not covered anyway.
+  const auto asked = drained_at.find(index);
+  const TimeUs after = asked != drained_at.end()
+                           ? ask_after(last_seen, asked->second, period_us,
+                                       series.config().shortest_driver_period_us)
+                           : round.now - std::min(period_us, series.config().interval_us);
+  auto samples = gpus.drain_process_utilization(index, after);
   note(working.utilization_drain, round.now, samples,
        [&] { return fmt::format("GPU {}: per-process utilisation could not be read", index); });
   if (!samples) return std::unexpected(samples.error());
   std::vector<KeyedGpuSample> keyed;
   keyed.reserve(samples->size());
   for (const PidGpuSample& s : *samples) keyed.push_back({key_of(round, s.pid), s.sample});
-  round.batch.drains.emplace_back(index, std::move(keyed));
+  round.batch.drains.push_back({index, after, std::move(keyed)});
+  drained_at[index] = round.now;
   return {};
+}
+
+// The GPU's driver sample period: measured in this round, else as the series holds it.
+TimeUs Sampler::State::period_of(const Round& round, std::uint32_t index) const {
+  for (const auto& [device, period] : round.batch.periods) {
+    if (device == index) return period;
+  }
+  std::lock_guard lock(series_mutex);
+  const DeviceSeries* known = series.device(index);
+  return known != nullptr ? known->sample_period_us() : series.config().default_driver_period_us;
 }
 
 void Sampler::State::drain_device_buffers(Round& round, std::uint32_t index) {
@@ -410,9 +474,52 @@ void Sampler::State::run(const std::stop_token& stop) {
     const Tick next = next_tick(tick, interval, SteadyClock::now());
     tick = next.at;
     skipped_ticks += next.skipped;
-    std::unique_lock lock(wake_mutex);
-    wake.wait_until(lock, stop, tick, [] { return false; });
+    wait_draining(stop, tick);
   }
+}
+
+void Sampler::State::wait_draining(const std::stop_token& stop, SteadyClock::time_point tick) {
+  const SteadyClock::duration every = drain_every();
+  for (;;) {
+    const SteadyClock::time_point now = SteadyClock::now();
+    // The round at `tick` drains too: no drain shortly before it.
+    const bool drains = every.count() > 0 && now + every + every / 2 < tick;
+    {
+      std::unique_lock lock(wake_mutex);
+      wake.wait_until(lock, stop, drains ? now + every : tick, [] { return false; });
+    }
+    if (!drains || stop.stop_requested()) return;
+    try {
+      drain_between(wall_now_us());
+    } catch (const std::exception& e) {
+      std::lock_guard lock(round_mutex);
+      failed(working.utilization_drain, wall_now_us(),
+             fmt::format("draining per-process utilisation failed: {}", e.what()));
+    }
+  }
+}
+
+// Half the shortest driver period of a drainable GPU, at least kShortestDrainEvery; zero
+// (no drains between rounds) when rounds come at least once per period.
+SteadyClock::duration Sampler::State::drain_every() const {
+  std::lock_guard lock(round_mutex);
+  if (drainable.empty()) return {};
+  const TimeUs shortest = std::ranges::min(drainable | std::views::values);
+  const auto interval = std::chrono::duration_cast<std::chrono::microseconds>(config.interval);
+  if (shortest >= interval.count()) return {};
+  return std::max<SteadyClock::duration>(std::chrono::microseconds(shortest / 2),
+                                         kShortestDrainEvery);
+}
+
+void Sampler::State::drain_between(TimeUs now) {
+  std::lock_guard lock(round_mutex);
+  Round round{.now = now};
+  for (const auto& [index, period] : drainable) {
+    drain_device_buffers(round, index);
+    [[maybe_unused]] const Maybe<void> drained = drain(round, index);
+  }
+  std::lock_guard series_lock(series_mutex);
+  store(series, round.batch, now);
 }
 
 // One round of the background thread. A failed round is already in the stats, and the
@@ -436,6 +543,14 @@ Sampler::~Sampler() {
 
 std::expected<void, Error> Sampler::sample_once(TimeUs now_us) {
   return state_->run_round(now_us);
+}
+
+void Sampler::drain_between_rounds(TimeUs now_us) {
+  state_->drain_between(now_us);
+}
+
+std::chrono::microseconds Sampler::drain_every() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(state_->drain_every());
 }
 
 void Sampler::start() {

@@ -91,6 +91,15 @@ class Sampler {
   // are still taken, and the previous snapshot stays published).
   std::expected<void, Error> sample_once(TimeUs now_us);
 
+  // What the background thread does between two rounds, every drain_every(): drains the
+  // per-process utilisation of the GPUs the last round could drain, so that each of the
+  // driver's answers (a process's mean since the last call) covers about one driver period
+  // (docs/attribution.md, "What the sampler records"). drain_every() is zero when the rounds
+  // come at least once per driver period: then only rounds drain. Errors are recorded in
+  // stats().utilization_drain, as a round's are.
+  void drain_between_rounds(TimeUs now_us);
+  std::chrono::microseconds drain_every() const;
+
   // Starts / stops the background thread that calls sample_once every interval, on a steady
   // schedule (a round that overruns skips the ticks it missed). stop() returns promptly,
   // after the round in progress, if any. Both are idempotent.

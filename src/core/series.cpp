@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "core/coarse_record.h"
@@ -209,8 +212,40 @@ Insert Series::add_host_sample(const ProcessKey& key, const HostSample& sample) 
   return series.add(sample, host_tiers_);
 }
 
+namespace {
+
+// A driver answers one sample per process and call: the process's mean over the driver periods
+// since the call's lastSeenTimeStamp (`seen`), stamped with the newest period's end (docs/
+// attribution.md, "Per-process utilisation"). Such a sample, spanning several periods, becomes
+// that many records of one period each, holding the same mean, so that each record covers what
+// it stands for: at most a fine horizon of them; without `seen` the span is unknown and the
+// sample stays one record. A driver that answers a sample per period instead (several for one
+// process in one answer) gives records of one period each.
+std::vector<KeyedGpuSample> one_per_period(std::span<const KeyedGpuSample> sorted,
+                                           std::optional<TimeUs> seen, TimeUs period_us,
+                                           TimeUs fine_horizon_us) {
+  const TimeUs most = std::max<TimeUs>(1, fine_horizon_us / period_us);
+  std::map<ProcessKey, int> answered;  // samples per process in this answer
+  for (const KeyedGpuSample& s : sorted) ++answered[s.key];
+  std::vector<KeyedGpuSample> records;
+  records.reserve(sorted.size());
+  for (const KeyedGpuSample& s : sorted) {
+    const TimeUs span = seen && answered[s.key] == 1 ? s.sample.time_us - *seen : period_us;
+    const TimeUs periods = std::clamp<TimeUs>((span + period_us / 2) / period_us, 1, most);
+    for (TimeUs back = periods - 1; back >= 0; --back) {
+      KeyedGpuSample record = s;
+      record.sample.time_us -= back * period_us;
+      records.push_back(record);
+    }
+  }
+  return records;
+}
+
+}  // namespace
+
 std::size_t Series::add_process_gpu_samples(std::uint32_t device,
-                                            std::span<const KeyedGpuSample> drain) {
+                                            std::span<const KeyedGpuSample> drain,
+                                            std::optional<TimeUs> asked_after) {
   const std::optional<TimeUs> seen = last_seen_us(device);
   std::vector<KeyedGpuSample> fresh;
   std::ranges::copy_if(drain, std::back_inserter(fresh), [seen](const KeyedGpuSample& s) {
@@ -218,18 +253,38 @@ std::size_t Series::add_process_gpu_samples(std::uint32_t device,
   });
   // Each process's series must receive its samples oldest first; one time per process at most
   // is kept, so the order among equal times does not matter.
-  std::ranges::sort(fresh, {}, [](const KeyedGpuSample& s) { return s.sample.time_us; });
+  const auto by_time = [](const KeyedGpuSample& s) { return s.sample.time_us; };
+  std::ranges::sort(fresh, {}, by_time);
+  const DeviceSeries& series = devices_.try_emplace(device, config_).first->second;
+  std::vector<KeyedGpuSample> records = one_per_period(
+      fresh, asked_after ? asked_after : seen, series.sample_period_us(), config_.fine_horizon_us);
+  std::ranges::stable_sort(records, {}, by_time);
   std::size_t stored = 0;
-  for (const KeyedGpuSample& s : fresh) {
+  for (const KeyedGpuSample& s : records) {
     if (add_process_gpu_sample(device, s.key, s.sample) == Insert::stored) ++stored;
   }
   return stored;
 }
 
+namespace {
+constexpr std::size_t kPowerPeriodMinSamples = 5;  // a median of at least four gaps
+}  // namespace
+
 std::size_t Series::add_power_samples(std::uint32_t device, std::span<const PowerSample> drain) {
   std::vector<PowerSample> sorted(drain.begin(), drain.end());
   std::ranges::sort(sorted, {}, &PowerSample::time_us);
   DeviceSeries& series = devices_.try_emplace(device, config_).first->second;
+  // Stamps jitter (15.7 to 24.4 ms around 20 ms on an H200, docs/hardware.md): the period is
+  // the median gap of a drain that holds a few, not the shortest gap ever seen.
+  if (sorted.size() >= kPowerPeriodMinSamples) {
+    std::vector<TimeUs> gaps;
+    gaps.reserve(sorted.size() - 1);
+    for (std::size_t i = 1; i < sorted.size(); ++i) {
+      gaps.push_back(sorted[i].time_us - sorted[i - 1].time_us);
+    }
+    std::ranges::nth_element(gaps, gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2));
+    if (const TimeUs median = gaps[gaps.size() / 2]; median > 0) series.set_power_period_us(median);
+  }
   std::size_t stored = 0;
   for (const PowerSample& s : sorted) {
     if (series.add(s) == Insert::stored) ++stored;

@@ -74,9 +74,16 @@ class DeviceSeries {
   const RingBuffer<DeviceRecord>& samples() const noexcept { return samples_; }
   // The driver's power samples of the fine horizon (energy_at reads them).
   const RingBuffer<PowerSample>& power() const noexcept { return power_; }
-  // The period of the power samples, µs: the shortest gap seen between two consecutive ones
-  // (the driver stamps one every period); absent before two were stored.
-  std::optional<TimeUs> power_period_us() const noexcept { return power_gap_us_; }
+  // The period of the power samples, µs: the median gap of a drain of at least five (see
+  // set_power_period_us), before one the shortest gap seen between two consecutive ones (the
+  // driver stamps one every period); absent before two were stored.
+  std::optional<TimeUs> power_period_us() const noexcept {
+    return power_median_us_ ? power_median_us_ : power_gap_us_;
+  }
+  // Sets the power period measured on one drain (the median gap between its samples, which
+  // one skipped sample or a stamp's jitter does not move): it replaces the shortest gap.
+  // Precondition: period_us > 0.
+  void set_power_period_us(TimeUs period_us) noexcept { power_median_us_ = period_us; }
   const std::map<ProcessKey, UtilizationSeries>& utilization() const noexcept {
     return utilization_;
   }
@@ -122,6 +129,7 @@ class DeviceSeries {
   std::optional<TimeUs> set_period_us_;
   std::optional<TimeUs> shortest_gap_us_;
   std::optional<TimeUs> power_gap_us_;
+  std::optional<TimeUs> power_median_us_;
   EngineMask engines_reported_ = 0;
 };
 
@@ -146,8 +154,12 @@ class Series {
 
   // Stores one drain of a device's per-process utilisation samples: drops samples not newer
   // than last_seen_us(device) as it was before the call (drivers return such junk for zombie
-  // processes), stores the rest in time order. Returns how many were stored.
-  std::size_t add_process_gpu_samples(std::uint32_t device, std::span<const KeyedGpuSample> drain);
+  // processes), stores the rest in time order, a sample spanning several driver periods as one
+  // record per period (docs/attribution.md, "Per-process utilisation"). `asked_after` is the
+  // lastSeenTimeStamp the drain passed (default: last_seen_us(device)): where each process's
+  // first sample's span starts. Returns how many records were stored.
+  std::size_t add_process_gpu_samples(std::uint32_t device, std::span<const KeyedGpuSample> drain,
+                                      std::optional<TimeUs> asked_after = std::nullopt);
 
   // The newest per-process utilisation timestamp stored for `device`, for lastSeenTimeStamp;
   // absent when none was ever stored (then the sampler passes 0).

@@ -228,6 +228,26 @@ std::vector<ProcessSample> Timeline::process_samples(std::size_t device, SimUs n
   return {newest_first.rbegin(), newest_first.rend()};
 }
 
+std::vector<ProcessSample> Timeline::process_averages(std::size_t device, SimUs now,
+                                                      SimUs after) const {
+  const DeviceSpec& d = scenario_.devices[device];
+  const Ring r = ring(d, now);
+  const SimUs first =
+      after < 0 ? r.first : std::max(r.first, floor_div(after, d.sample_period_us) + 1);
+  std::vector<ProcessSample> out;
+  if (r.last < first) return out;
+  const double a = seconds((first - 1) * d.sample_period_us);
+  const double b = seconds(r.last * d.sample_period_us);
+  for (const ProcessSpec* p : on_device_[device]) {
+    if (out.size() >= d.process_sample_capacity) break;
+    const std::optional<std::uint32_t> pid = pid_of(*p);
+    if (!pid) continue;
+    const UsePercent use = rounded(process_mean(*p, a, b));
+    if (use.any()) out.push_back(ProcessSample{*pid, r.last * d.sample_period_us, use});
+  }
+  return out;
+}
+
 double Timeline::energy_mj(std::size_t device, double a, double b) const {
   if (b <= a) return 0;
   const DeviceSpec& d = scenario_.devices[device];

@@ -107,6 +107,12 @@ class Timeline {
   // lastSeenTimeStamp in scenario time: older ones would be filtered out anyway, and
   // computing them is most of a drain's cost).
   std::vector<ProcessSample> process_samples(std::size_t device, SimUs now, SimUs after = -1) const;
+  // What a driver answers to a per-process utilisation query: one sample per process busy
+  // in the periods of the ring stamped after `after`, holding its mean use over all those
+  // periods (idle ones count as 0) and stamped with the newest period's end (seen on an H200,
+  // driver 580.159.04: docs/hardware.md). At most process_sample_capacity, in scenario order.
+  std::vector<ProcessSample> process_averages(std::size_t device, SimUs now,
+                                              SimUs after = -1) const;
   // Energy drawn over [a, b], in mJ.
   double energy_mj(std::size_t device, double a, double b) const;
   // Records of processes that started on `device` by t (running or not), oldest first,

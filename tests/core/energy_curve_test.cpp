@@ -74,9 +74,15 @@ TEST(EnergyCurve, TheCounterIsKeptAtEveryReading) {
   EXPECT_NEAR(energy(series, 9, 12).device_joules.value(), 600.0, 1e-9);
 }
 
-TEST(EnergyCurve, AHoleInThePowerSamplesFallsBackToConstantPower) {
+TEST(EnergyCurve, OneMissedPowerSampleIsBridgedByTheNextOne) {
+  // Drivers skip a sample now and then; the one at 11 s then stands for (10.5, 11] at 300 W.
   const Series series = board({10.75});
-  // (10, 11] is not covered: linear there, 200 J over the second.
+  EXPECT_NEAR(energy(series, 10.3, 10.8).device_joules.value(), 20.0 + 90.0, 1e-6);
+}
+
+TEST(EnergyCurve, AHoleInThePowerSamplesFallsBackToConstantPower) {
+  const Series series = board({10.5, 10.75, 11.0});
+  // (10, 11] is not covered (a gap of four periods): linear there, 200 J over the second.
   EXPECT_NEAR(energy(series, 10.3, 10.8).device_joules.value(), 100.0, 1e-6);
 }
 

@@ -65,9 +65,9 @@ constexpr Task kTasks[] = {{10.15, 10.45}, {9.95, 10.95}, {12.15, 12.45}, {11.65
 
 class EnergyTruth : public SimulatedMachine {
  protected:
-  // Rounds every `interval` from 0 on (the simulated counter follows the clock forwards
-  // only), answering each task at the first round that complete_after(its end) asks for, as a
-  // task daemon does.
+  // Rounds every `interval` from 0 on, with the drains between them (the simulated counter
+  // follows the clock forwards only; drains do not read it), answering each task at the first round
+  // that complete_after(its end) asks for, as a task daemon does.
   std::vector<EnergyUse> answer(std::span<const Task> tasks, std::chrono::milliseconds interval) {
     Sampler sampler(gpus(), host(), {.interval = interval});
     std::vector<std::optional<EnergyUse>> answers(tasks.size());
@@ -76,6 +76,7 @@ class EnergyTruth : public SimulatedMachine {
       if (t > 30) break;
       at(t);
       EXPECT_TRUE(sampler.sample_once(time_us(t)).has_value());
+      drain_between(sampler, time_us(t), time_us(t) + interval.count() * 1000);
       for (std::size_t i = 0; i < tasks.size(); ++i) {
         if (answers[i] || time_us(t) < sampler.complete_after(time_us(tasks[i].end_s))) continue;
         answers[i] =

@@ -114,12 +114,25 @@ class SimulatedMachine : public ::testing::Test {
     now_.set(std::to_string(time_us(t_s)).c_str());
   }
 
-  // Rounds at every whole second from `from_s` to `to_s`, the clock moved to each first.
+  // Rounds at every whole second from `from_s` to `to_s`, the clock moved to each first, and
+  // between them the drains the sampler's thread makes (Sampler::drain_every()).
   void run(Sampler& sampler, int from_s, int to_s) {
     for (int t = from_s; t <= to_s; ++t) {
       at(t);
       auto done = sampler.sample_once(time_us(t));
       ASSERT_TRUE(done.has_value()) << "t = " << t << ": " << done.error().message;
+      if (t < to_s) drain_between(sampler, time_us(t), time_us(t + 1));
+    }
+  }
+
+  // The drains between a round at `from_us` and the next at `to_us`, as the sampler's thread
+  // spaces them.
+  void drain_between(Sampler& sampler, TimeUs from_us, TimeUs to_us) {
+    const TimeUs every = sampler.drain_every().count();
+    if (every <= 0) return;
+    for (TimeUs s = from_us + every; s + every / 2 < to_us; s += every) {
+      at(static_cast<double>(s - kEpochUs) / 1e6);
+      sampler.drain_between_rounds(s);
     }
   }
 

@@ -99,6 +99,8 @@ TEST_F(SimulatedMachine, TaskWindowsPastTheFineHorizonKeepTheirBusySeconds) {
     at(t);
     ASSERT_TRUE(coarse.sample_once(time_us(t)).has_value());
     ASSERT_TRUE(fine.sample_once(time_us(t)).has_value());
+    drain_between(coarse, time_us(t), time_us(t + 1));
+    drain_between(fine, time_us(t), time_us(t + 1));
   }
   const ProcessKey worker = key(coarse, 4242);
   // Whole seconds around each task of the first two cycles, all older than 20 s.

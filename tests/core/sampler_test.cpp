@@ -133,17 +133,23 @@ TEST_F(SamplerTest, TheObserverSeesEveryPublishedSnapshotAfterTheRound) {
   EXPECT_EQ(seen.size(), 2U);
 }
 
-TEST_F(SamplerTest, LastSeenIsTheNewestStoredSampleNeverNow) {
+TEST_F(SamplerTest, LastSeenIsTheNewestStoredSampleOrAPeriodBeforeTheLastDrain) {
   gpus_.gpus[0].buffered = std::vector{busy(10, kT0 - 500'000, 80), busy(20, kT0 - 333'333, 40)};
   round(kT0);
   gpus_.gpus[0].buffered->push_back(busy(10, kT0 + 500'000, 80));
   round(kT0 + kSecond);
   round(kT0 + 2 * kSecond);
+  round(kT0 + 3 * kSecond);
   const auto& passed = gpus_.gpus[0].last_seen_passed;
-  ASSERT_EQ(passed.size(), 3U);
-  EXPECT_EQ(passed[0], std::nullopt);
-  EXPECT_EQ(passed[1], kT0 - 333'333);
+  ASSERT_EQ(passed.size(), 4U);
+  // Never the whole buffer: the first drain asks for the last interval.
+  EXPECT_EQ(passed[0], kT0 - kSecond);
+  EXPECT_EQ(passed[1], kT0 - 333'333);  // the newest stored sample
   EXPECT_EQ(passed[2], kT0 + 500'000);
+  // Nothing newer came: the last end of a period (here the shortest gap of one process's
+  // samples, 1 s) on the newest stamp's grid at which the previous drain had it (a quarter
+  // period after its end).
+  EXPECT_EQ(passed[3], kT0 + 500'000 + kSecond);
   EXPECT_EQ(utilization_samples(0, {10, kStart10}), 2U);
   EXPECT_EQ(utilization_samples(0, {20, kStart20}), 1U);
 }

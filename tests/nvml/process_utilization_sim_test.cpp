@@ -26,29 +26,29 @@ constexpr std::string_view kScenario = R"({
 
 constexpr TimeUs kEpoch = 1'700'000'000'000'000;  // SimBackendTest's epoch
 
-TEST_F(SimBackendTest, DrainsNewerSamplesOnly) {
+TEST_F(SimBackendTest, DrainsOneMeanPerProcessOfTheNewerPeriodsOnly) {
   auto source = open(kScenario, 1.0);
   ASSERT_NE(source, nullptr);
+  // The whole buffer (four 250 ms periods): one sample, for the busy process only, stamped
+  // with the newest period's end.
   auto first = source->drain_process_utilization(0, std::nullopt);
   ASSERT_TRUE(first.has_value());
-  ASSERT_EQ(first->size(), 4U);  // one per 250 ms period, only for the busy process
-  for (std::size_t i = 0; i < first->size(); ++i) {
-    const PidGpuSample& s = (*first)[i];
-    EXPECT_EQ(s.pid, 4242U);
-    EXPECT_EQ(s.sample.time_us, kEpoch + static_cast<TimeUs>(i + 1) * 250'000);
-    EXPECT_EQ(s.sample.sm, 80U);
-    EXPECT_EQ(s.sample.mem, 30U);
-    EXPECT_EQ(s.sample.jpg, 0U);  // the newer call reports JPEG and OFA
-  }
-  const TimeUs last = first->back().sample.time_us;
+  ASSERT_EQ(first->size(), 1U);
+  const PidGpuSample& s = first->front();
+  EXPECT_EQ(s.pid, 4242U);
+  EXPECT_EQ(s.sample.time_us, kEpoch + 1'000'000);
+  EXPECT_EQ(s.sample.sm, 80U);
+  EXPECT_EQ(s.sample.mem, 30U);
+  EXPECT_EQ(s.sample.jpg, 0U);  // the newer call reports JPEG and OFA
+  const TimeUs last = s.sample.time_us;
   auto none = source->drain_process_utilization(0, last);
   ASSERT_TRUE(none.has_value());  // NOT_FOUND: nothing newer
   EXPECT_TRUE(none->empty());
   at(1.6);
   auto next = source->drain_process_utilization(0, last);
   ASSERT_TRUE(next.has_value());
-  ASSERT_EQ(next->size(), 2U);
-  EXPECT_EQ(next->front().sample.time_us, kEpoch + 1'250'000);
+  ASSERT_EQ(next->size(), 1U);  // two more periods, one mean
+  EXPECT_EQ(next->front().sample.time_us, kEpoch + 1'500'000);
 }
 
 TEST_F(SimBackendTest, DrainUsesTheOlderCallOnOlderDrivers) {
@@ -56,7 +56,7 @@ TEST_F(SimBackendTest, DrainUsesTheOlderCallOnOlderDrivers) {
   ASSERT_NE(source, nullptr);
   auto samples = source->drain_process_utilization(0, std::nullopt);
   ASSERT_TRUE(samples.has_value());
-  ASSERT_EQ(samples->size(), 4U);
+  ASSERT_EQ(samples->size(), 1U);
   EXPECT_EQ(samples->back().sample.sm, 80U);
   EXPECT_FALSE(samples->back().sample.jpg.has_value());
 }

@@ -156,20 +156,17 @@ TEST_F(ProcessesTest, ProcessUtilizationNullBufferAnswersAFixedCapacity) {
   EXPECT_EQ(count, 100u);  // the driver's buffer size, not the number of samples
   std::vector<abi::ProcessUtilizationSample> buffer(count);
   ASSERT_EQ(utilization(s.device(0), buffer.data(), &count, 0), abi::kSuccess);
-  // Ten periods of pid 1001; the bursty pid 1002 only in the two periods of its burst,
-  // (90, 92]; idle pid 1003 never.
-  unsigned pid1001 = 0, pid1002 = 0;
+  // One sample per busy process, its mean over the whole buffer (ten 1 s periods), stamped
+  // with the newest period's end: pid 1001 at 60 % throughout; the bursty pid 1002 at 30 %
+  // in two periods of ten, (90, 92]; idle pid 1003 not at all.
+  ASSERT_EQ(count, 2u);
+  EXPECT_EQ(buffer[0].pid, 1001u);
+  EXPECT_EQ(buffer[0].sm_util, 60u);
+  EXPECT_EQ(buffer[1].pid, 1002u);
+  EXPECT_EQ(buffer[1].sm_util, 6u);
   for (unsigned i = 0; i < count; ++i) {
-    EXPECT_NE(buffer[i].pid, 1003u);
-    pid1001 += buffer[i].pid == 1001;
-    pid1002 += buffer[i].pid == 1002;
-    if (buffer[i].pid == 1001) {
-      EXPECT_EQ(buffer[i].sm_util, 60u);
-    }
+    EXPECT_EQ(buffer[i].time_stamp, static_cast<std::uint64_t>(kEpochUs + 100'000'000));
   }
-  EXPECT_EQ(pid1001, 10u);
-  EXPECT_EQ(pid1002, 2u);
-  EXPECT_EQ(count, 12u);
   // Only samples newer than lastSeen, and NOT_FOUND when there are none.
   count = 100;
   ASSERT_EQ(utilization(s.device(0), buffer.data(), &count, kEpochUs + 99'000'000), abi::kSuccess);
@@ -193,18 +190,19 @@ TEST_F(ProcessesTest, ProcessesUtilizationInfoNeedsItsVersionAndAnswersTheNeed) 
   info.version = abi::kProcessesUtilizationInfoVersion;
   info.last_seen_time_stamp = kEpochUs + 95'000'000;
   EXPECT_EQ(info_call(s.device(0), &info), abi::kErrorInsufficientSize);
-  EXPECT_EQ(info.process_samples_count, 5u);  // the real need: pid 1001 in (95, 100]
-  std::vector<abi::ProcessUtilizationInfoV1> buffer(5);
+  EXPECT_EQ(info.process_samples_count, 1u);  // the real need: pid 1001's mean over (95, 100]
+  std::vector<abi::ProcessUtilizationInfoV1> buffer(2);
   info.proc_util_array = buffer.data();
-  info.process_samples_count = 4;
+  info.process_samples_count = 0;
   EXPECT_EQ(info_call(s.device(0), &info), abi::kErrorInsufficientSize);
-  EXPECT_EQ(info.process_samples_count, 5u);
+  EXPECT_EQ(info.process_samples_count, 1u);
   ASSERT_EQ(info_call(s.device(0), &info), abi::kSuccess);
-  EXPECT_EQ(buffer[4].pid, 1001u);
-  EXPECT_EQ(buffer[4].sm_util, 60u);
-  EXPECT_EQ(buffer[4].mem_util, 25u);
-  EXPECT_EQ(buffer[4].time_stamp, static_cast<std::uint64_t>(kEpochUs + 100'000'000));
-  info.last_seen_time_stamp = buffer[4].time_stamp;
+  EXPECT_EQ(info.process_samples_count, 1u);
+  EXPECT_EQ(buffer[0].pid, 1001u);
+  EXPECT_EQ(buffer[0].sm_util, 60u);
+  EXPECT_EQ(buffer[0].mem_util, 25u);
+  EXPECT_EQ(buffer[0].time_stamp, static_cast<std::uint64_t>(kEpochUs + 100'000'000));
+  info.last_seen_time_stamp = buffer[0].time_stamp;
   EXPECT_EQ(info_call(s.device(0), &info), abi::kErrorNotFound);
 }
 

@@ -1,8 +1,8 @@
 // The driver's sample buffers: nvmlDeviceGetSamples and the two per-process utilisation
-// calls. Each keeps its own sizing protocol (see the NVML reference, §6.2): Samples
-// answers SUCCESS with the count to a NULL buffer; ProcessUtilization answers
-// INSUFFICIENT_SIZE with a fixed capacity; ProcessesUtilizationInfo answers
-// INSUFFICIENT_SIZE with the real need.
+// calls, which answer one sample per process: its mean over the periods since lastSeen. Each keeps
+// its own sizing protocol (see the NVML reference, §6.2): Samples answers SUCCESS with the count to
+// a NULL buffer; ProcessUtilization answers INSUFFICIENT_SIZE with a fixed capacity;
+// ProcessesUtilizationInfo answers INSUFFICIENT_SIZE with the real need.
 #include <algorithm>
 #include <cmath>
 
@@ -122,7 +122,7 @@ abi::Return nvmlDeviceGetProcessUtilization(abi::Device device,
           return abi::kErrorInsufficientSize;
         }
         const auto list = newer(
-            call.timeline().process_samples(call.index, call.now, scenario_time(call, last_seen)),
+            call.timeline().process_averages(call.index, call.now, scenario_time(call, last_seen)),
             call, last_seen);
         if (list.empty()) return abi::kErrorNotFound;
         if (*count < list.size()) {
@@ -145,8 +145,8 @@ abi::Return nvmlDeviceGetProcessesUtilizationInfo(abi::Device device,
         if (info->version != abi::kProcessesUtilizationInfoVersion)
           return abi::kErrorArgumentVersionMismatch;
         const auto list =
-            newer(call.timeline().process_samples(call.index, call.now,
-                                                  scenario_time(call, info->last_seen_time_stamp)),
+            newer(call.timeline().process_averages(call.index, call.now,
+                                                   scenario_time(call, info->last_seen_time_stamp)),
                   call, info->last_seen_time_stamp);
         if (list.empty()) return abi::kErrorNotFound;
         if (info->proc_util_array == nullptr || info->process_samples_count < list.size()) {
