@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <optional>
 
 namespace gpumeter::cli {
@@ -67,6 +70,10 @@ std::expected<std::string, Error> parse_value(const Line& line, std::string_view
     }
     return *value;
   }
+  if (text.front() == '[' || text.front() == '{') {
+    return line.error(
+        "expected one value (a string, a number or true/false), not an array or table");
+  }
   const std::string_view bare = trim(text.substr(0, text.find('#')));
   if (bare.find_first_of(" \t\"'") != std::string_view::npos) {
     return line.error("expected one value (quote a value that has spaces: \"...\")");
@@ -116,7 +123,7 @@ std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_v
     const Line line{file, ++number, text.substr(0, newline)};
     text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
     const std::string_view content = trim(line.text);
-    if (content.empty() || content.starts_with('#')) continue;
+    if (content.empty() || content.starts_with('#') || content.starts_with(';')) continue;
     if (content.starts_with('[')) {
       auto table = parse_header(line, content);
       if (!table) return std::unexpected(std::move(table.error()));
@@ -126,6 +133,27 @@ std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_v
     }
   }
   return tables;
+}
+
+std::expected<std::string, Error> read_config_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    return std::unexpected(Error{
+        ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno))});
+  }
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) {
+    return std::unexpected(Error{ErrorCode::io, fmt::format("{}: cannot read", file.string())});
+  }
+  if (text.size() > kMaxConfigBytes) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              fmt::format("{}: larger than 1 MiB (expected a config file of at most 1 MiB)",
+                          file.string())});
+  }
+  return text;
 }
 
 }  // namespace gpumeter::cli

@@ -18,6 +18,7 @@
 #include "cli/daemon_options.h"
 #include "cli/heap_tuning.h"
 #include "cli/systemd_notify.h"
+#include "core/driver_wait.h"
 #include "core/sampler.h"
 #include "net/agent_routes.h"
 #include "net/dashboard_routes.h"
@@ -225,16 +226,23 @@ std::expected<std::unique_ptr<Http>, Error> open_http(const HttpOptions& options
 }
 
 // Every route the daemon serves over HTTP is registered here, before the server starts.
-void add_http_routes(Http& http, Running& running, const DaemonSettings& settings) {
+void add_http_routes(Http& http, Running& running, const DaemonSettings& settings,
+                     const DriverWait& driver) {
   net::add_agent_routes(*http.server,
                         net::AgentSources{.sampler = running.sampler,
                                           .interval = settings.interval,
                                           .store = http.store ? &*http.store : nullptr,
                                           .quotas = http.quotas ? &*http.quotas : nullptr,
                                           .tasks = &running.recent,
-                                          .now_us = net::wall_clock_now_us});
+                                          .now_us = net::wall_clock_now_us,
+                                          .waiting_for_driver = [&driver] {
+                                            const DriverStatus status = driver.status();
+                                            return status.up ? std::nullopt
+                                                             : std::optional(status.last_error);
+                                          }});
   net::register_metrics_route(*http.server, running.sampler,
-                              {.processes = settings.metrics_processes});
+                              {.processes = settings.metrics_processes},
+                              [&driver] { return driver.status(); });
   net::register_dashboard_routes(*http.server);
 }
 
@@ -246,9 +254,10 @@ std::string http_line(const Http* http) {
 // Stops the HTTP server (whose handlers read the sampler) before anything else stops.
 class HttpRun {
  public:
-  HttpRun(Http* http, Running& running, const DaemonSettings& settings) : http_(http) {
+  HttpRun(Http* http, Running& running, const DaemonSettings& settings, const DriverWait& driver)
+      : http_(http) {
     if (http_ == nullptr) return;
-    add_http_routes(*http_, running, settings);
+    add_http_routes(*http_, running, settings, driver);
     http_->server->start();
   }
   HttpRun(const HttpRun&) = delete;
@@ -262,12 +271,12 @@ class HttpRun {
 };
 
 int serve(Context& context, const DaemonSettings& settings, const HistorySettings& history,
-          store::Store* store, task::Listener& listener, Http* http, const StopSignals& signals) {
-  DaemonLog log(context.err);
+          store::Store* store, task::Listener& listener, Http* http, const StopSignals& signals,
+          DaemonLog& log, const DriverWait& driver) {
   Running running(context, settings, history, store, listener, log);
   running.sampler.start();
   if (running.recorder) running.recorder->start(running.sampler);
-  std::optional<HttpRun> serving_http(std::in_place, http, running, settings);
+  std::optional<HttpRun> serving_http(std::in_place, http, running, settings, driver);
   if (http != nullptr) {
     for (const std::string& warning : http->warnings) log.line("warning: " + warning);
   }
@@ -300,17 +309,12 @@ std::expected<std::optional<store::Store>, Error> open_history(const HistorySett
   return store;
 }
 
-int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options) {
-  if (!options.config.empty()) {
-    if (auto applied = apply_config_file(daemon, options.config); !applied) {
-      return report(context.err, applied.error());
-    }
-  }
-  const auto settings = resolve_daemon_options(options, task::socket_environment());
-  if (!settings) return report(context.err, settings.error());
+int run_daemon(Context& context, const DaemonSettings& settings, DaemonLog& log,
+               const DaemonOptions& options, const ConfigOrigins& origins,
+               const DriverWait& driver) {
   const auto history = resolve_history_options(options.history, store::location_environment(),
-                                               settings->interval, settings->horizon);
-  if (!history) return report(context.err, history.error());
+                                               settings.interval, settings.horizon);
+  if (!history) return report(context.err, origins.locate(history.error()));
   auto opened = open_history(*history, context.session);
   if (!opened) return report(context.err, opened.error());
   std::optional<store::Store>& database = *opened;
@@ -322,17 +326,40 @@ int run_daemon(Context& context, CLI::App& daemon, const DaemonOptions& options)
         store->path().string(), store->journal_mode());
   }
   auto http = open_http(options.http, *history, context.session);
-  if (!http) return report(context.err, http.error());
-  if (auto ready = prepare_directory(settings->socket); !ready) {
+  if (!http) return report(context.err, origins.locate(http.error()));
+  if (auto ready = prepare_directory(settings.socket); !ready) {
     return report(context.err, ready.error());
   }
   const StopSignals signals;
   if (signals.fd() < 0) {
     return report(context.err, Error{ErrorCode::internal, "cannot watch for SIGTERM and SIGINT"});
   }
-  auto listener = task::Listener::open(settings->socket, settings->socket_mode);
+  auto listener = task::Listener::open(settings.socket, settings.socket_mode);
   if (!listener) return report(context.err, listener.error());
-  return serve(context, *settings, *history, store, *listener, http->get(), signals);
+  return serve(context, settings, *history, store, *listener, http->get(), signals, log, driver);
+}
+
+// The options first, then the sources: the GPU source waits for its driver (DriverWait) rather
+// than failing, so that a daemon started before the driver loaded picks the GPUs up later.
+int start_daemon(const GlobalOptions& global, std::ostream& out, std::ostream& err,
+                 CLI::App& daemon, const DaemonOptions& options) {
+  ConfigOrigins origins;
+  if (!options.config.empty()) {
+    auto applied = apply_config_file(daemon, options.config);
+    if (!applied) return report(err, applied.error());
+    origins = std::move(*applied);
+  }
+  const auto settings = resolve_daemon_options(options, task::socket_environment());
+  if (!settings) return report(err, origins.locate(settings.error()));
+  auto host = open_host_side(global);
+  if (!host) return report(err, host.error());
+  DaemonLog log(err);
+  const DriverWait* driver = nullptr;
+  Session session = make_session(
+      std::move(*host),
+      open_default_gpu_source_waiting([&log](const std::string& line) { log.line(line); }, driver));
+  Context context{session, out, err, false, false};
+  return run_daemon(context, *settings, log, options, origins, *driver);
 }
 
 }  // namespace
@@ -342,8 +369,11 @@ Subcommand add_daemon_command(CLI::App& app) {
   CLI::App* daemon = app.add_subcommand(
       "daemon", "Sample continuously and answer what marked tasks used (docs/daemon.md)");
   add_daemon_options(*daemon, *options);
-  return {daemon,
-          [options, daemon](Context& context) { return run_daemon(context, *daemon, *options); }};
+  return {.app = daemon,
+          .run_with_options = [options, daemon](const GlobalOptions& global, std::ostream& out,
+                                                std::ostream& err) {
+            return start_daemon(global, out, err, *daemon, *options);
+          }};
 }
 
 }  // namespace gpumeter::cli

@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <fstream>
 #include <limits>
 #include <utility>
+
+#include "cli/config_tables.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -36,22 +37,8 @@ CLI::Validator mode_validator() {
       "MODE");
 }
 
-// The first line of `file` that sets `key`, for error messages; 0 when not found.
-std::size_t line_of_key(const std::filesystem::path& file, std::string_view key) {
-  std::ifstream in(file);
-  std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number) {
-    const auto start = line.find_first_not_of(" \t");
-    if (start == std::string::npos || line.compare(start, key.size(), key) != 0) continue;
-    const auto after = line.find_first_not_of(" \t", start + key.size());
-    if (after != std::string::npos && (line[after] == '=' || line[after] == ':')) return number;
-  }
-  return 0;
-}
-
 Error config_error(const std::filesystem::path& file, std::size_t line, std::string_view what) {
-  const std::string where = line == 0 ? file.string() : fmt::format("{}:{}", file.string(), line);
-  return Error{ErrorCode::invalid_input, fmt::format("{}: {}", where, what)};
+  return Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}", file.string(), line, what)};
 }
 
 std::string known_keys(CLI::App& daemon) {
@@ -65,26 +52,38 @@ std::string known_keys(CLI::App& daemon) {
   return keys;
 }
 
-// Gives one config item to its option, unless the command line set the option.
-std::expected<void, Error> apply_item(CLI::App& daemon, const std::filesystem::path& file,
-                                      const CLI::ConfigItem& item) {
-  const bool in_scope =
-      item.parents.empty() || (item.parents.size() == 1 && item.parents[0] == "daemon");
-  CLI::Option* option = in_scope ? daemon.get_option_no_throw("--" + item.name) : nullptr;
-  const std::size_t line = line_of_key(file, item.name);
-  if (option == nullptr || !option->get_configurable() || item.name == "config") {
-    return std::unexpected(config_error(file, line,
-                                        fmt::format("unknown key \"{}\" (expected one of {})",
-                                                    item.fullname(), known_keys(daemon))));
+// Gives one config entry to its option, unless the command line set the option; true when
+// the option took the file's value.
+std::expected<bool, Error> apply_entry(CLI::App& daemon, const std::filesystem::path& file,
+                                       const ConfigEntry& entry) {
+  CLI::Option* option = daemon.get_option_no_throw("--" + entry.key);
+  if (option == nullptr || !option->get_configurable() || entry.key == "config") {
+    return std::unexpected(config_error(
+        file, entry.line,
+        fmt::format("unknown key \"{}\" (expected one of {})", entry.key, known_keys(daemon))));
   }
-  if (option->count() > 0) return {};  // the command line wins
+  if (option->count() > 0) return false;  // the command line wins
   try {
-    option->add_result(item.inputs);
+    option->add_result(entry.value);
     option->run_callback();
   } catch (const CLI::Error& error) {
-    return std::unexpected(config_error(file, line, error.what()));
+    return std::unexpected(config_error(file, entry.line, error.what()));
   }
-  return {};
+  return true;
+}
+
+// The keys a message names as options ("--horizon: ..."; "--retain-*" names every retain- key).
+bool names_key(std::string_view message, std::string_view key) {
+  for (auto at = message.find("--"); at != std::string_view::npos;
+       at = message.find("--", at + 2)) {
+    const std::string_view named = message.substr(at + 2);
+    const auto end = named.find_first_not_of("abcdefghijklmnopqrstuvwxyz-*");
+    const std::string_view word = named.substr(0, end);
+    if (word == key || (word.ends_with('*') && key.starts_with(word.substr(0, word.size() - 1)))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -161,20 +160,45 @@ void add_daemon_options(CLI::App& daemon, DaemonOptions& options) {
   add_http_options(daemon, options.http);
 }
 
-std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,
-                                             std::span<const std::string_view> ignored) {
-  std::vector<CLI::ConfigItem> items;
-  try {
-    items = CLI::ConfigTOML().from_file(file.string());
-  } catch (const CLI::Error& error) {
-    return std::unexpected(config_error(file, 0, error.what()));
+std::expected<ConfigOrigins, Error> apply_config_file(CLI::App& command,
+                                                      const std::filesystem::path& file,
+                                                      std::span<const std::string_view> ignored) {
+  auto text = read_config_text(file);
+  // A config named on the command line that cannot be read is a usage error (status 2).
+  if (!text) return std::unexpected(Error{ErrorCode::invalid_input, text.error().message});
+  auto tables = parse_config_tables(*text, file.string());
+  if (!tables) return std::unexpected(std::move(tables.error()));
+  ConfigOrigins origins{file, {}};
+  std::map<std::string, std::size_t, std::less<>> seen;  // key -> line, across the tables
+  for (const ConfigTable& table : *tables) {
+    if (!table.name.empty() && (table.name != "daemon" || table.array_item)) {
+      return std::unexpected(config_error(
+          file, table.line, fmt::format("unknown table \"{}\" (expected [daemon])", table.name)));
+    }
+    for (const ConfigEntry& entry : table.entries) {
+      if (std::ranges::find(ignored, entry.key) != ignored.end()) continue;
+      if (const auto [first, fresh] = seen.emplace(entry.key, entry.line); !fresh) {
+        return std::unexpected(config_error(
+            file, entry.line,
+            fmt::format("\"{}\" is set twice (first on line {})", entry.key, first->second)));
+      }
+      const auto applied = apply_entry(command, file, entry);
+      if (!applied) return std::unexpected(applied.error());
+      if (*applied) origins.lines.emplace(entry.key, entry.line);
+    }
   }
-  for (const CLI::ConfigItem& item : items) {
-    if (item.name == "++" || item.name == "--") continue;  // section markers
-    if (std::ranges::find(ignored, item.name) != ignored.end()) continue;
-    if (auto applied = apply_item(command, file, item); !applied) return applied;
+  return origins;
+}
+
+Error ConfigOrigins::locate(Error error) const {
+  if (error.code != ErrorCode::invalid_input) return error;
+  for (const auto& [key, line] : lines) {
+    if (names_key(error.message, key)) {
+      error.message = fmt::format("{}:{}: {}", file.string(), line, error.message);
+      return error;
+    }
   }
-  return {};
+  return error;
 }
 
 std::expected<DaemonSettings, Error> resolve_daemon_options(const DaemonOptions& options,

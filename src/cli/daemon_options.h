@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -57,12 +59,26 @@ inline constexpr std::array<std::string_view, 13> kDaemonOnlyKeys{
     // cli/http_options.h
     "listen", "no-http", "token-file", "insecure", "tls-cert", "tls-key", "quota"};
 
-// Reads the config file (TOML or INI, through CLI11's parser) and gives each key's value to
-// the option of that name, unless the command line set it; a [daemon] section is the same
-// as no section; keys in `ignored` are skipped. Errors: invalid_input "FILE:LINE: ..." for an
-// unreadable file, an unknown key or a value its option refuses.
-std::expected<void, Error> apply_config_file(CLI::App& command, const std::filesystem::path& file,
-                                             std::span<const std::string_view> ignored = {});
+// Where the config file set each option it gave a value to, so that an error found later,
+// across options ("--horizon: at least the interval"), can name the file and a line.
+struct ConfigOrigins {
+  std::filesystem::path file;
+  std::map<std::string, std::size_t, std::less<>> lines;  // key -> line
+
+  // `error` with "FILE:LINE: " before it when it is bad input that names (as --KEY) an option
+  // the file set; else `error` as it is.
+  Error locate(Error error) const;
+};
+
+// Reads the config file (cli/config_tables.h: TOML's `key = value` lines, or INI) and gives
+// each key's value to the option of that name, unless the command line set it; a [daemon]
+// section is the same as no section; keys in `ignored` are skipped. Errors: invalid_input
+// "FILE: cannot read: ..." for an unreadable file; "FILE:LINE: ..." for a malformed line, an
+// unknown key or table, a key set twice, an array or inline table, a value its option refuses, and
+// "FILE: ..." for a file over 1 MiB.
+std::expected<ConfigOrigins, Error> apply_config_file(
+    CLI::App& command, const std::filesystem::path& file,
+    std::span<const std::string_view> ignored = {});
 
 // "100ms", "1s", "10m", "1h", "1d"; a bare number is seconds. Absent for anything else.
 std::optional<std::chrono::milliseconds> parse_interval(std::string_view text);

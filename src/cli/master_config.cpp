@@ -4,12 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "cli/config_tables.h"
 #include "cli/daemon_options.h"
@@ -190,15 +186,32 @@ std::expected<void, Error> check_agents(const MasterConfig& config, const Where&
   return {};
 }
 
+// The line that sets `key` in the master's own tables, else the one that sets `other` (the
+// key it was weighed against), else 1: a mistake across keys is named where one of them is.
+std::size_t line_of(const std::vector<ConfigTable>& tables, std::string_view key,
+                    std::string_view other) {
+  for (const std::string_view wanted : {key, other}) {
+    for (const ConfigTable& table : tables) {
+      if (!table.name.empty() && (table.name != "master" || table.array_item)) continue;
+      const auto found = std::ranges::find(table.entries, wanted, &ConfigEntry::key);
+      if (found != table.entries.end()) return found->line;
+    }
+  }
+  return 1;
+}
+
 // Timeouts within the interval, so that a round ends before the next one is due.
-std::expected<void, Error> settle_timing(MasterConfig& config, const Where& where) {
+std::expected<void, Error> settle_timing(MasterConfig& config, const Where& where,
+                                         const std::vector<ConfigTable>& tables) {
   if (config.timeout == milliseconds(0)) {
     config.timeout = std::min(MasterConfig{}.timeout, config.interval);
   } else if (config.timeout > config.interval) {
-    return where.error(0, "timeout is longer than the interval (expected at most the interval)");
+    return where.error(line_of(tables, "timeout", "interval"),
+                       "timeout is longer than the interval (expected at most the interval)");
   }
   if (config.max_backoff < config.interval) {
-    return where.error(0, "max-backoff is shorter than the interval (expected at least it)");
+    return where.error(line_of(tables, "max-backoff", "interval"),
+                       "max-backoff is shorter than the interval (expected at least it)");
   }
   for (MasterAgentConfig& agent : config.agents) {
     if (agent.timeout == milliseconds(0)) agent.timeout = config.timeout;
@@ -236,7 +249,7 @@ std::expected<MasterConfig, Error> parse_master_config(std::string_view text,
                                                  table.name));
     }
   }
-  if (auto settled = settle_timing(config, where); !settled) {
+  if (auto settled = settle_timing(config, where, *tables); !settled) {
     return std::unexpected(std::move(settled.error()));
   }
   if (auto checked = check_agents(config, where); !checked) {
@@ -247,14 +260,9 @@ std::expected<MasterConfig, Error> parse_master_config(std::string_view text,
 
 std::expected<MasterConfig, Error> read_master_config(const std::filesystem::path& file,
                                                       std::string_view self_name) {
-  std::ifstream in(file);
-  if (!in) {
-    return std::unexpected(Error{
-        ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno))});
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_master_config(text.str(), file, self_name);
+  auto text = read_config_text(file);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return parse_master_config(*text, file, self_name);
 }
 
 }  // namespace gpumeter::cli

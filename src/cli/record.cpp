@@ -122,14 +122,16 @@ int record_once(Context& context, const HistorySettings& history,
 }
 
 int run_record(Context& context, CLI::App& command, const RecordOptions& options) {
+  ConfigOrigins origins;
   if (!options.config.empty()) {
-    if (auto applied = apply_config_file(command, options.config, kDaemonOnlyKeys); !applied)
-      return report(context.err, applied.error());
+    auto applied = apply_config_file(command, options.config, kDaemonOnlyKeys);
+    if (!applied) return report(context.err, applied.error());
+    origins = std::move(*applied);
   }
   // The record interval does not apply to one reading: any valid one passes.
   const auto history = resolve_history_options(options.history, store::location_environment(),
                                                std::chrono::seconds(1), std::chrono::hours(2));
-  if (!history) return report(context.err, history.error());
+  if (!history) return report(context.err, origins.locate(history.error()));
   const std::optional<std::filesystem::path>& database = history->database;
   if (!database) {
     return report(context.err,

@@ -1,6 +1,8 @@
 #include "cli/sources.h"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <optional>
 
 #include "nvml/backend.h"
@@ -32,6 +34,21 @@ std::expected<OpenedSource, Error> open_default_gpu_source() {
   }
   if (!first_error) return std::unexpected(Error{ErrorCode::internal, "no GPU source is enabled"});
   return std::unexpected(std::move(*first_error));
+}
+
+OpenedSource open_default_gpu_source_waiting(std::function<void(const std::string&)> log,
+                                             const DriverWait*& wait) {
+  const auto first = std::ranges::find_if(gpu_sources(), &GpuSourceRow::enabled_by_default);
+  auto open = []() -> std::expected<std::unique_ptr<GpuSource>, Error> {
+    auto opened = open_default_gpu_source();
+    if (!opened) return std::unexpected(std::move(opened.error()));
+    return std::move(opened->source);
+  };
+  auto source =
+      std::make_unique<DriverWait>(first->name, std::move(open), RetryDelays{}, std::move(log),
+                                   [] { return std::chrono::steady_clock::now(); });
+  wait = source.get();
+  return OpenedSource{&*first, std::move(source)};
 }
 
 }  // namespace gpumeter::cli

@@ -3,10 +3,13 @@
 #pragma once
 
 #include <expected>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
+#include "core/driver_wait.h"
 #include "core/error.h"
 #include "core/source.h"
 
@@ -30,5 +33,11 @@ struct OpenedSource {
   std::unique_ptr<GpuSource> source;
 };
 std::expected<OpenedSource, Error> open_default_gpu_source();
+
+// The default sources behind a DriverWait (core/driver_wait.h), for the daemon: it never
+// fails; until a source opens it reads no GPU and tries again, saying so through `log`. The
+// row is the first default-enabled one.
+OpenedSource open_default_gpu_source_waiting(std::function<void(const std::string&)> log,
+                                             const DriverWait*& wait);
 
 }  // namespace gpumeter::cli

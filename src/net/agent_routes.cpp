@@ -16,7 +16,8 @@ void add_agent_routes(HttpServer& server, const AgentSources& sources) {
   add_health_route(
       server, HealthSource{.last_round_us = [&sampler] { return sampler.stats().last_round_us; },
                            .interval = sources.interval,
-                           .now_us = sources.now_us});
+                           .now_us = sources.now_us,
+                           .waiting_for_driver = sources.waiting_for_driver});
   add_status_routes(server, sampler);
   add_accounting_route(server, AccountingSources{.sampler = sampler, .store = sources.store});
   add_vgpu_route(server, sampler);

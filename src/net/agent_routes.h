@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "core/sampler.h"
 #include "net/http_server.h"
@@ -22,6 +24,9 @@ struct AgentSources {
   const view::QuotaFile* quotas = nullptr;     // null: no --quota
   const task::RecentResults* tasks = nullptr;  // null: no task route
   std::function<TimeUs()> now_us;              // the wall clock
+  // The last error opening the driver while the daemon waits for it; null: never waiting
+  // (net/health_route.h).
+  std::function<std::optional<std::string>()> waiting_for_driver;
 };
 
 // Registers every route of the agent on `server`; the sources must outlive it.

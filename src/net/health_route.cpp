@@ -17,6 +17,15 @@ void answer(const HealthSource& source, httplib::Response& response) {
     return;
   }
   const TimeUs age_us = std::max<TimeUs>(0, source.now_us() - *last);
+  if (auto waiting = source.waiting_for_driver ? source.waiting_for_driver() : std::nullopt) {
+    reply_json(response,
+               nlohmann::json{{"status", "waiting"},
+                              {"message", "waiting for the NVIDIA driver"},
+                              {"last_error", std::move(*waiting)},
+                              {"last_round_age_seconds", static_cast<double>(age_us) / 1e6}},
+               503);
+    return;
+  }
   const bool stale = std::chrono::microseconds(age_us) > stale_after(source.interval);
   reply_json(response,
              nlohmann::json{{"status", stale ? "stale" : "ok"},

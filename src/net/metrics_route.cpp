@@ -8,10 +8,25 @@
 #include "net/response.h"
 
 namespace gpumeter::net {
+namespace {
 
-void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options) {
+void append_driver_metrics(fmt::memory_buffer& out, const Labels& host,
+                           const DriverStatus& status) {
+  Family(out, "gpumeter_driver_up", MetricType::gauge,
+         "1 when the GPU driver answers, 0 while the daemon waits for it to load")
+      .sample(host, status.up ? 1 : 0);
+  Family(out, "gpumeter_driver_open_failures_total", MetricType::counter,
+         "Tries to open the GPU driver that failed since the daemon started")
+      .sample(host, static_cast<double>(status.failed_opens));
+}
+
+}  // namespace
+
+void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options,
+                            std::function<DriverStatus()> driver) {
   auto cache = std::make_shared<MetricsCache>(sampler, options);
-  server.get("/metrics", [cache, &server](const httplib::Request&, httplib::Response& response) {
+  server.get("/metrics", [cache, &server, driver = std::move(driver)](const httplib::Request&,
+                                                                      httplib::Response& response) {
     const std::shared_ptr<const RenderedMetrics> rendered = cache->current();
     if (!rendered) {
       reply_error(response, 503, "no snapshot yet: the sampler has not finished its first round");
@@ -20,6 +35,7 @@ void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsO
     // The response counts change with every request, so they are not part of the cached text.
     fmt::memory_buffer counts;
     append_http_metrics(counts, host_labels(rendered->host), server.requests_by_status());
+    if (driver) append_driver_metrics(counts, host_labels(rendered->host), driver());
     response.body.reserve(rendered->text.size() + counts.size());
     response.body.assign(rendered->text).append(counts.data(), counts.size());
     response.set_header("Content-Type", kExpositionContentType);

@@ -2,6 +2,9 @@
 // once per sampling round for every scraper, with the HTTP server's own response counts.
 #pragma once
 
+#include <functional>
+
+#include "core/driver_wait.h"
 #include "core/sampler.h"
 #include "net/http_server.h"
 #include "net/metrics.h"
@@ -10,7 +13,10 @@ namespace gpumeter::net {
 
 // Registers GET /metrics on `server` (a token route: a configured token is required). 200
 // with the text format (kExpositionContentType); 503 with a JSON error before the sampler's
-// first snapshot. The sampler must outlive the server.
-void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options);
+// first snapshot. The sampler must outlive the server. With `driver` (the daemon), each answer
+// ends with gpumeter_driver_up (0 while the daemon waits for the driver) and
+// gpumeter_driver_open_failures_total.
+void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options,
+                            std::function<DriverStatus()> driver = {});
 
 }  // namespace gpumeter::net

@@ -205,6 +205,33 @@ class LocatingSax {
   std::string error_text_;
 };
 
+// The line where the text first opens more than kMaxJsonDepth arrays and objects, if it does.
+// Checked before parsing: each value's pointer is as long as its depth, so a deep text would
+// cost memory in the square of its depth.
+std::optional<int> line_too_deep(std::string_view text) {
+  int depth = 0;
+  int line = 1;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (c == '\\') {
+        ++i;  // the escaped character cannot end the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) return line;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int LocatedJson::line_of(std::string_view pointer) const {
@@ -217,6 +244,12 @@ int LocatedJson::line_of(std::string_view pointer) const {
 }
 
 std::expected<LocatedJson, Error> parse_located_json(std::string_view text, std::string_view file) {
+  if (const auto too_deep = line_too_deep(text)) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              fmt::format("{}:{}: nested deeper than {} levels (expected at most {})", file,
+                          *too_deep, kMaxJsonDepth, kMaxJsonDepth)});
+  }
   LineTracker tracker;
   LocatingSax sax(tracker);
   const CountingIterator first(text.begin(), &tracker);

@@ -21,7 +21,11 @@ struct LocatedJson {
   int line_of(std::string_view pointer) const;
 };
 
-// Parses strict JSON. Errors: ErrorCode::invalid_input, "FILE:LINE: <what was expected>".
+// The deepest nesting of arrays and objects accepted (a scenario needs about 8).
+inline constexpr int kMaxJsonDepth = 64;
+
+// Parses strict JSON. Errors: ErrorCode::invalid_input, "FILE:LINE: <what was expected>",
+// also for a text nested deeper than kMaxJsonDepth (refused before parsing).
 std::expected<LocatedJson, Error> parse_located_json(std::string_view text, std::string_view file);
 
 // "devices[0].memory.total_bytes" for the pointer "/devices/0/memory/total_bytes".

@@ -62,9 +62,12 @@ DriverSpec driver(Reader& reader, const Cursor& at) {
 }
 
 Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
-  const ObjectCursor object = reader.object(at, {"init", "lost", "flaky"});
+  const ObjectCursor object = reader.object(at, {"init", "init_fails_for_s", "lost", "flaky"});
   Faults f;
   if (auto init = reader.member(object, "init")) f.init_code = return_code(reader, *init);
+  if (auto wait = reader.member(object, "init_fails_for_s")) {
+    f.init_fails_for_s = reader.number_in(*wait, 0, 86'400);
+  }
   if (auto list = reader.member(object, "lost")) {
     for (const Cursor& item : reader.elements(*list))
       f.lost.push_back(lost(reader, item, device_count));
@@ -125,9 +128,17 @@ std::expected<Scenario, Error> load_scenario(const std::filesystem::path& path) 
     return std::unexpected(
         Error{ErrorCode::io, fmt::format("{}: cannot read the scenario file", path.string())});
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_scenario(text.str(), path.string());
+  // One byte past the cap tells a file that is too large from one that fits.
+  std::string text(kMaxScenarioBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxScenarioBytes) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              fmt::format("{}: larger than 16 MiB (expected a scenario file of at most 16 MiB)",
+                          path.string())});
+  }
+  return parse_scenario(text, path.string());
 }
 
 }  // namespace gpumeter::sim

@@ -110,11 +110,13 @@ std::expected<WriteReport, Error> Writer::flush() {
   {
     const std::lock_guard lock(mutex_);
     batch = take();
+    flushing_rows_ = batch.rows();
   }
   if (batch.empty()) return WriteReport{};
   // The transaction runs without the lock, so that adds never wait for the disk.
   auto report = write(store_, batch);
   const std::lock_guard lock(mutex_);
+  flushing_rows_ = 0;
   if (!report) {
     ++state_.failed_flushes;
     ++state_.consecutive_failures;
@@ -133,7 +135,7 @@ std::expected<WriteReport, Error> Writer::flush() {
 WriterState Writer::state() const {
   const std::lock_guard lock(mutex_);
   WriterState state = state_;
-  state.queued_rows = queue_.rows();
+  state.queued_rows = queue_.rows() + flushing_rows_;
   return state;
 }
 

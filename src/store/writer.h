@@ -26,11 +26,14 @@
 namespace gpumeter::store {
 
 struct WriterConfig {
-  std::size_t max_queued_rows = 200'000;  // about 40 MB of records at most
+  // About 70 MB of records at most: 350-365 bytes per row (tests/store/writer_test.cpp).
+  std::size_t max_queued_rows = 200'000;
 };
 
 // For logs and the daemon's status.
 struct WriterState {
+  // Rows not yet written: those queued and those a flush in progress is writing (they are
+  // queued again if it fails).
   std::size_t queued_rows = 0;
   std::uint64_t written_rows = 0;
   std::uint64_t flushes = 0;         // that wrote their batch
@@ -94,6 +97,7 @@ class Writer {
   WriterConfig config_;
   mutable std::mutex mutex_;
   Queue queue_;
+  std::size_t flushing_rows_ = 0;  // taken by the flush in progress
   WriterState state_;
 };
 

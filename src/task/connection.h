@@ -40,6 +40,11 @@ class Connection {
   // Moves the replies that are ready, in order, to the output, and writes what the peer takes.
   void send();
 
+  // Complete lines are waiting that handle_lines() would carry out now (pipelined requests
+  // beyond the pending limit, once their predecessors' replies went out): the server must not
+  // sleep in poll(), as no new event would wake it for them.
+  bool has_ready_lines() const noexcept { return takes_requests() && input_.has_line(); }
+
   // Nothing more will happen: the peer is gone, or it was told to go and has its replies.
   bool finished() const noexcept;
 

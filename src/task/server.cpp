@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -12,10 +13,8 @@
 namespace gpumeter::task {
 namespace {
 
-// While an end waits for the sampler, look often; otherwise only often enough to notice each
-// sampler round (processes that exited with tasks open).
+// While an end waits for the sampler, look often.
 constexpr int kWaitingTimeoutMs = 20;
-constexpr int kIdleTimeoutMs = 250;
 constexpr auto kShutdownGrace = std::chrono::seconds(1);
 
 // A short reply to a connection that will not be served; best effort, never blocks.
@@ -34,8 +33,13 @@ TimeUs wall_clock_us() {
   return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
 }
 
-Server::Server(Service& service, Listener& listener, Limits limits, Clock clock)
-    : service_(service), listener_(listener), limits_(limits), clock_(std::move(clock)) {}
+Server::Server(Service& service, Listener& listener, Limits limits, Clock clock,
+               std::chrono::milliseconds idle_poll)
+    : service_(service),
+      listener_(listener),
+      limits_(limits),
+      clock_(std::move(clock)),
+      idle_poll_(idle_poll) {}
 
 void Server::accept_one(int fd) {
   if (connections_.size() >= limits_.connections) {
@@ -106,8 +110,13 @@ bool Server::turn(int stop_fd, int timeout_ms) {
   return true;
 }
 
+int Server::poll_timeout_ms() const {
+  if (std::ranges::any_of(connections_, &Connection::has_ready_lines)) return 0;
+  return service_.has_ending() ? kWaitingTimeoutMs : static_cast<int>(idle_poll_.count());
+}
+
 std::expected<void, Error> Server::run(int stop_fd) {
-  while (turn(stop_fd, service_.has_ending() ? kWaitingTimeoutMs : kIdleTimeoutMs)) {
+  while (turn(stop_fd, poll_timeout_ms())) {
   }
   shut_down();
   return failure_;

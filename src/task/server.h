@@ -3,6 +3,7 @@
 // accepted; its requests go to the Service in order, and their replies come back in order.
 #pragma once
 
+#include <chrono>
 #include <expected>
 #include <functional>
 #include <vector>
@@ -21,8 +22,13 @@ class Server {
  public:
   using Clock = std::function<TimeUs()>;
 
-  // The service and the listener must outlive the server.
-  Server(Service& service, Listener& listener, Limits limits, Clock clock = wall_clock_us);
+  // How long poll() sleeps when nothing waits (often enough to notice each sampler round:
+  // processes that exited with tasks open).
+  static constexpr std::chrono::milliseconds kIdlePoll{250};
+
+  // The service and the listener must outlive the server. `idle_poll`: see kIdlePoll.
+  Server(Service& service, Listener& listener, Limits limits, Clock clock = wall_clock_us,
+         std::chrono::milliseconds idle_poll = kIdlePoll);
 
   // Serves until `stop_fd` becomes readable (a signalfd, an eventfd, a pipe). Then it stops
   // accepting and removes the socket, settles every waiting end with the figures there are,
@@ -32,6 +38,8 @@ class Server {
 
  private:
   bool turn(int stop_fd, int timeout_ms);
+  // How long the next poll() may sleep: not at all while a connection has lines ready.
+  int poll_timeout_ms() const;
   void accept_all();
   void accept_one(int fd);
   void dispatch(TimeUs now_us);
@@ -41,6 +49,7 @@ class Server {
   Listener& listener_;
   Limits limits_;
   Clock clock_;
+  std::chrono::milliseconds idle_poll_;
   std::vector<Connection> connections_;
   std::expected<void, Error> failure_;
   bool accept_paused_ = false;  // accept() ran out of descriptors

@@ -154,10 +154,15 @@ std::expected<QuotaFile, Error> read_quota_file(const std::filesystem::path& pat
   if (std::filesystem::is_directory(path, error)) return cannot_read("it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return cannot_read(std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  // One byte past the cap tells a file that is too large from one that fits.
+  std::string text(kMaxQuotaFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
   if (in.bad()) return cannot_read(std::strerror(errno));
-  return parse_quota_file(text.str(), path.string());
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxQuotaFileBytes) {
+    return cannot_read("larger than 1 MiB (expected a quota file of at most 1 MiB)");
+  }
+  return parse_quota_file(text, path.string());
 }
 
 std::string to_string(const Quota& quota) {

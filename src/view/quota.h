@@ -46,8 +46,11 @@ struct QuotaFile {
 // line and for a user (or `default`) given twice.
 std::expected<QuotaFile, Error> parse_quota_file(std::string_view text, const std::string& name);
 
+// The largest quota file read: a line per user, so 1 MiB is tens of thousands of users.
+inline constexpr std::size_t kMaxQuotaFileBytes = std::size_t{1} << 20U;
+
 // Reads and parses the file. Errors: invalid_input when it cannot be read (naming the path and
-// the reason) or does not parse.
+// the reason), is larger than kMaxQuotaFileBytes, or does not parse.
 std::expected<QuotaFile, Error> read_quota_file(const std::filesystem::path& path);
 
 // "500h/month", for tables.

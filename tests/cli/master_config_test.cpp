@@ -141,14 +141,19 @@ TEST(MasterConfig, TimeoutsFitInTheInterval) {
   ASSERT_TRUE(fast) << fast.error().message;
   EXPECT_EQ(fast->timeout, 500ms);  // the default of 2s, shortened to the interval
   EXPECT_EQ(fast->agents.at(0).timeout, 500ms);
+  // A mistake across keys names the line of the key weighed against the interval.
   EXPECT_EQ(error_of("interval = \"1s\"\ntimeout = \"2s\"\n"),
-            "/etc/gpumeter/master.toml: timeout is longer than the interval (expected at most "
+            "/etc/gpumeter/master.toml:2: timeout is longer than the interval (expected at most "
             "the interval)");
   EXPECT_EQ(error_of("interval = \"1s\"\n[[agent]]\nurl = \"self\"\ntimeout = \"2s\"\n"),
             "/etc/gpumeter/master.toml:2: the agent's timeout is longer than the interval "
             "(expected at most the interval)");
   EXPECT_EQ(error_of("interval = \"1m\"\nmax-backoff = \"30s\"\n"),
-            "/etc/gpumeter/master.toml: max-backoff is shorter than the interval (expected at "
+            "/etc/gpumeter/master.toml:2: max-backoff is shorter than the interval (expected at "
+            "least it)");
+  // The default max-backoff (5 minutes) under a longer interval: the interval's line.
+  EXPECT_EQ(error_of("# slow\ninterval = \"10m\"\n"),
+            "/etc/gpumeter/master.toml:2: max-backoff is shorter than the interval (expected at "
             "least it)");
 }
 

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 
 namespace gpumeter::net {
 namespace {
@@ -28,6 +31,10 @@ class Health : public ::testing::Test {
                                    },
                                    .interval = std::chrono::seconds(1),
                                    .now_us = [] { return kNow; },
+                                   .waiting_for_driver = [this]() -> std::optional<std::string> {
+                                     const std::lock_guard lock(mutex_);
+                                     return waiting_;
+                                   },
                                });
     server_->start();
   }
@@ -38,6 +45,8 @@ class Health : public ::testing::Test {
     return {result->status, nlohmann::json::parse(result->body)};
   }
   std::atomic<TimeUs> last_{-1};
+  std::mutex mutex_;
+  std::optional<std::string> waiting_;  // the driver's last error while the daemon waits
   std::unique_ptr<HttpServer> server_;
 };
 
@@ -45,6 +54,24 @@ TEST_F(Health, StartingBeforeTheFirstRound) {
   const auto [status, body] = get();
   EXPECT_EQ(status, 503);
   EXPECT_EQ(body, (nlohmann::json{{"status", "starting"}, {"last_round_age_seconds", nullptr}}));
+}
+
+TEST_F(Health, WaitingForTheDriverWithItsLastErrorThenOk) {
+  last_ = kNow - 400'000;
+  {
+    const std::lock_guard lock(mutex_);
+    waiting_ = "libnvidia-ml.so.1: cannot open shared object file";
+  }
+  const auto [status, body] = get();
+  EXPECT_EQ(status, 503);
+  EXPECT_EQ(body["status"], "waiting");
+  EXPECT_EQ(body["message"], "waiting for the NVIDIA driver");
+  EXPECT_EQ(body["last_error"], "libnvidia-ml.so.1: cannot open shared object file");
+  {
+    const std::lock_guard lock(mutex_);
+    waiting_.reset();
+  }
+  EXPECT_EQ(get().first, 200);
 }
 
 TEST_F(Health, OkWhileRoundsAreRecent) {

@@ -21,6 +21,19 @@ TEST_F(FaultsTest, InitFailsWithTheScriptedCode) {
   EXPECT_EQ(lib.fn<abi::CountFn>("nvmlDeviceGetCount_v2")(&count), abi::kErrorUninitialized);
 }
 
+// The process running this test is younger than a day: init fails for it, and succeeds for
+// a scenario whose wait has passed (0 s).
+TEST_F(FaultsTest, InitFailsWhileTheProcessIsYoungerThanTheScriptedWait) {
+  const TempScenario waiting(R"({"devices": [], "faults": {"init_fails_for_s": 86400}})");
+  {
+    const Session s(lib, waiting.path());
+    EXPECT_EQ(s.init_result(), abi::kErrorDriverNotLoaded);
+  }
+  const TempScenario passed(R"({"devices": [], "faults": {"init_fails_for_s": 0}})");
+  const Session s(lib, passed.path());
+  EXPECT_EQ(s.init_result(), abi::kSuccess);
+}
+
 TEST_F(FaultsTest, MalformedScenarioFailsInit) {
   const TempScenario file("{\n  \"devices\": [\n    {\"name\": 3}\n  ]\n}\n");
   ::testing::internal::CaptureStderr();

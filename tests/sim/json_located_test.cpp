@@ -34,6 +34,19 @@ TEST(JsonLocated, SyntaxErrorsNameFileAndLine) {
   EXPECT_NE(doc.error().message.find("syntax error"), std::string::npos) << doc.error().message;
 }
 
+// Refused before parsing: the depth costs nothing but the scan (40,000 levels once cost GBs).
+TEST(JsonLocated, NestingBeyondTheCapIsRefusedWithItsLine) {
+  const std::string deep = "{\"a\":\n" + std::string(40'000, '[') + std::string(40'000, ']') + "}";
+  const auto doc = parse_located_json(deep, "deep.json");
+  ASSERT_FALSE(doc.has_value());
+  EXPECT_EQ(doc.error().message, "deep.json:2: nested deeper than 64 levels (expected at most 64)");
+  const std::string at_cap = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_TRUE(parse_located_json(at_cap, "ok.json").has_value());
+  // Brackets inside strings are text, not nesting.
+  const std::string quoted = "[\"" + std::string(100, '[') + "\\\"\"]";
+  EXPECT_TRUE(parse_located_json(quoted, "quoted.json").has_value());
+}
+
 TEST(JsonLocated, TruncatedInputIsAnError) {
   const auto doc = parse_located_json("{\n  \"a\": [1,\n", "cut.json");
   ASSERT_FALSE(doc.has_value());

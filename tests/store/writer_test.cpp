@@ -4,6 +4,11 @@
 #include "store/writer.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>  // mallinfo2: glibc
+
+#include <chrono>
+#include <iostream>
+#include <thread>
 
 #include "store/history.h"
 #include "store/raw_database.h"
@@ -95,6 +100,49 @@ TEST(Writer, AFullDatabaseKeepsTheRecordsQueuedUntilThereIsRoomAgain) {
   auto problems = store.integrity_check();
   ASSERT_TRUE(problems);
   EXPECT_TRUE(problems->empty());
+}
+
+// While a flush writes (here: waits for another connection's lock), its rows still count as
+// queued: they are not written yet, and come back to the queue if the flush fails.
+TEST(Writer, RowsAFlushIsWritingStillCountAsQueued) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "busy.db", {.busy_timeout = std::chrono::seconds(3)});
+  Writer writer(store);
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(writer.add(sample("GPU-a", kT0 + i * kSecond, i)));
+  testing::RawDatabase other(store.path());
+  other.exec("BEGIN IMMEDIATE");
+  std::thread flushing([&writer] { EXPECT_FALSE(writer.flush()); });
+  // Not a bound on anything: the flush has taken its batch long before, and waits for the lock.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(writer.state().queued_rows, 100U);
+  flushing.join();
+  other.exec("ROLLBACK");
+  EXPECT_EQ(writer.state().queued_rows, 100U);
+  ASSERT_TRUE(writer.flush());
+  EXPECT_EQ(writer.state().queued_rows, 0U);
+}
+
+// What the queue costs the heap per row, measured (docs/daemon.md quotes the figures): a full
+// queue of device samples, and of process intervals, with real-length GPU uuids. The bound is
+// loose; the figures are printed.
+TEST(Writer, TheQueuesMemoryPerRowIsMeasured) {
+  TempDir dir;
+  Store store = testing::open_store(dir / "memory.db");
+  const std::string uuid = "GPU-e5a7b9c1-5cfd-4b4d-86a9-0c5d3e2b1a85";
+  constexpr int kRows = 200'000;
+  const auto measure = [&](const char* what, auto make) {
+    Writer writer(store, {.max_queued_rows = kRows});
+    const std::size_t before = mallinfo2().uordblks;
+    for (int i = 0; i < kRows; ++i) ASSERT_TRUE(writer.add(make(i)));
+    const double per_row = static_cast<double>(mallinfo2().uordblks - before) / kRows;
+    std::cout << kRows << " queued " << what << ": " << per_row << " bytes per row, "
+              << per_row * kRows / 1e6 << " MB\n";
+    EXPECT_LT(per_row, 4096.0) << what;
+  };
+  measure("device samples", [&](int i) { return sample(uuid, kT0 + i * kSecond, 50); });
+  const ProcessIdentity who = process(4242, "alice", uuid);
+  measure("process intervals",
+          [&](int i) { return interval(who, kT0 + i * kMinute, kT0 + (i + 1) * kMinute, 50); });
 }
 
 // The recorder's progress as stored; nullopt when absent or unreadable (a failure is reported).

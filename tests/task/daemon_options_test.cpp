@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "cli/config_tables.h"
+
 namespace gpumeter::cli {
 namespace {
 
@@ -138,6 +140,72 @@ TEST_F(ConfigFile, ABadValueNamesFileAndLine) {
   ASSERT_FALSE(applied.has_value());
   EXPECT_NE(applied.error().message.find(":1: --socket-mode"), std::string::npos)
       << applied.error().message;
+}
+
+// An empty array once reached CLI11's flag parsing with no value and crashed the daemon.
+TEST_F(ConfigFile, ArraysAndTablesAsValuesNameFileAndLine) {
+  for (const char* value : {"[]", "[\"a\", \"b\"]", "{}", "{a = 1}"}) {
+    for (const char* key : {"insecure", "no-http", "interval", "retain-tasks"}) {
+      write(std::string("# a comment\n") + key + " = " + value + "\n");
+      CLI::App daemon{"daemon"};
+      DaemonOptions options;
+      add_daemon_options(daemon, options);
+      daemon.parse(std::vector<std::string>{});
+      const auto applied = apply_config_file(daemon, path_);
+      ASSERT_FALSE(applied.has_value()) << key << " = " << value;
+      EXPECT_EQ(applied.error().message,
+                path_.string() +
+                    ":2: expected one value (a string, a number or true/false), not an array or "
+                    "table");
+    }
+  }
+}
+
+TEST_F(ConfigFile, DottedKeysAndTablesOtherThanDaemonAreRefused) {
+  std::string header = "[daemon";
+  for (int i = 0; i < 10'000; ++i) header += ".a";
+  write("interval = \"1s\"\n" + header + "]\n");
+  parse({});
+  auto applied = apply_config_file(daemon_, path_);
+  ASSERT_FALSE(applied.has_value());
+  EXPECT_TRUE(applied.error().message.starts_with(path_.string() + ":2: expected a table header"))
+      << applied.error().message;
+  write("[http]\nlisten = \"127.0.0.1:1\"\n");
+  applied = apply_config_file(daemon_, path_);
+  ASSERT_FALSE(applied.has_value());
+  EXPECT_EQ(applied.error().message,
+            path_.string() + ":1: unknown table \"http\" (expected [daemon])");
+}
+
+TEST_F(ConfigFile, AFileOverOneMebibyteIsRefusedUnread) {
+  write(std::string(kMaxConfigBytes + 1, '#'));
+  parse({});
+  const auto applied = apply_config_file(daemon_, path_);
+  ASSERT_FALSE(applied.has_value());
+  EXPECT_EQ(applied.error().message,
+            path_.string() + ": larger than 1 MiB (expected a config file of at most 1 MiB)");
+}
+
+// A mistake across keys names the line of a key the file set.
+TEST_F(ConfigFile, AMistakeAcrossKeysNamesFileAndLine) {
+  write("# the sampler\ninterval = \"10s\"\nhorizon = \"5s\"\n");
+  parse({});
+  const auto origins = apply_config_file(daemon_, path_);
+  ASSERT_TRUE(origins.has_value()) << origins.error().message;
+  const auto settings = resolve_daemon_options(options_, kUser);
+  ASSERT_FALSE(settings.has_value());
+  EXPECT_EQ(origins->locate(settings.error()).message,
+            path_.string() + ":3: --horizon: at least the interval");
+  // A key the command line set is not the file's: the message stays as it was.
+  CLI::App daemon{"daemon"};
+  DaemonOptions options;
+  add_daemon_options(daemon, options);
+  daemon.parse(std::vector<std::string>{"5s", "--horizon"});
+  const auto from_file = apply_config_file(daemon, path_);
+  ASSERT_TRUE(from_file.has_value());
+  const auto refused = resolve_daemon_options(options, kUser);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(from_file->locate(refused.error()).message, "--horizon: at least the interval");
 }
 
 TEST_F(ConfigFile, AMissingFileIsAnError) {

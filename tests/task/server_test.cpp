@@ -1,5 +1,6 @@
 #include "task/server.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -85,7 +86,7 @@ class ServerTest : public ::testing::Test {
     std::filesystem::remove_all(directory_);
   }
 
-  void start(Limits limits = {}) {
+  void start(Limits limits = {}, std::chrono::milliseconds idle_poll = Server::kIdlePoll) {
     auto listener = Listener::open(socket_, 0600);
     ASSERT_TRUE(listener.has_value()) << (listener ? "" : listener.error().message);
     listener_.emplace(std::move(*listener));
@@ -93,7 +94,7 @@ class ServerTest : public ::testing::Test {
     config.limits = limits;
     config.interval_us = kSecond;
     service_.emplace(monitor_, config);
-    server_.emplace(*service_, *listener_, limits);
+    server_.emplace(*service_, *listener_, limits, wall_clock_us, idle_poll);
     stop_fd_ = ::eventfd(0, EFD_CLOEXEC);
     thread_ = std::thread([this] { result_ = server_->run(stop_fd_); });
   }
@@ -145,6 +146,27 @@ TEST_F(ServerTest, RepliesKeepRequestOrderBehindAWaitingEnd) {
   monitor_.set_round(wall_clock_us() + 60 * kSecond);
   EXPECT_EQ(json::parse(client.line())["id"], "end");
   EXPECT_EQ(json::parse(client.line())["id"], "next");
+}
+
+// More requests in one write than a connection may have pending: the ones beyond the limit are
+// carried out as soon as the replies before them went out, not when poll() next times out. An
+// idle poll of ten minutes makes a stall fail the client's ten-second read instead of slowing
+// it down.
+TEST_F(ServerTest, PipelinedRequestsBeyondThePendingLimitAreAnsweredWithoutATimer) {
+  start({}, std::chrono::minutes(10));
+  Client client(socket_);
+  constexpr int kRequests = 1000;
+  std::string requests;
+  for (int i = 1; i <= kRequests; ++i)
+    requests += fmt::format(R"({{"op":"status","id":{}}})"
+                            "\n",
+                            i);
+  client.send(requests);
+  for (int i = 1; i <= kRequests; ++i) {
+    const std::string reply = client.line();
+    ASSERT_FALSE(reply.empty()) << "no reply to request " << i;
+    ASSERT_EQ(json::parse(reply)["id"], i);
+  }
 }
 
 TEST_F(ServerTest, GarbageGetsErrorRepliesAndTheServerKeepsServing) {

@@ -1,12 +1,16 @@
 #include "sim/lib/library.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <sstream>
+#include <string>
 
 #include "sim/clock.h"
 
@@ -62,6 +66,31 @@ abi::Return Library::load() {
   return abi::kSuccess;
 }
 
+namespace {
+
+// Seconds since this process started (/proc/self/stat's start time against CLOCK_BOOTTIME):
+// unlike the library's own state, it survives the library being closed and opened again.
+double process_age_s() {
+  std::ifstream stat("/proc/self/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  std::string field;
+  // After the command: the state is field 3, the start time field 22.
+  for (int i = 3; i < 22 && fields >> field; ++i) {
+  }
+  unsigned long long start_ticks = 0;
+  if (!(fields >> start_ticks)) return 0;
+  timespec boot{};
+  ::clock_gettime(CLOCK_BOOTTIME, &boot);
+  const double up = static_cast<double>(boot.tv_sec) + static_cast<double>(boot.tv_nsec) / 1e9;
+  return up - static_cast<double>(start_ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+}  // namespace
+
 // A malformed shared epoch would silently give this process a timeline of its own.
 std::int64_t Library::choose_epoch() {
   if (auto shared = epoch_from_environment()) return *shared;
@@ -81,6 +110,7 @@ abi::Return Library::init(bool legacy_v1) {
   if (!first_init_us_) first_init_us_ = now_us();
   if (const abi::Return loaded = load(); loaded != abi::kSuccess) return loaded;
   if (const auto& code = scenario().faults.init_code) return static_cast<abi::Return>(*code);
+  if (process_age_s() < scenario().faults.init_fails_for_s) return abi::kErrorDriverNotLoaded;
   epoch_us_ = choose_epoch();
   energy_.assign(scenario().devices.size(), EnergyMeter{0, 0});
   for (std::size_t i = 0; i < energy_.size(); ++i)
