@@ -85,11 +85,11 @@ int serve_master(const MasterSettings& settings, MasterFleet& fleet, const StopS
   if (!server) return report(err, server.error());
   std::atomic<TimeUs> last_round{0};
   add_routes(**server, fleet, settings.config, last_round);
-  const auto round = [&fleet, &last_round] {
-    fleet.refresh();
+  const auto round = [&fleet, &last_round](const std::stop_token& stop) {
+    fleet.refresh(stop);
     last_round = wall_clock_us();
   };
-  round();  // the first request finds every node polled once
+  round({});  // the first request finds every node polled once
   const net::Ticker ticker(settings.config.interval, round, false);
   (*server)->start();
   log.line(fmt::format(
