@@ -32,15 +32,15 @@ struct HttpClient::Multi {
   Multi& operator=(const Multi&) = delete;
 };
 
-// One call of get_all: the transfers in flight and the results so far.
+// One call of run_all: the transfers in flight, each result handed over as it comes in.
 class Batch {
  public:
-  Batch(CURLM* multi, std::span<const HttpRequest> requests, std::size_t max_connections)
+  Batch(CURLM* multi, std::span<const HttpRequest> requests, std::size_t max_connections,
+        const HttpClient::ResultHandler& on_result)
       : multi_(multi),
         requests_(requests),
         max_connections_(max_connections),
-        results_(requests.size(),
-                 std::unexpected(HttpFailure{.message = "stopped before the answer came"})),
+        on_result_(on_result),
         transfers_(requests.size()) {}
 
   ~Batch() {
@@ -64,8 +64,6 @@ class Batch {
     }
   }
 
-  std::vector<HttpResult> results() && { return std::move(results_); }
-
  private:
   // Starts requests while fewer than the cap are in flight.
   void admit() {
@@ -73,8 +71,8 @@ class Batch {
       auto transfer = std::make_unique<HttpTransfer>(requests_[next_], next_);
       if (transfer->handle() == nullptr ||
           curl_multi_add_handle(multi_, transfer->handle()) != CURLM_OK) {
-        results_[next_] = std::unexpected(HttpFailure{.message = "out of memory for a request"});
         ++finished_;
+        on_result_(next_, std::unexpected(HttpFailure{.message = "out of memory for a request"}));
       } else {
         transfers_[next_] = std::move(transfer);
       }
@@ -90,17 +88,18 @@ class Batch {
       HttpTransfer* transfer = HttpTransfer::of(message->easy_handle);
       const CURLcode code = message->data.result;  // read before the handle goes
       const std::size_t index = transfer->index();
-      results_[index] = transfer->finish(code);
+      HttpResult result = transfer->finish(code);
       curl_multi_remove_handle(multi_, transfer->handle());
-      transfers_[index].reset();
+      transfers_[index].reset();  // the connection closes before the result is read
       ++finished_;
+      on_result_(index, std::move(result));
     }
   }
 
   CURLM* multi_;
   std::span<const HttpRequest> requests_;
   std::size_t max_connections_;
-  std::vector<HttpResult> results_;
+  const HttpClient::ResultHandler& on_result_;
   std::vector<std::unique_ptr<HttpTransfer>> transfers_;
   std::size_t next_ = 0;      // the next request to start
   std::size_t finished_ = 0;  // results in (finished_ <= next_)
@@ -114,13 +113,23 @@ HttpClient::HttpClient(std::size_t max_connections)
 
 HttpClient::~HttpClient() = default;
 
-std::vector<HttpResult> HttpClient::get_all(std::span<const HttpRequest> requests,
-                                            const std::stop_token& stop) {
-  Batch batch(multi_->handle, requests, max_connections_);
+void HttpClient::run_all(std::span<const HttpRequest> requests, const ResultHandler& on_result,
+                         const std::stop_token& stop) {
+  Batch batch(multi_->handle, requests, max_connections_, on_result);
   // Wakes the wait in run() at once; curl_multi_wakeup may be called from any thread.
   const std::stop_callback wake(stop, [this] { curl_multi_wakeup(multi_->handle); });
   batch.run(stop);
-  return std::move(batch).results();
+}
+
+std::vector<HttpResult> HttpClient::get_all(std::span<const HttpRequest> requests,
+                                            const std::stop_token& stop) {
+  std::vector<HttpResult> results(
+      requests.size(), std::unexpected(HttpFailure{.message = "stopped before the answer came"}));
+  run_all(
+      requests,
+      [&results](std::size_t index, HttpResult result) { results[index] = std::move(result); },
+      stop);
+  return results;
 }
 
 HttpResult HttpClient::get(const HttpRequest& request, const std::stop_token& stop) {

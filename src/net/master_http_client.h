@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -65,9 +66,18 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  // Runs every request and returns their results in the same order, once each has ended. When
-  // `stop` is requested, returns within a few milliseconds: the requests still running fail
-  // with "stopped before the answer came". Calls must not overlap.
+  // (index of the request, its result)
+  using ResultHandler = std::function<void(std::size_t, HttpResult)>;
+
+  // Runs every request, and hands each result to `on_result` on the calling thread as soon as
+  // it is in (the others still running meanwhile); returns once every request has ended. When
+  // `stop` is requested, returns within a few milliseconds, and the requests still running
+  // then get no result. `on_result` must not throw. Calls must not overlap.
+  void run_all(std::span<const HttpRequest> requests, const ResultHandler& on_result,
+               const std::stop_token& stop = {});
+
+  // The same, with the results in the order of the requests; those cut short by `stop` fail
+  // with "stopped before the answer came".
   std::vector<HttpResult> get_all(std::span<const HttpRequest> requests,
                                   const std::stop_token& stop = {});
 

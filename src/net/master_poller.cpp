@@ -53,11 +53,14 @@ void Poller::poll_http(const std::vector<std::size_t>& nodes, const std::stop_to
   std::vector<HttpRequest> requests;
   requests.reserve(nodes.size());
   for (const std::size_t node : nodes) requests.push_back(*nodes_[node].fetcher->request());
-  std::vector<HttpResult> results = client_.get_all(requests, stop);
-  if (stop.stop_requested()) return;  // the master is stopping: cut-short polls say nothing
-  for (std::size_t i = 0; i < nodes.size(); ++i) {
-    record(nodes[i], nodes_[nodes[i]].fetcher->read_answer(std::move(results[i])));
-  }
+  // Each answer is read as it comes, while the slower agents are still awaited: a round ends
+  // about when its slowest poll does, not after reading every answer on top of that.
+  client_.run_all(
+      requests,
+      [&](std::size_t i, HttpResult result) {
+        record(nodes[i], nodes_[nodes[i]].fetcher->read_answer(std::move(result)));
+      },
+      stop);
 }
 
 void Poller::record(std::size_t node, PollOutcome outcome) {
