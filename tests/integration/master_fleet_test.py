@@ -2,7 +2,8 @@
 streamed forever, headers trickled one line every 0.5 s, an endless body, silence): the healthy
 agents are polled every round and shown fresh, /healthz stays 200, the master's memory stays
 bounded, the hostile agents are shown with a clear error, and SIGTERM ends the master at once,
-even in the middle of a round that waits on agents with a long timeout."""
+even in the middle of a round that waits on agents with a long timeout, the first round (before
+it serves) included."""
 
 import json
 import re
@@ -54,7 +55,7 @@ def write_config(folder, farm, interval, timeout):
 class Master:
     """`gpumeter master` serving on a free loopback port; its stderr is kept in `log`."""
 
-    def __init__(self, config):
+    def __init__(self, config, wait_for_serving=True):
         self.process = subprocess.Popen(
             [GPUMETER, "master", "--config", str(config), "--listen", "127.0.0.1:0"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=clean_env())
@@ -71,7 +72,7 @@ class Master:
                     found.set()
         self.reader = threading.Thread(target=read, daemon=True)
         self.reader.start()
-        if not found.wait(60):
+        if wait_for_serving and not found.wait(60):
             self.kill()
             raise AssertionError(f"the master did not serve within 60 s: {''.join(self.log)}")
 
@@ -166,6 +167,25 @@ class ThousandAgents(unittest.TestCase):
 
 class StopMidRound(unittest.TestCase):
     """A round that waits on agents whose timeout is 10 s: SIGTERM ends it at once."""
+
+    def test_sigterm_during_the_first_round(self):
+        farm = AgentFarm({"good": 5, "silent": 2}, list_json("workstation"))
+        with tempfile.TemporaryDirectory() as folder:
+            master = Master(write_config(folder, farm, "10s", "10s"), wait_for_serving=False)
+            try:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and farm.open_connections("silent") < 2:
+                    time.sleep(0.05)
+                self.assertEqual(farm.open_connections("silent"), 2)
+                stopped_after = master.stop()
+            finally:
+                master.kill()
+                farm.close()
+        self.assertIsNotNone(stopped_after, "the master did not stop within 60 s of SIGTERM")
+        self.assertLess(stopped_after, SIGTERM_LIMIT_SECONDS)
+        self.assertEqual(master.process.returncode, 0, "".join(master.log))
+        self.assertIn("gpumeter master: stopping (SIGTERM)\n", master.log)
+        self.assertIsNone(master.base, "it served before its first round ended")
 
     def test_sigterm_during_a_long_round(self):
         farm = AgentFarm({"good": 5, "silent": 2, "trickle": 2}, list_json("workstation"),
