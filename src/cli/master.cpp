@@ -1,6 +1,8 @@
 // `gpumeter master`: polls the agents of a config file (or reads a Prometheus server) and
 // serves the fleet: GET /api/v1/fleet and the dashboard (docs/master.md). `--once` polls once
 // and prints the fleet document instead.
+#include <sys/resource.h>
+
 #include <memory>
 #include <optional>
 
@@ -14,11 +16,22 @@
 namespace gpumeter::cli {
 namespace {
 
+// Each agent in flight holds a socket: take the whole hard limit of open files, as a soft
+// limit of 1024 (a common default) would fail polls of a larger fleet with "cannot connect".
+void raise_open_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int run_master(const CLI::App& master, const MasterOptions& options, const GlobalOptions& global,
                std::ostream& out, std::ostream& err) {
   MasterLog log(err);
   auto settings = resolve_master_options(master, options, hostname());
   if (!settings) return report(err, settings.error());
+  raise_open_file_limit();
   // Serving: the stop signals are blocked before the poller's threads start.
   std::optional<StopSignals> signals;
   if (!settings->once) signals.emplace();

@@ -50,7 +50,7 @@ struct MasterConfig {
   std::uint32_t stale_after = 3;                   // intervals with the same reading: stale
   std::chrono::milliseconds timeout{2000};         // agents' default
   std::chrono::milliseconds max_backoff{300'000};  // the longest wait for a failing agent
-  std::size_t threads = 256;                       // polls at once, at most
+  std::size_t connections = 1024;                  // HTTP polls in flight at once, at most
   std::vector<MasterAgentConfig> agents;
   MasterFileOptions options;
 };

@@ -66,7 +66,7 @@ net::PollerSettings poller_settings(const MasterConfig& config) {
   return {
       .fleet = fleet_settings(config),
       .max_backoff_rounds = static_cast<std::uint32_t>(std::min<std::int64_t>(rounds, UINT32_MAX)),
-      .max_threads = config.threads};
+      .max_connections = config.connections};
 }
 
 }  // namespace
@@ -100,11 +100,11 @@ std::expected<std::unique_ptr<MasterFleet>, Error> MasterFleet::open(const Maste
   return fleet;
 }
 
-void MasterFleet::refresh() {
+void MasterFleet::refresh(const std::stop_token& stop) {
   if (prometheus_) {
-    prometheus_->refresh();
+    prometheus_->refresh(stop);
   } else {
-    poller_->refresh();
+    poller_->refresh(stop);
   }
 }
 

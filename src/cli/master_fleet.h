@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <ostream>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -40,8 +41,8 @@ class MasterFleet {
                                                                  const GlobalOptions& global,
                                                                  MasterLog& log);
 
-  // One poll round (returns when every poll ended).
-  void refresh();
+  // One poll round (returns when every poll ended, or at once when `stop` is requested).
+  void refresh(const std::stop_token& stop = {});
   const net::FleetState& state() const noexcept;
   std::string_view source() const noexcept { return prometheus_ ? "prometheus" : "agents"; }
 

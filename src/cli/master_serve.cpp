@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <stop_token>
+#include <thread>
 #include <utility>
 
 #include "cli/commands.h"
@@ -85,19 +87,29 @@ int serve_master(const MasterSettings& settings, MasterFleet& fleet, const StopS
   if (!server) return report(err, server.error());
   std::atomic<TimeUs> last_round{0};
   add_routes(**server, fleet, settings.config, last_round);
-  const auto round = [&fleet, &last_round] {
-    fleet.refresh();
+  const auto round = [&fleet, &last_round](const std::stop_token& stop) {
+    fleet.refresh(stop);
     last_round = wall_clock_us();
   };
-  round();  // the first request finds every node polled once
-  const net::Ticker ticker(settings.config.interval, round, false);
-  (*server)->start();
-  log.line(fmt::format(
-      "serving the fleet ({} nodes from {}) on {}/api/v1/fleet, polling every "
-      "{}ms",
-      fleet.state().size(), fleet.source(), (*server)->url(), settings.config.interval.count()));
-  notify_systemd("READY=1\nSTATUS=polling");
-  const int signal = signals.wait();
+  std::stop_source stopping;
+  int signal = 0;
+  // The stop signal is awaited beside the rounds, so that it cuts the first round short too.
+  std::jthread waiter([&signals, &signal, &stopping] {
+    signal = signals.wait();
+    stopping.request_stop();
+  });
+  round(stopping.get_token());  // the first request finds every node polled once
+  if (!stopping.stop_requested()) {
+    const net::Ticker ticker(settings.config.interval, round, false);
+    (*server)->start();
+    log.line(fmt::format(
+        "serving the fleet ({} nodes from {}) on {}/api/v1/fleet, polling every "
+        "{}ms",
+        fleet.state().size(), fleet.source(), (*server)->url(), settings.config.interval.count()));
+    notify_systemd("READY=1\nSTATUS=polling");
+    waiter.join();
+  }
+  if (waiter.joinable()) waiter.join();  // `signal` is written before the stop is requested
   notify_systemd("STOPPING=1");
   log.line(fmt::format("stopping ({})", signal == SIGTERM ? "SIGTERM" : "SIGINT"));
   (*server)->stop();

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "net/master_http_client.h"
 #include "net/master_node.h"
 #include "net/master_url.h"
 
@@ -22,19 +23,26 @@ namespace gpumeter::net {
 class StatusFetcher {
  public:
   virtual ~StatusFetcher() = default;
-  // Never throws: every failure is an outcome.
+  // Polls on its own and waits for the outcome. Never throws: every failure is an outcome.
   virtual PollOutcome fetch() = 0;
+
+  // An agent over HTTP: the request of a poll, so that the poller can run a whole round's
+  // requests at once on one HttpClient and hand each result to read_answer(). Null for a
+  // fetcher that reads without HTTP ("self"), whose fetch() the poller calls instead.
+  virtual const HttpRequest* request() const noexcept { return nullptr; }
+  // The outcome of an answer to request(). Never throws.
+  virtual PollOutcome read_answer(HttpResult result) const;
 };
 
 struct HttpFetchOptions {
   std::optional<std::string> token;              // sent as "Authorization: Bearer <token>"
   std::optional<std::filesystem::path> ca_file;  // https: trust these certificates only
-  std::chrono::milliseconds timeout{2000};       // to connect, and for the whole answer
-  std::size_t max_answer_bytes = std::size_t{16} * 1024 * 1024;
+  std::chrono::milliseconds timeout{2000};       // connect, headers and body: the whole answer
+  HttpLimits limits;                             // header bytes and lines, body bytes
 };
 
 // GET <url>/api/v1/status. https verifies the agent's certificate and host name (against
-// `ca_file`, or the system's certificates).
+// `ca_file`, or the system's certificates). An answer that breaks a limit is garbage.
 std::unique_ptr<StatusFetcher> make_http_fetcher(const AgentUrl& url, HttpFetchOptions options);
 
 // This machine's `list --json` document, read by the caller's sources; an error becomes an

@@ -1,18 +1,14 @@
 // An agent over HTTP: GET /api/v1/status with a bounded wait and a bounded answer, and the
 // answer sorted into ok, unreachable, unauthorized or garbage.
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include <utility>
 
 #include "net/master_fetch.h"
-#include "net/master_http_client.h"
 #include "net/master_status_check.h"
 
 namespace gpumeter::net {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // A JSON error body's message ({"error": "..."}), if it has one.
 std::string error_detail(const std::string& body) {
@@ -52,51 +48,42 @@ PollOutcome parse_status(std::string body) {
 class HttpFetcher final : public StatusFetcher {
  public:
   HttpFetcher(const AgentUrl& url, HttpFetchOptions options)
-      : path_(url.path("/api/v1/status")),
-        options_(std::move(options)),
-        client_(make_client(
-            url,
-            {.timeout = options_.timeout, .token = options_.token, .ca_file = options_.ca_file})) {}
+      : request_{.url = url,
+                 .target = url.path("/api/v1/status"),
+                 .options = {.timeout = options.timeout,
+                             .token = std::move(options.token),
+                             .ca_file = std::move(options.ca_file)},
+                 .limits = options.limits} {}
 
   PollOutcome fetch() override {
-    std::string body;
-    bool too_large = false;
-    bool too_slow = false;
-    const auto deadline = Clock::now() + options_.timeout;
-    const auto receive = [&](const char* data, std::size_t length) {
-      too_large = body.size() + length > options_.max_answer_bytes;
-      too_slow = Clock::now() > deadline;
-      if (too_large || too_slow) return false;
-      body.append(data, length);
-      return true;
-    };
-    const httplib::Headers headers{{"Accept", "application/json"},
-                                   {"User-Agent", "gpumeter-master"}};
-    const httplib::Result result = client_->Get(path_, headers, receive);
-    if (too_large) {
-      return PollOutcome::failed(NodeState::garbage,
-                                 fmt::format("an answer over {} bytes", options_.max_answer_bytes));
+    HttpClient client(1);
+    return read_answer(client.get(request_));
+  }
+
+  const HttpRequest* request() const noexcept override { return &request_; }
+
+  PollOutcome read_answer(HttpResult result) const override {
+    if (!result) {
+      return PollOutcome::failed(result.error().kind == HttpFailure::Kind::too_large
+                                     ? NodeState::garbage
+                                     : NodeState::unreachable,
+                                 std::move(result.error().message));
     }
-    if (too_slow) {
-      return PollOutcome::failed(
-          NodeState::unreachable,
-          fmt::format("no whole answer within {}", seconds_text(options_.timeout)));
+    if (result->status != 200) {
+      return classify_status(result->status, result->body, request_.options.token.has_value());
     }
-    if (!result)
-      return PollOutcome::failed(NodeState::unreachable,
-                                 describe_failure(result.error(), options_.timeout));
-    if (result->status != 200)
-      return classify_status(result->status, body, options_.token.has_value());
-    return parse_status(std::move(body));
+    return parse_status(std::move(result->body));
   }
 
  private:
-  std::string path_;
-  HttpFetchOptions options_;
-  std::unique_ptr<httplib::ClientImpl> client_;
+  HttpRequest request_;
 };
 
 }  // namespace
+
+PollOutcome StatusFetcher::read_answer(HttpResult /*result*/) const {
+  return PollOutcome::failed(NodeState::unreachable, "internal error: not an HTTP fetcher");
+}
 
 std::unique_ptr<StatusFetcher> make_http_fetcher(const AgentUrl& url, HttpFetchOptions options) {
   return std::make_unique<HttpFetcher>(url, std::move(options));

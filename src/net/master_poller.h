@@ -1,18 +1,20 @@
-// The master's poller: each round polls every agent at once (on a bounded pool of threads),
-// holds failing agents back with exponential backoff, and writes each outcome into the fleet
-// state that the HTTP handlers read (docs/master.md).
+// The master's poller: each round polls every agent at once (all HTTP agents on one thread
+// through one HttpClient, "self" beside them on a thread of its own), holds failing agents back
+// with exponential backoff, and writes each outcome into the fleet state that the HTTP handlers
+// read (docs/master.md).
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stop_token>
 #include <vector>
 
 #include "net/master_backoff.h"
 #include "net/master_fetch.h"
 #include "net/master_fleet.h"
-#include "net/master_pool.h"
+#include "net/master_http_client.h"
 
 namespace gpumeter::net {
 
@@ -24,7 +26,7 @@ struct PolledNode {
 struct PollerSettings {
   FleetSettings fleet;
   std::uint32_t max_backoff_rounds = 60;  // the cap on a failing agent's wait, in rounds
-  std::size_t max_threads = 256;          // polls at once; fewer when there are fewer nodes
+  std::size_t max_connections = 1024;     // HTTP polls in flight at once, at most
 };
 
 struct RoundCounts {
@@ -37,19 +39,23 @@ class Poller {
   Poller(std::vector<PolledNode> nodes, PollerSettings settings);
 
   // One round: polls every node that backoff does not hold back, all at once, and returns when
-  // each poll has ended (answered, failed or timed out). Not to be called concurrently.
-  RoundCounts refresh();
+  // each poll has ended (answered, failed or timed out): with at most `max_connections` agents,
+  // within the longest timeout. When `stop` is requested it returns within milliseconds (or
+  // once a "self" reading in progress is done) and records nothing of the polls cut short.
+  // Not to be called concurrently.
+  RoundCounts refresh(const std::stop_token& stop = {});
 
   const FleetState& fleet() const noexcept { return fleet_; }
-  std::size_t threads() const noexcept { return pool_.threads(); }
+  std::size_t max_connections() const noexcept { return client_.max_connections(); }
 
  private:
-  void poll(std::size_t node);
+  void poll_http(const std::vector<std::size_t>& nodes, const std::stop_token& stop);
+  void record(std::size_t node, PollOutcome outcome);
 
   std::vector<PolledNode> nodes_;
   std::vector<Backoff> backoff_;
   FleetState fleet_;
-  WorkerPool pool_;
+  HttpClient client_;
 };
 
 }  // namespace gpumeter::net

@@ -1,8 +1,8 @@
 #include "net/master_prometheus_client.h"
 
 #include <fmt/format.h>
-#include <httplib.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -50,9 +50,32 @@ std::expected<PromSample, std::string> parse_sample(const Json& item) {
   return sample;
 }
 
+// The query as a URL's query value: everything but RFC 3986's unreserved characters escaped.
+std::string url_encoded(std::string_view text) {
+  std::string encoded;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (std::isalnum(byte) != 0 || c == '-' || c == '_' || c == '.' || c == '~') {
+      encoded += c;
+    } else {
+      encoded += fmt::format("%{:02X}", byte);
+    }
+  }
+  return encoded;
+}
+
+QueryResult read_answer(HttpResult result) {
+  if (!result) return std::unexpected(std::move(result.error().message));
+  if (result->status != 200 && result->status != 400 && result->status != 422) {
+    return std::unexpected(fmt::format("HTTP {}", result->status));
+  }
+  // Prometheus explains bad queries (400, 422) in the same JSON shape as answers.
+  return parse_query_answer(result->body);
+}
+
 }  // namespace
 
-std::expected<std::vector<PromSample>, std::string> parse_query_answer(const std::string& body) {
+QueryResult parse_query_answer(const std::string& body) {
   const Json answer = Json::parse(body, nullptr, false);
   if (answer.is_discarded() || !answer.is_object())
     return std::unexpected("the answer is not JSON");
@@ -78,24 +101,29 @@ std::expected<std::vector<PromSample>, std::string> parse_query_answer(const std
 }
 
 PrometheusClient::PrometheusClient(const AgentUrl& url, const ClientOptions& options)
-    : path_(url.path("/api/v1/query")),
-      timeout_(options.timeout),
-      client_(make_client(url, options)) {}
+    : url_(url), options_(options) {}
 
 PrometheusClient::~PrometheusClient() = default;
 
-std::expected<std::vector<PromSample>, std::string> PrometheusClient::query(
-    const std::string& promql) {
-  const httplib::Params params{{"query", promql}};
-  const httplib::Result result = client_->Get(path_, params, httplib::Headers{});
-  if (!result) {
-    return std::unexpected(describe_failure(result.error(), timeout_));
+std::vector<QueryResult> PrometheusClient::query_all(std::span<const std::string> queries,
+                                                     const std::stop_token& stop) {
+  std::vector<HttpRequest> requests;
+  requests.reserve(queries.size());
+  for (const std::string& promql : queries) {
+    requests.push_back({.url = url_,
+                        .target = url_.path("/api/v1/query") + "?query=" + url_encoded(promql),
+                        .options = options_,
+                        .limits = {.max_body_bytes = kMaxPrometheusAnswerBytes}});
   }
-  if (result->status != 200 && result->status != 400 && result->status != 422) {
-    return std::unexpected(fmt::format("HTTP {}", result->status));
-  }
-  // Prometheus explains bad queries (400, 422) in the same JSON shape as answers.
-  return parse_query_answer(result->body);
+  std::vector<HttpResult> results = client_.get_all(requests, stop);
+  std::vector<QueryResult> answers;
+  answers.reserve(results.size());
+  for (HttpResult& result : results) answers.push_back(read_answer(std::move(result)));
+  return answers;
+}
+
+QueryResult PrometheusClient::query(const std::string& promql) {
+  return std::move(query_all(std::span(&promql, 1)).front());
 }
 
 }  // namespace gpumeter::net

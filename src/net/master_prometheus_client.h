@@ -1,12 +1,14 @@
 // The part of a Prometheus server's HTTP API that the master reads: instant queries
-// (GET /api/v1/query) whose result is a vector of labelled samples.
+// (GET /api/v1/query) whose result is a vector of labelled samples, several at once, with the
+// bounds of the master's HTTP client (a larger body: one answer holds the whole fleet).
 #pragma once
 
 #include <chrono>
 #include <expected>
 #include <map>
-#include <memory>
 #include <optional>
+#include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,12 @@ struct PromSample {
 
 inline constexpr int kDefaultPrometheusPort = 9090;
 
+// An answer of every GPU series of a large fleet runs to tens of MiB; more is not an answer
+// this master could hold for every round.
+inline constexpr std::size_t kMaxPrometheusAnswerBytes = std::size_t{256} * 1024 * 1024;
+
+using QueryResult = std::expected<std::vector<PromSample>, std::string>;
+
 class PrometheusClient {
  public:
   PrometheusClient(const AgentUrl& url, const ClientOptions& options);
@@ -30,17 +38,21 @@ class PrometheusClient {
   PrometheusClient(const PrometheusClient&) = delete;
   PrometheusClient& operator=(const PrometheusClient&) = delete;
 
-  // Runs an instant query. Error: one line, e.g. "cannot connect", "HTTP 400: parse error
-  // at char 5: ...", "expected a vector result". Calls must not overlap.
-  std::expected<std::vector<PromSample>, std::string> query(const std::string& promql);
+  // Runs the instant queries at once; one result per query, in order, within the timeout.
+  // Error: one line, e.g. "cannot connect", "query failed: parse error at char 5: ...",
+  // "expected a vector result". When `stop` is requested it returns at once (failures).
+  // Calls must not overlap.
+  std::vector<QueryResult> query_all(std::span<const std::string> queries,
+                                     const std::stop_token& stop = {});
+  QueryResult query(const std::string& promql);
 
  private:
-  std::string path_;
-  std::chrono::milliseconds timeout_;
-  std::unique_ptr<httplib::ClientImpl> client_;
+  AgentUrl url_;
+  ClientOptions options_;
+  HttpClient client_;
 };
 
 // Parses the body of a query's answer (exposed for tests).
-std::expected<std::vector<PromSample>, std::string> parse_query_answer(const std::string& body);
+QueryResult parse_query_answer(const std::string& body);
 
 }  // namespace gpumeter::net

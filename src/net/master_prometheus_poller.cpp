@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -44,25 +45,23 @@ PrometheusPoller::PrometheusPoller(const AgentUrl& url, PrometheusSettings setti
       client_(url, settings_.client),
       fleet_(settings_.fleet) {}
 
-void PrometheusPoller::refresh() {
-  const std::string seen_query = fmt::format(
-      "max by (host, instance) (last_over_time(gpumeter_gpu_info[{}]))", settings_.lookback);
-  auto seen = client_.query(seen_query);
-  auto up = seen ? client_.query("up") : seen;
-  PrometheusReadings readings;
-  for (auto [query, out] :
-       {std::pair{kGpuSeriesQuery, &readings.gpu_series},
-        std::pair{kGpuTimesQuery, &readings.gpu_times}, std::pair{kUsersQuery, &readings.users}}) {
-    if (!up) break;
-    auto answer = client_.query(query);
-    if (!answer) {
-      up = std::unexpected(answer.error());
-      break;
-    }
-    *out = std::move(*answer);
+void PrometheusPoller::refresh(const std::stop_token& stop) {
+  const std::array<std::string, 5> queries{
+      fmt::format("max by (host, instance) (last_over_time(gpumeter_gpu_info[{}]))",
+                  settings_.lookback),
+      "up", kGpuSeriesQuery, kGpuTimesQuery, kUsersQuery};
+  std::vector<QueryResult> answers = client_.query_all(queries, stop);
+  if (stop.stop_requested()) return;
+  // The first failure in the order of the queries speaks for the round.
+  for (const QueryResult& answer : answers) {
+    if (!answer) return fail_all(fmt::format("Prometheus at {}: {}", origin_, answer.error()));
   }
-  if (!up) return fail_all(fmt::format("Prometheus at {}: {}", origin_, up.error()));
   fleet_.set_fleet_error({});
+  QueryResult& seen = answers[0];
+  QueryResult& up = answers[1];
+  PrometheusReadings readings{.gpu_series = std::move(*answers[2]),
+                              .gpu_times = std::move(*answers[3]),
+                              .users = std::move(*answers[4])};
 
   const Targets targets{hosts_to_instances(*seen), up_by_instance(*up)};
   std::map<std::string, Json> documents = status_documents(readings);

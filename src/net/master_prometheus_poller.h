@@ -3,6 +3,7 @@
 // metrics (docs/master.md, "Prometheus mode"). Nodes are the `host` labels it finds.
 #pragma once
 
+#include <stop_token>
 #include <string>
 
 #include "net/master_fleet.h"
@@ -21,9 +22,10 @@ class PrometheusPoller {
  public:
   PrometheusPoller(const AgentUrl& url, PrometheusSettings settings);
 
-  // One round: five instant queries. A failed query leaves every node's last good document
-  // in place, marks the nodes unreachable, and sets the fleet's error.
-  void refresh();
+  // One round: five instant queries at once, within the timeout. A failed query leaves every
+  // node's last good document in place, marks the nodes unreachable, and sets the fleet's
+  // error. When `stop` is requested it returns at once and records nothing.
+  void refresh(const std::stop_token& stop = {});
 
   const FleetState& fleet() const noexcept { return fleet_; }
 

@@ -4,7 +4,7 @@
 
 namespace gpumeter::net {
 
-Ticker::Ticker(std::chrono::milliseconds interval, std::function<void()> round, bool start_now)
+Ticker::Ticker(std::chrono::milliseconds interval, Round round, bool start_now)
     : interval_(interval),
       round_(std::move(round)),
       thread_([this, start_now](const std::stop_token& stop) { loop(stop, start_now); }) {}
@@ -18,7 +18,7 @@ void Ticker::loop(const std::stop_token& stop, bool start_now) {
   auto next = std::chrono::steady_clock::now();
   bool skip = !start_now;
   while (!stop.stop_requested()) {
-    if (!std::exchange(skip, false)) round_();
+    if (!std::exchange(skip, false)) round_(stop);
     next += interval_;
     const auto now = std::chrono::steady_clock::now();
     if (next < now) next = now;  // overran: start the next round now, and keep the rhythm after

@@ -22,7 +22,7 @@ interval = "10s"
 stale-after = 4
 timeout = "3s"
 max-backoff = "10m"
-threads = 64
+connections = 64
 
 [[agent]]
 url = "self"
@@ -42,7 +42,7 @@ url = "http://10.0.0.3:9500/proxy/"
   EXPECT_EQ(config->stale_after, 4U);
   EXPECT_EQ(config->timeout, 3s);
   EXPECT_EQ(config->max_backoff, 10min);
-  EXPECT_EQ(config->threads, 64U);
+  EXPECT_EQ(config->connections, 64U);
   ASSERT_EQ(config->agents.size(), 3U);
 
   const MasterAgentConfig& self = config->agents[0];
@@ -97,10 +97,11 @@ prometheus = "http://prometheus:9090"
 }
 
 TEST(MasterConfig, ErrorsNameFileLineAndWhatWasExpected) {
-  EXPECT_EQ(error_of("intervall = \"5s\"\n"),
-            "/etc/gpumeter/master.toml:1: unknown key \"intervall\" (expected one of interval, "
-            "stale-after, timeout, max-backoff, threads, listen, token-file, insecure, tls-cert, "
-            "tls-key, prometheus)");
+  EXPECT_EQ(
+      error_of("intervall = \"5s\"\n"),
+      "/etc/gpumeter/master.toml:1: unknown key \"intervall\" (expected one of interval, "
+      "stale-after, timeout, max-backoff, connections, listen, token-file, insecure, tls-cert, "
+      "tls-key, prometheus)");
   EXPECT_EQ(error_of("interval = \"5 s\"\n"),
             "/etc/gpumeter/master.toml:1: interval = \"5 s\": expected a duration of at least "
             "100ms, such as 500ms, 5s or 1m");

@@ -1,13 +1,17 @@
 // The poller against real HTTP agents on loopback: good ones, one down, one slower than the
-// timeout, two answering garbage, one refusing the token, and "self".
+// timeout, two answering garbage, one refusing the token, and "self"; fewer connections than
+// agents, and a round stopped midway.
 #include "net/master_poller.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <stop_token>
+#include <thread>
 
 #include "fake_agent.h"
 #include "net/master_fleet_json.h"
+#include "raw_agent.h"
 
 namespace gpumeter::net {
 namespace {
@@ -194,21 +198,49 @@ TEST_F(Master, FleetDocumentSaysSoForEachNode) {
                                                         {"master", "ok"}}));
 }
 
-TEST(MasterPool, UsesOneThreadPerNodeUpToTheCap) {
+TEST(MasterPoller, PollsEveryAgentWhenFewerConnectionsMayBeOpen) {
+  FakeAgent agent{testing::serves_status("gpu01", 1'000)};
   std::vector<PolledNode> nodes;
-  for (int i = 0; i < 5; ++i) {
-    nodes.push_back({{std::to_string(i), "self"}, make_self_fetcher([] {
-                       return std::expected<Json, Error>(std::unexpected(
-                           Error{ErrorCode::driver_failed, "NVML: driver not loaded"}));
-                     })});
-  }
-  Poller poller(std::move(nodes), PollerSettings{.max_threads = 3});
-  EXPECT_EQ(poller.threads(), 3U);
-  poller.refresh();
+  for (int i = 0; i < 5; ++i) nodes.push_back(http_node(std::to_string(i), agent.url()));
+  Poller poller(std::move(nodes), PollerSettings{.max_connections = 2});
+  EXPECT_EQ(poller.max_connections(), 2U);
+  EXPECT_EQ(poller.refresh().polled, 5U);
   for (const NodeView& node : poller.fleet().nodes(FleetState::Clock::now())) {
-    EXPECT_EQ(node.state, NodeState::unreachable);
-    EXPECT_EQ(node.error, "NVML: driver not loaded");
+    EXPECT_EQ(node.state, NodeState::ok) << node.error;
   }
+  EXPECT_EQ(agent.requests(), 5);
+}
+
+TEST(MasterPoller, SelfWithoutADriverIsUnreachable) {
+  std::vector<PolledNode> nodes;
+  nodes.push_back({{"master", "self"}, make_self_fetcher([] {
+                     return std::expected<Json, Error>(std::unexpected(
+                         Error{ErrorCode::driver_failed, "NVML: driver not loaded"}));
+                   })});
+  Poller poller(std::move(nodes), PollerSettings{});
+  poller.refresh();
+  const NodeView node = poller.fleet().nodes(FleetState::Clock::now()).at(0);
+  EXPECT_EQ(node.state, NodeState::unreachable);
+  EXPECT_EQ(node.error, "NVML: driver not loaded");
+}
+
+TEST(MasterPoller, AStoppedRoundEndsAtOnceAndRecordsNothing) {
+  testing::RawAgent silent(
+      [](int fd, const std::stop_token& stop) { testing::wait_for_close(fd, stop); });
+  std::vector<PolledNode> nodes;
+  nodes.push_back({{"silent", silent.url()},
+                   make_http_fetcher(*parse_agent_url(silent.url()), {.timeout = 60s})});
+  Poller poller(std::move(nodes), PollerSettings{.fleet = {.interval = 60s}});
+  std::stop_source stop;
+  const std::jthread stopper([&] {
+    while (silent.accepted() == 0) std::this_thread::sleep_for(1ms);
+    stop.request_stop();
+  });
+  EXPECT_EQ(poller.refresh(stop.get_token()).polled, 1U);
+  // Had the round waited for the 60 s timeout, the poll would count as an attempt and failure.
+  const NodeView node = poller.fleet().nodes(FleetState::Clock::now()).at(0);
+  EXPECT_EQ(node.counters.attempts, 0U);
+  EXPECT_EQ(node.counters.failures, 0U);
 }
 
 }  // namespace

@@ -1,0 +1,214 @@
+"""`gpumeter master` over a fleet of 1,000 fake agents on loopback, some of them hostile (headers
+streamed forever, headers trickled one line every 0.5 s, an endless body, silence): the healthy
+agents are polled every round and shown fresh, /healthz stays 200, the master's memory stays
+bounded, the hostile agents are shown with a clear error, and SIGTERM ends the master at once,
+even in the middle of a round that waits on agents with a long timeout, the first round (before
+it serves) included."""
+
+import json
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from agent_farm import KINDS, AgentFarm
+from gpumeter_testlib import GPUMETER, clean_env, list_json
+
+HOSTILE_EACH = 10
+GOOD = 1000 - 4 * HOSTILE_EACH
+# Bounds a loaded 2-core machine keeps; the client of old missed each of them (docs/master.md).
+PEAK_RSS_LIMIT_MIB = 400  # ten endless answers cut at 16 MiB each, and the fleet's documents
+SIGTERM_LIMIT_SECONDS = 5  # the old client waited 15 s and more for a trickling agent
+
+
+def http_get(url, timeout=10):
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def peak_rss_mib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM in /proc/PID/status")
+
+
+def write_config(folder, farm, interval, timeout):
+    lines = [f'interval = "{interval}"', f'timeout = "{timeout}"', "stale-after = 3"]
+    for kind in KINDS:
+        for number, port in enumerate(farm.ports[kind]):
+            lines += ["[[agent]]", f'name = "{kind}-{number}"', f'url = "http://127.0.0.1:{port}"']
+    path = Path(folder) / "master.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class Master:
+    """`gpumeter master` serving on a free loopback port; its stderr is kept in `log`."""
+
+    def __init__(self, config, wait_for_serving=True):
+        self.process = subprocess.Popen(
+            [GPUMETER, "master", "--config", str(config), "--listen", "127.0.0.1:0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=clean_env())
+        self.log = []
+        found = threading.Event()
+        self.base = None
+
+        def read():
+            for line in self.process.stderr:
+                self.log.append(line)
+                match = re.search(r"on (http://127\.0\.0\.1:\d+)/api/v1/fleet", line)
+                if match and self.base is None:
+                    self.base = match.group(1)
+                    found.set()
+        self.reader = threading.Thread(target=read, daemon=True)
+        self.reader.start()
+        if wait_for_serving and not found.wait(60):
+            self.kill()
+            raise AssertionError(f"the master did not serve within 60 s: {''.join(self.log)}")
+
+    def nodes(self):
+        status, body = http_get(self.base + "/api/v1/fleet")
+        assert status == 200, (status, body[:200])
+        return {node["name"]: node for node in json.loads(body)["nodes"]}
+
+    def stop(self):
+        """Seconds from SIGTERM to the exit (None when it did not exit within 60 s)."""
+        start = time.monotonic()
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            return None
+        self.reader.join(10)
+        return time.monotonic() - start
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.reader.join(10)
+        self.process.stderr.close()
+
+
+class ThousandAgents(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        counts = {"good": GOOD} | {kind: HOSTILE_EACH for kind in KINDS if kind != "good"}
+        cls.farm = AgentFarm(counts, list_json("workstation"))
+        cls.directory = tempfile.TemporaryDirectory()
+        # The timeout leaves the one Python process that plays 960 good agents time to answer
+        # them all on a loaded machine; the hostile ones cost the master no more than it.
+        cls.master = Master(write_config(cls.directory.name, cls.farm, "4s", "3s"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.master.kill()
+        cls.farm.close()
+        cls.directory.cleanup()
+
+    def test_a_fleet_with_hostile_agents(self):
+        master = self.master
+        health = []
+        end = time.monotonic() + 17
+        while time.monotonic() < end:
+            health.append(http_get(master.base + "/healthz")[0])
+            time.sleep(0.5)
+        nodes = master.nodes()
+        rss = peak_rss_mib(master.process.pid)
+        stopped_after = master.stop()
+
+        self.assertEqual(set(health), {200}, health)
+        self.check_good_agents(nodes)
+        self.check_hostile_agents(nodes)
+        self.assertLess(rss, PEAK_RSS_LIMIT_MIB)
+        self.assertIsNotNone(stopped_after, "the master did not stop within 60 s of SIGTERM")
+        self.assertLess(stopped_after, SIGTERM_LIMIT_SECONDS)
+        self.assertEqual(master.process.returncode, 0, "".join(master.log))
+
+    def check_good_agents(self, nodes):
+        good = [nodes[f"good-{n}"] for n in range(GOOD)]
+        self.assertEqual({node["state"] for node in good}, {"ok"},
+                         {node["error"] for node in good})
+        attempts = {node["poll"]["attempts"] for node in good}
+        # Every round polled every good agent, a round every 4 s after the first: the counts
+        # differ by one at most (the document may be read while a round's results go in).
+        self.assertLessEqual(max(attempts) - min(attempts), 1, attempts)
+        self.assertGreaterEqual(min(attempts), 4)
+        for node in good:
+            self.assertEqual(node["poll"]["failures"], 0, node["name"])
+            self.assertEqual(node["poll"]["skipped"], 0, node["name"])
+            self.assertLess(node["age_seconds"], 2 * 4, node["name"])
+
+    def check_hostile_agents(self, nodes):
+        expected = {
+            "flood": ("garbage", r"headers over 65536 bytes"),
+            "trickle": ("unreachable", r"no whole answer within 3s \(\d+ bytes came\)"),
+            "endless": ("garbage", r"an answer over 16777216 bytes"),
+            "silent": ("unreachable", r"no answer within 3s"),
+        }
+        for kind, (state, error) in expected.items():
+            for number in range(HOSTILE_EACH):
+                node = nodes[f"{kind}-{number}"]
+                self.assertEqual(node["state"], state, node)
+                self.assertRegex(node["error"], f"^{error}$")
+                self.assertIsNone(node["status"])
+                self.assertGreater(node["poll"]["skipped"], 0, node)  # backoff holds it back
+
+
+class StopMidRound(unittest.TestCase):
+    """A round that waits on agents whose timeout is 10 s: SIGTERM ends it at once."""
+
+    def test_sigterm_during_the_first_round(self):
+        farm = AgentFarm({"good": 5, "silent": 2}, list_json("workstation"))
+        with tempfile.TemporaryDirectory() as folder:
+            master = Master(write_config(folder, farm, "10s", "10s"), wait_for_serving=False)
+            try:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and farm.open_connections("silent") < 2:
+                    time.sleep(0.05)
+                self.assertEqual(farm.open_connections("silent"), 2)
+                stopped_after = master.stop()
+            finally:
+                master.kill()
+                farm.close()
+        self.assertIsNotNone(stopped_after, "the master did not stop within 60 s of SIGTERM")
+        self.assertLess(stopped_after, SIGTERM_LIMIT_SECONDS)
+        self.assertEqual(master.process.returncode, 0, "".join(master.log))
+        self.assertIn("gpumeter master: stopping (SIGTERM)\n", master.log)
+        self.assertIsNone(master.base, "it served before its first round ended")
+
+    def test_sigterm_during_a_long_round(self):
+        farm = AgentFarm({"good": 5, "silent": 2, "trickle": 2}, list_json("workstation"),
+                         armed=False)
+        with tempfile.TemporaryDirectory() as folder:
+            master = Master(write_config(folder, farm, "10s", "10s"))
+            try:
+                farm.arm()
+                # The next round starts 10 s after the first; it holds the hostile agents' polls.
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline and (farm.open_connections("silent") < 2 or
+                                                       farm.open_connections("trickle") < 2):
+                    time.sleep(0.05)
+                self.assertEqual(farm.open_connections("silent"), 2)
+                stopped_after = master.stop()
+            finally:
+                master.kill()
+                farm.close()
+        self.assertIsNotNone(stopped_after, "the master did not stop within 60 s of SIGTERM")
+        self.assertLess(stopped_after, SIGTERM_LIMIT_SECONDS)
+        self.assertEqual(master.process.returncode, 0, "".join(master.log))
+        self.assertIn("gpumeter master: stopping (SIGTERM)\n", master.log)
+
+
+if __name__ == "__main__":
+    unittest.main()
