@@ -8,6 +8,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libssl-dev openssl
+  libmicrohttpd-dev zlib1g-dev  # the HTTP server; gzip of its responses
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
   python3 python3-jsonschema
