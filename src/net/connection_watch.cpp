@@ -4,6 +4,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "net/blocked_signals.h"
+
 namespace gpumeter::net {
 namespace {
 
@@ -57,7 +59,8 @@ void ConnectionWatch::Watched::response_sent() noexcept {
 }
 
 ConnectionWatch::ConnectionWatch(ConnectionDeadlines deadlines)
-    : deadlines_(deadlines), thread_([this] { run(); }) {}
+    : deadlines_(deadlines),
+      thread_(with_signals_blocked([this] { return std::thread([this] { run(); }); })) {}
 
 ConnectionWatch::~ConnectionWatch() {
   {

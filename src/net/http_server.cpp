@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "net/bearer_token.h"
+#include "net/blocked_signals.h"
 #include "net/connection_watch.h"
 #include "net/host_allow_list.h"
 #include "net/http_exchange.h"
@@ -314,8 +315,10 @@ struct HttpServer::State {
     if (tls) flags |= MHD_USE_TLS;
     if (!with_listen_socket) flags |= MHD_USE_NO_LISTEN_SOCKET;
     std::vector<MHD_OptionItem> items = options(with_listen_socket);
-    return MHD_start_daemon(flags, 0, &on_accept, this, &on_request, this, MHD_OPTION_ARRAY,
-                            items.data(), MHD_OPTION_END);
+    return with_signals_blocked([&] {
+      return MHD_start_daemon(flags, 0, &on_accept, this, &on_request, this, MHD_OPTION_ARRAY,
+                              items.data(), MHD_OPTION_END);
+    });
   }
 
   // Starts the library once without a socket, so that a configuration it refuses (GnuTLS
