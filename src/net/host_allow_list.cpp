@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <utility>
 
 #include "net/listen_address.h"
 
@@ -40,7 +39,8 @@ bool is_wildcard(std::string_view host) {
 
 }  // namespace
 
-HostAllowList::HostAllowList(std::string_view listen_host, std::vector<std::string> extra_names)
+HostAllowList::HostAllowList(std::string_view listen_host,
+                             const std::vector<std::string>& extra_names)
     : any_(is_wildcard(listen_host)) {
   names_.push_back("localhost");
   names_.push_back(lower(listen_host));

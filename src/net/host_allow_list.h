@@ -15,7 +15,7 @@ class HostAllowList {
   // Allows "localhost", every loopback address, `listen_host` and `extra_names`. A wildcard
   // `listen_host` ("0.0.0.0", "::") allows every Host: such a server answers to any name the
   // machine has, and needs a bearer token, which a rebinding page does not have.
-  HostAllowList(std::string_view listen_host, std::vector<std::string> extra_names);
+  HostAllowList(std::string_view listen_host, const std::vector<std::string>& extra_names);
 
   // `value` is a Host header as sent: "name", "name:port", "1.2.3.4:80", "[::1]:9416". Names
   // compare without case and without a trailing dot; the port is not checked (the connection

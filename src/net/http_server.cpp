@@ -55,7 +55,7 @@ std::expected<std::string, Error> read_text(const std::filesystem::path& path) {
 
 // The PEM files, checked by OpenSSL first so that a bad file is named with OpenSSL's reason.
 std::expected<std::optional<Tls>, Error> load_tls(const HttpConfig& config) {
-  if (!config.tls_certificate) return std::optional<Tls>{};
+  if (!config.tls_certificate || !config.tls_key) return std::optional<Tls>{};
   std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> context(SSL_CTX_new(TLS_server_method()),
                                                             &SSL_CTX_free);
   if (!context) return std::unexpected(Error{ErrorCode::internal, "cannot set up TLS"});
@@ -328,8 +328,9 @@ struct HttpServer::State {
     if (trial == nullptr) {
       return std::unexpected(
           Error{ErrorCode::invalid_input,
-                tls ? fmt::format("GnuTLS cannot use {} with {}", config.tls_certificate->string(),
-                                  config.tls_key->string())
+                tls ? fmt::format("GnuTLS cannot use {} with {}",
+                                  config.tls_certificate.value_or("").string(),
+                                  config.tls_key.value_or("").string())
                     : std::string("libmicrohttpd cannot start with these limits")});
     }
     MHD_stop_daemon(trial);

@@ -14,10 +14,12 @@
 namespace gpumeter::net {
 
 struct ScreenLimits {
-  std::size_t max_uri_bytes = 8 * 1024;      // request target; more is a 414
-  std::size_t max_header_fields = 100;       // header lines; more is a 431
-  std::size_t max_header_bytes = 16 * 1024;  // names and values together; more is a 431
-  std::size_t max_body_bytes = 64 * 1024;    // announced body; more (or chunked) is a 413
+  std::size_t max_uri_bytes = std::size_t{8} * 1024;  // request target; more is a 414
+  std::size_t max_header_fields = 100;                // header lines; more is a 431
+  std::size_t max_header_bytes =
+      std::size_t{16} * 1024;  // names and values together; more is a 431
+  std::size_t max_body_bytes =
+      std::size_t{64} * 1024;  // announced body; more (or chunked) is a 413
 };
 
 struct Refusal {
