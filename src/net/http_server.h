@@ -53,7 +53,7 @@ struct HttpConfig {
   std::chrono::seconds request_timeout{10};    // a whole request head, from the connection's
                                                // start or the previous response's end
   std::chrono::seconds response_timeout{60};   // from a whole head to the response written
-  unsigned threads = 0;                        // event loops; 0: the number of cores, 4 to 16
+  unsigned threads = 0;                        // event loops; 0: the number of cores, 16 to 64
 };
 
 // Who may call a route. `token` routes need "Authorization: Bearer <token>" when the server
