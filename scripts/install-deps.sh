@@ -9,6 +9,7 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libssl-dev openssl
   libcurl4-openssl-dev  # the master's client for agents and Prometheus
+  libmicrohttpd-dev zlib1g-dev  # the HTTP server; gzip of its responses
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
   python3 python3-jsonschema

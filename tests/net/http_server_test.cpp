@@ -1,9 +1,12 @@
 // The server over real HTTP on loopback: routing, the token rule, limits, error shapes.
 #include "net/http_server.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "net/outside_address.h"
 #include "net/raw_http.h"
@@ -138,15 +141,16 @@ TEST(HttpServer, RefusesALargeBodyAndKeepsServing) {
   config.max_request_bytes = 1024;
   const auto server = serve(config);
   const std::string body(4096, 'x');
-  const std::string answer =
-      exchange(server->port(),
-               "GET /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4096\r\n\r\n" + body);
+  const std::string answer = exchange(
+      server->port(),
+      "GET /api/v1/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4096\r\n\r\n" + body);
   EXPECT_EQ(status_of(answer), 413) << answer;
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
-  EXPECT_EQ(status_of(exchange(server->port(),
-                               "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-                               "5\r\nhello\r\n0\r\n\r\n")),
-            413);
+  EXPECT_EQ(
+      status_of(exchange(server->port(),
+                         "POST /x HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "5\r\nhello\r\n0\r\n\r\n")),
+      413);
 
   httplib::Client client("127.0.0.1", server->port());
   const auto after = client.Get("/api/v1/echo");
@@ -156,8 +160,9 @@ TEST(HttpServer, RefusesALargeBodyAndKeepsServing) {
 
 TEST(HttpServer, AsksToCloseAConnectionWhoseBodyItDidNotRead) {
   const auto server = serve(loopback_config());
-  const std::string answer = exchange(
-      server->port(), "GET /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc");
+  const std::string answer =
+      exchange(server->port(),
+               "GET /api/v1/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\n\r\nabc");
   EXPECT_EQ(status_of(answer), 200) << answer;
   EXPECT_NE(answer.find("Connection: close"), std::string::npos) << answer;
 }
@@ -169,15 +174,116 @@ TEST(HttpServer, RejectsMalformedRequestsAndKeepsServing) {
                                "GET /api/v1/echo HTTP/1.1\r\nContent-Length: ten\r\n\r\n")),
             400);
   const std::string long_header =
-      "GET /api/v1/echo HTTP/1.1\r\nX-Long: " + std::string(20000, 'a') + "\r\n\r\n";
-  EXPECT_EQ(status_of(exchange(server->port(), long_header)), 400);
-  const std::string long_uri = "GET /" + std::string(20000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n";
+      "GET /api/v1/echo HTTP/1.1\r\nHost: localhost\r\nX-Long: " + std::string(20000, 'a') +
+      "\r\n\r\n";
+  EXPECT_EQ(status_of(exchange(server->port(), long_header)), 431);
+  const std::string long_uri =
+      "GET /" + std::string(20000, 'a') + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
   EXPECT_EQ(status_of(exchange(server->port(), long_uri)), 414);
 
   httplib::Client client("127.0.0.1", server->port());
   const auto after = client.Get("/api/v1/echo");
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 200);
+}
+
+// RFC 9112's rejections, which the old server answered with 200.
+TEST(HttpServer, RejectsWhatRfc9112Rejects) {
+  const auto server = serve(loopback_config());
+  const auto status = [&](const std::string& head) {
+    return status_of(exchange(server->port(), "GET /public HTTP/1.1\r\n" + head + "\r\n"));
+  };
+  EXPECT_EQ(status("Host: localhost\r\n"), 200);
+  EXPECT_EQ(status(""), 400);
+  EXPECT_EQ(status("Host: localhost\r\nNoColonHere\r\n"), 400);
+  EXPECT_EQ(status("Host: localhost\r\nContent-Length: 1\r\nContent-Length: 2\r\n"), 400);
+  std::string many = "Host: localhost\r\n";
+  for (int i = 0; i < 200; ++i) many += "X-" + std::to_string(i) + ": 1\r\n";
+  EXPECT_EQ(status(many), 431);
+  EXPECT_EQ(status_of(exchange(server->port(), "\x16\x03\x01garbage\r\n\r\n")), 400);
+}
+
+TEST(HttpServer, AForeignHostIsMisdirectedWithAJsonError) {
+  const auto server = serve(loopback_config());
+  const std::string answer =
+      exchange(server->port(), "GET /public HTTP/1.1\r\nHost: rebind.example:9416\r\n\r\n");
+  EXPECT_EQ(status_of(answer), 421) << answer;
+  EXPECT_NE(answer.find(R"({"error":)"), std::string::npos) << answer;
+  EXPECT_EQ(status_of(exchange(server->port(), "GET /public HTTP/1.1\r\nHost: localhost\r\n\r\n")),
+            200);
+}
+
+// Reads until the server closes the connection (the last request asks for it).
+std::string read_to_end(int port, const std::string& requests) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0) {
+    const timeval timeout{.tv_sec = 10, .tv_usec = 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    (void)::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL);
+    char buffer[65536];
+    ssize_t got = 0;
+    while ((got = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+      answer.append(buffer, static_cast<std::size_t>(got));
+    }
+  }
+  ::close(fd);
+  return answer;
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+TEST(HttpServer, AnswersEveryPipelinedRequestInOrder) {
+  const auto server = serve(loopback_config());
+  for (const int n : {2, 500}) {
+    std::string requests;
+    for (int i = 0; i < n; ++i) {
+      requests += fmt::format("GET /api/v1/echo?q={} HTTP/1.1\r\nHost: localhost\r\n{}\r\n", i,
+                              i + 1 == n ? "Connection: close\r\n" : "");
+    }
+    const std::string answer = read_to_end(server->port(), requests);
+    EXPECT_EQ(count_of(answer, "HTTP/1.1 200"), static_cast<std::size_t>(n));
+    std::size_t at = 0;
+    for (int i = 0; i < n; ++i) {
+      at = answer.find(fmt::format(R"("q":"{}")", i), at);
+      ASSERT_NE(at, std::string::npos)
+          << "answer " << i << " of " << n << " missing or out of order";
+    }
+  }
+}
+
+// A client that sends a header line now and then never lets the idle timeout pass; the
+// request deadline closes its connection all the same.
+TEST(HttpServer, ClosesAConnectionThatNeverFinishesItsRequest) {
+  HttpConfig config = loopback_config();
+  config.request_timeout = std::chrono::seconds(1);
+  const auto server = serve(config);
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(server->port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)), 0);
+  const std::string start = "GET /public HTTP/1.1\r\nHost: localhost\r\n";
+  ASSERT_GT(::send(fd, start.data(), start.size(), MSG_NOSIGNAL), 0);
+  bool closed = false;
+  for (int i = 0; i < 100 && !closed; ++i) {  // 10 s at most, ten times the deadline
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::string line = "X-Slow-" + std::to_string(i) + ": 1\r\n";
+    closed = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) < 0;
+    char byte = 0;
+    closed = closed || ::recv(fd, &byte, 1, MSG_DONTWAIT) == 0;
+  }
+  ::close(fd);
+  EXPECT_TRUE(closed);
 }
 
 TEST(HttpServer, AHandlersExceptionIsA500WithoutItsText) {
