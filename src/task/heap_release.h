@@ -8,7 +8,7 @@ namespace gpumeter::task {
 
 // The output a connection held before it was sent, from which its buffer is released and the
 // heap trimmed.
-inline constexpr std::size_t kLargeOutputBytes = 256U * 1024U;
+inline constexpr std::size_t kLargeOutputBytes = std::size_t{256} << 10U;
 
 // Returns the free pages of every malloc arena to the kernel (malloc_trim). A no-op without
 // glibc. Costs about a millisecond; call it after large frees only.
