@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "net/request_deadline.h"
 #include "net/response.h"
 #include "view/accounting_json.h"
 #include "view/accounting_ledger.h"
@@ -17,9 +18,13 @@ namespace {
 std::optional<view::LedgerProcesses> ledger_for(StorePool* pool, const Snapshot& snapshot) {
   if (pool == nullptr) return std::nullopt;
   std::optional<view::LedgerProcesses> found;
-  const auto opened = pool->with_store([&](store::Store& store) {
-    if (auto read = view::LedgerProcesses::read(store, snapshot)) found = std::move(*read);
-  });
+  // Rendered once per round for every client: the ledger read is bounded like a request's.
+  const RequestDeadline deadline;
+  const auto opened = pool->with_store(
+      [&](store::Store& store) {
+        if (auto read = view::LedgerProcesses::read(store, snapshot)) found = std::move(*read);
+      },
+      deadline.at());
   if (!opened) return std::nullopt;
   return found;
 }

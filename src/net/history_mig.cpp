@@ -76,7 +76,8 @@ view::Json mig_json(const FoundMig& found) {
 }  // namespace
 
 bool answer_mig_history(const HistorySources& sources, const Snapshot& snapshot,
-                        const HistoryRequest& request, httplib::Response& response) {
+                        const HistoryRequest& request, const RequestDeadline& deadline,
+                        httplib::Response& response) {
   const auto found = find_mig(snapshot, request.gpu);
   if (!found) return false;
   if (request.metric != DeviceMetric::memory_used && !store::gpm_position(request.metric)) {
@@ -92,10 +93,10 @@ bool answer_mig_history(const HistorySources& sources, const Snapshot& snapshot,
   HistoryBuckets buckets(request.since_us, request.until_us, request.step_us);
   std::expected<void, Error> stored;
   auto opened = sources.store->with_store(
-      [&](store::Store& store) { stored = add_stored(store, request, buckets); });
+      [&](store::Store& store) { stored = add_stored(store, request, buckets); }, deadline.at());
   if (!opened) stored = std::unexpected(std::move(opened.error()));
   if (!stored) {
-    reply_error(response, 500, "history database: " + stored.error().message);
+    reply_store_error(response, stored.error(), deadline);
     return true;
   }
   const MetricSpec& metric = spec(request.metric);

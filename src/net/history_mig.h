@@ -8,13 +8,16 @@
 
 #include "net/history_request.h"
 #include "net/history_route.h"
+#include "net/request_deadline.h"
 
 namespace gpumeter::net {
 
 // Answers when `request.gpu` is the uuid of a MIG device of the snapshot and returns true;
 // returns false (answering nothing) otherwise. 400 for another metric than memory_used or a
-// GPM figure, 503 without a history database, 500 when it cannot be read.
+// GPM figure, 503 without a history database or when the read runs past `deadline`, 500 when
+// it cannot be read.
 bool answer_mig_history(const HistorySources& sources, const Snapshot& snapshot,
-                        const HistoryRequest& request, httplib::Response& response);
+                        const HistoryRequest& request, const RequestDeadline& deadline,
+                        httplib::Response& response);
 
 }  // namespace gpumeter::net

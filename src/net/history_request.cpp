@@ -68,7 +68,12 @@ TimeUs default_step(TimeUs since_us, TimeUs until_us, std::chrono::milliseconds 
     // The window's length, not its aligned buckets: one more bucket may start before it.
     if ((until_us - since_us + step_us - 1) / step_us <= kDefaultHistoryPoints) return step_us;
   }
-  return kSteps.back() * kSecondUs;
+  // Beyond a day, whole days: the answer stays within kDefaultHistoryPoints buckets however
+  // long the window (a bucket more for the alignment).
+  const TimeUs day_us = kSteps.back() * kSecondUs;
+  const TimeUs days =
+      (until_us - since_us + day_us * kDefaultHistoryPoints - 1) / (day_us * kDefaultHistoryPoints);
+  return std::max<TimeUs>(days, 1) * day_us;
 }
 
 std::expected<HistoryRequest, Error> parse_history_request(const httplib::Request& request,

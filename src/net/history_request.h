@@ -36,7 +36,8 @@ std::expected<HistoryRequest, Error> parse_history_request(const httplib::Reques
 
 // The smallest of 1s, 2s, 5s, 10s, 15s, 30s, 1m, 2m, 5m, 10m, 15m, 30m, 1h, 2h, 6h, 12h, 1d
 // that is not shorter than the sampler's interval and cuts the window's length into at most
-// kDefaultHistoryPoints steps (1d for longer windows).
+// kDefaultHistoryPoints steps; for longer windows the fewest whole days that do. The
+// answer's buckets are thus bounded whatever the window.
 TimeUs default_step(TimeUs since_us, TimeUs until_us, std::chrono::milliseconds interval);
 
 }  // namespace gpumeter::net

@@ -9,6 +9,7 @@
 #include "net/history_buckets.h"
 #include "net/history_mig.h"
 #include "net/history_request.h"
+#include "net/request_deadline.h"
 #include "net/response.h"
 #include "store/gauges.h"
 #include "store/history.h"
@@ -107,11 +108,12 @@ std::expected<void, Error> add_stored(store::Store& store, const Gpu& gpu,
 
 void answer(const HistorySources& sources, const httplib::Request& request,
             httplib::Response& response) {
+  const RequestDeadline deadline;
   const auto snapshot = sources.sampler.snapshot();
   if (!snapshot) return reply_error(response, 503, "no sample yet: the sampler is starting");
   const auto parsed = parse_history_request(request, sources.now_us(), sources.interval);
   if (!parsed) return reply_error(response, 400, parsed.error().message);
-  if (answer_mig_history(sources, *snapshot, *parsed, response)) return;  // gpu=MIG-...
+  if (answer_mig_history(sources, *snapshot, *parsed, deadline, response)) return;  // MIG-...
   const auto gpu = find_gpu(*snapshot, parsed->gpu);
   if (!gpu)
     return reply_error(response, 400,
@@ -120,11 +122,13 @@ void answer(const HistorySources& sources, const httplib::Request& request,
   const TimeUs memory_from = add_memory(sources.sampler, *gpu, *parsed, buckets);
   if (sources.store != nullptr && gpu->uuid && parsed->since_us < memory_from) {
     std::expected<void, Error> stored;
-    auto opened = sources.store->with_store([&](store::Store& store) {
-      stored = add_stored(store, *gpu, *parsed, memory_from, buckets);
-    });
+    auto opened = sources.store->with_store(
+        [&](store::Store& store) {
+          stored = add_stored(store, *gpu, *parsed, memory_from, buckets);
+        },
+        deadline.at());
     if (!opened) stored = std::unexpected(std::move(opened.error()));
-    if (!stored) return reply_error(response, 500, "history database: " + stored.error().message);
+    if (!stored) return reply_store_error(response, stored.error(), deadline);
   }
   const MetricSpec& metric = spec(parsed->metric);
   view::Json document{{"schema_version", 1},

@@ -19,8 +19,8 @@ std::expected<TimeUs, Error> time_param(const httplib::Request& request, const s
   if (!text) return fallback;
   const auto time = parse_query_time(*text, now_us);
   if (!time) {
-    return std::unexpected(
-        bad_param(name, fmt::format("\"{}\" is not {}", *text, kQueryTimeForms)));
+    return std::unexpected(bad_param(
+        name, fmt::format("\"{}\" is not {}, from {}", *text, kQueryTimeForms, kQueryTimeRange)));
   }
   return *time;
 }

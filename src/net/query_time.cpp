@@ -86,21 +86,32 @@ std::optional<TimeUs> iso8601_with_zone(std::string_view text) {
 std::optional<TimeUs> unix_seconds(std::string_view text) {
   std::int64_t seconds = 0;
   const auto [end, error] = std::from_chars(text.begin(), text.end(), seconds);
-  constexpr std::int64_t kLimit = 100'000'000'000;  // year 5138: far from overflowing µs
   if (text.empty() || error != std::errc{} || end != text.end()) return std::nullopt;
-  if (seconds > kLimit || seconds < -kLimit) return std::nullopt;
+  // Checked before the product, which would overflow for a large count.
+  if (seconds < kEarliestQueryTimeUs / 1'000'000 || seconds > kLatestQueryTimeUs / 1'000'000)
+    return std::nullopt;
   return seconds * 1'000'000;
+}
+
+std::optional<TimeUs> before_now(std::chrono::seconds ago, TimeUs now_us) {
+  // parse_duration keeps µs within 64 bits; a duration longer than the range ends before it.
+  if (ago.count() > (kLatestQueryTimeUs - kEarliestQueryTimeUs) / 1'000'000) return std::nullopt;
+  return now_us - std::chrono::duration_cast<microseconds>(ago).count();
+}
+
+std::optional<TimeUs> any_form(std::string_view text, TimeUs now_us) {
+  if (text.starts_with('@')) return unix_seconds(text.substr(1));
+  if (const auto ago = view::parse_duration(text)) return before_now(*ago, now_us);
+  if (const auto zoned = iso8601_with_zone(text)) return zoned;
+  return view::parse_report_time(text, now_us);
 }
 
 }  // namespace
 
 std::optional<TimeUs> parse_query_time(std::string_view text, TimeUs now_us) {
-  if (text.starts_with('@')) return unix_seconds(text.substr(1));
-  if (const auto ago = view::parse_duration(text)) {
-    return now_us - std::chrono::duration_cast<microseconds>(*ago).count();
-  }
-  if (const auto zoned = iso8601_with_zone(text)) return zoned;
-  return view::parse_report_time(text, now_us);
+  const auto time = any_form(text, now_us);
+  if (!time || *time < kEarliestQueryTimeUs || *time > kLatestQueryTimeUs) return std::nullopt;
+  return time;
 }
 
 std::optional<std::chrono::seconds> parse_step(std::string_view text) {

@@ -2,10 +2,14 @@
 
 #include <utility>
 
+#include "store/query_deadline.h"
+
 namespace gpumeter::net {
 
 StorePool::StorePool(std::filesystem::path database, std::string host, std::size_t keep)
-    : database_(std::move(database)), host_(std::move(host)), keep_(keep) {}
+    : database_(std::move(database)), host_(std::move(host)), keep_(keep) {
+  store::enable_query_deadlines();  // before the pool opens its first connection
+}
 
 std::expected<std::unique_ptr<store::Store>, Error> StorePool::borrow() {
   {
@@ -29,10 +33,14 @@ void StorePool::give_back(std::unique_ptr<store::Store> store) {
   if (idle_.size() < keep_) idle_.push_back(std::move(store));
 }
 
-std::expected<void, Error> StorePool::with_store(const std::function<void(store::Store&)>& reader) {
+std::expected<void, Error> StorePool::with_store(const std::function<void(store::Store&)>& reader,
+                                                 std::chrono::steady_clock::time_point deadline) {
   auto store = borrow();
   if (!store) return std::unexpected(std::move(store.error()));
-  reader(**store);
+  {
+    const store::QueryDeadline bounded(deadline);
+    reader(**store);
+  }
   give_back(std::move(*store));
   return {};
 }

@@ -4,6 +4,7 @@
 // recorder writes through its own connection.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <expected>
 #include <filesystem>
@@ -25,9 +26,11 @@ class StorePool {
   // for the next requests.
   StorePool(std::filesystem::path database, std::string host, std::size_t keep = 8);
 
-  // Runs `reader` with a connection of its own. Errors: those of store::Store::open
+  // Runs `reader` with a connection of its own, whose queries stop at `deadline` (steady
+  // clock; they fail with io, and the caller answers 503). Errors: those of store::Store::open
   // (read-only), e.g. a database that does not exist yet.
-  std::expected<void, Error> with_store(const std::function<void(store::Store&)>& reader);
+  std::expected<void, Error> with_store(const std::function<void(store::Store&)>& reader,
+                                        std::chrono::steady_clock::time_point deadline);
 
   const std::filesystem::path& path() const noexcept { return database_; }
 

@@ -1,5 +1,8 @@
 #include "net/tasks_route.h"
 
+#include <fmt/format.h>
+
+#include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -11,15 +14,52 @@
 namespace gpumeter::net {
 namespace {
 
+std::expected<std::size_t, Error> limit_param(const httplib::Request& request) {
+  const auto text = query_param(request, "limit");
+  if (!text) return kMaxTasksPerPage;
+  std::size_t limit = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), limit);
+  if (error != std::errc{} || end != text->data() + text->size() || limit < 1 ||
+      limit > kMaxTasksPerPage) {
+    return std::unexpected(bad_param(
+        "limit",
+        fmt::format("\"{}\" is not a whole number from 1 to {}", *text, kMaxTasksPerPage)));
+  }
+  return limit;
+}
+
+std::expected<std::optional<task::QueryCursor>, Error> before_param(
+    const httplib::Request& request) {
+  const auto text = query_param(request, "before");
+  if (!text) return std::nullopt;
+  const auto cursor = task::parse_cursor(*text);
+  if (!cursor) {
+    return std::unexpected(
+        bad_param("before", fmt::format("\"{}\" is not the \"next\" of an earlier answer "
+                                        "(END_TIME_US:TASK)",
+                                        *text)));
+  }
+  return cursor;
+}
+
 void answer(const TasksSources& sources, const httplib::Request& request,
             httplib::Response& response) {
   const auto since =
       time_param(request, "since", std::numeric_limits<TimeUs>::min(), sources.now_us());
   if (!since) return reply_error(response, 400, since.error().message);
-  const auto page = sources.results.ended_since(*since, std::numeric_limits<std::size_t>::max());
+  const auto limit = limit_param(request);
+  if (!limit) return reply_error(response, 400, limit.error().message);
+  const auto before = before_param(request);
+  if (!before) return reply_error(response, 400, before.error().message);
+  const auto page = sources.results.ended_since(*since, *limit, *before);
   nlohmann::json tasks = nlohmann::json::array();
   for (const task::Task& task : page.tasks) tasks.push_back(task::task_json(task));
-  reply_json(response, nlohmann::json{{"schema_version", 1}, {"tasks", std::move(tasks)}});
+  reply_json(response,
+             nlohmann::json{{"schema_version", 1},
+                            {"tasks", std::move(tasks)},
+                            {"truncated", page.truncated},
+                            {"next", page.next ? nlohmann::json(task::to_string(*page.next))
+                                               : nlohmann::json(nullptr)}});
 }
 
 }  // namespace

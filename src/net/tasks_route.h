@@ -11,6 +11,9 @@
 
 namespace gpumeter::net {
 
+// The most tasks one answer holds (`limit`'s default and maximum); "next" pages to the rest.
+inline constexpr std::size_t kMaxTasksPerPage = 1'000;
+
 struct TasksSources {
   const task::RecentResults& results;
   std::function<TimeUs()> now_us;  // the wall clock

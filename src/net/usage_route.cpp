@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "net/query_params.h"
+#include "net/request_deadline.h"
 #include "net/response.h"
 #include "view/group_by.h"
 #include "view/report_time.h"
@@ -55,16 +56,19 @@ void answer(const UsageSources& sources, const httplib::Request& request,
   if (sources.store == nullptr) {
     return reply_error(response, 404, "this daemon keeps no history database");
   }
+  const RequestDeadline deadline;
   const auto query = usage_query(request, sources.now_us());
   if (!query) return reply_error(response, 400, query.error().message);
   // Quota standing is per user: only a report grouped by user carries it.
   const bool by_user = std::ranges::count(query->group_by, store::GroupBy::user) > 0;
   std::expected<view::UsageReport, Error> report = std::unexpected(Error{});
-  const auto read = sources.store->with_store([&](store::Store& store) {
-    report = view::build_usage_report(store, *query, by_user ? sources.quotas : nullptr);
-  });
+  const auto read = sources.store->with_store(
+      [&](store::Store& store) {
+        report = view::build_usage_report(store, *query, by_user ? sources.quotas : nullptr);
+      },
+      deadline.at());
   if (!read) return reply_error(response, 500, "history database: " + read.error().message);
-  if (!report) return reply_error(response, 500, "history database: " + report.error().message);
+  if (!report) return reply_store_error(response, report.error(), deadline);
   reply_json(response, view::usage_json(*report));
 }
 

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <utility>
 
+#include "task/heap_release.h"
+
 namespace gpumeter::task {
 namespace {
 
@@ -22,12 +24,18 @@ Connection::Connection(int fd, Caller caller, const Limits& limits)
     : fd_(fd),
       caller_(caller),
       pending_limit_(limits.pending_requests_per_connection),
+      unsent_limit_(limits.unsent_bytes_per_connection),
+      stalled_after_(limits.stalled_ms),
       input_(limits.line_bytes) {}
 
 Connection::Connection(Connection&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       caller_(other.caller_),
       pending_limit_(other.pending_limit_),
+      unsent_limit_(other.unsent_limit_),
+      stalled_after_(other.stalled_after_),
+      last_progress_(other.last_progress_),
+      ready_bytes_(other.ready_bytes_),
       input_(std::move(other.input_)),
       slots_(std::move(other.slots_)),
       output_(std::move(other.output_)),
@@ -42,6 +50,10 @@ Connection& Connection::operator=(Connection&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     caller_ = other.caller_;
     pending_limit_ = other.pending_limit_;
+    unsent_limit_ = other.unsent_limit_;
+    stalled_after_ = other.stalled_after_;
+    last_progress_ = other.last_progress_;
+    ready_bytes_ = other.ready_bytes_;
     input_ = std::move(other.input_);
     slots_ = std::move(other.slots_);
     output_ = std::move(other.output_);
@@ -68,6 +80,7 @@ void Connection::receive() {
   std::array<char, kReadBytes> buffer{};
   const ssize_t got = ::recv(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT);
   if (got > 0) {
+    last_progress_ = std::chrono::steady_clock::now();
     input_.append({buffer.data(), static_cast<std::size_t>(got)});
   } else if (got == 0) {
     reading_ = false;  // the peer will send no more; it may still read what it is owed
@@ -95,6 +108,8 @@ void Connection::handle_lines(Service& service, TimeUs now_us) {
     if (is_blank(line)) continue;
     Outcome outcome = service.handle(line, caller_, now_us);
     if (!peer_gone_) queue(std::move(outcome));
+    // Checked at once, not after the lines: a batch of pipelined queries would pass it far.
+    if (unsent_bytes() > unsent_limit_) drop();
   }
 }
 
@@ -104,6 +119,7 @@ void Connection::queue(Outcome outcome) {
     reading_ = false;
     closing_ = true;
   }
+  if (!outcome.waiting) ready_bytes_ += outcome.reply.size();
   slots_.push_back(
       Slot{std::move(outcome.reply), outcome.waiting, std::move(outcome.id), outcome.close});
 }
@@ -113,15 +129,27 @@ void Connection::resolve(const Task& settled) {
     if (slot.waiting == settled.id) {
       slot.text = Service::end_reply_for(slot.id, settled);
       slot.waiting.reset();
+      ready_bytes_ += slot.text.size();
     }
   }
 }
 
 void Connection::flush_slots() {
+  // Owed output starts the stall clock afresh: a client idle for an hour is not stalled yet.
+  if (output_.empty() && !slots_.empty() && !slots_.front().waiting) {
+    last_progress_ = std::chrono::steady_clock::now();
+  }
   while (!slots_.empty() && !slots_.front().waiting) {
+    ready_bytes_ -= std::min(ready_bytes_, slots_.front().text.size());
     output_ += slots_.front().text;
     slots_.pop_front();
   }
+}
+
+void Connection::release_output() {
+  if (output_.capacity() < kLargeOutputBytes) return;
+  std::string().swap(output_);
+  release_free_heap();
 }
 
 void Connection::send() {
@@ -132,8 +160,31 @@ void Connection::send() {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) failed_ = true;
       return;
     }
+    if (sent > 0) last_progress_ = std::chrono::steady_clock::now();
     output_.erase(0, static_cast<std::size_t>(sent));
   }
+  if (output_.empty()) release_output();
+}
+
+bool Connection::drop_if_stuck(std::chrono::steady_clock::time_point now) {
+  if (failed_) return false;
+  // Only output it could take counts: replies behind an end still waiting for its figures
+  // are the daemon's delay, not the client's.
+  const bool owed = !output_.empty();
+  const bool partial = reading_ && input_.buffered() > 0 && !input_.has_line();
+  const bool stalled = (owed || partial) && now - last_progress_ >= stalled_after_;
+  if (unsent_bytes() <= unsent_limit_ && !stalled) return false;
+  drop();
+  return true;
+}
+
+void Connection::drop() {
+  failed_ = true;
+  // What it was owed goes with it: that is the memory the limit protects.
+  slots_.clear();
+  ready_bytes_ = 0;
+  output_.clear();
+  release_output();
 }
 
 bool Connection::finished() const noexcept {

@@ -3,6 +3,7 @@
 // Non-blocking; the server's poll loop drives it.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <optional>
@@ -39,6 +40,10 @@ class Connection {
   void resolve(const Task& settled);
   // Moves the replies that are ready, in order, to the output, and writes what the peer takes.
   void send();
+  // Drops the client (it is finished) when its unsent replies pass the limit, or when it has
+  // taken no output it is owed, or sent no byte of a request line it left unfinished, for
+  // Limits::stalled_ms by `now`. Returns whether it was dropped now.
+  bool drop_if_stuck(std::chrono::steady_clock::time_point now);
 
   // Complete lines are waiting that handle_lines() would carry out now (pipelined requests
   // beyond the pending limit, once their predecessors' replies went out): the server must not
@@ -59,10 +64,19 @@ class Connection {
   bool takes_requests() const noexcept;
   void queue(Outcome outcome);
   void flush_slots();
+  // Replies ready or in the output, not yet taken by the peer.
+  std::size_t unsent_bytes() const noexcept { return output_.size() + ready_bytes_; }
+  void release_output();
+  void drop();
 
   int fd_ = -1;
   Caller caller_;
   std::size_t pending_limit_ = 0;
+  std::size_t unsent_limit_ = 0;
+  std::chrono::milliseconds stalled_after_{0};
+  // The last time the peer sent or took a byte, or began to be owed output.
+  std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
+  std::size_t ready_bytes_ = 0;  // text of the slots that are ready but not yet in output_
   LineBuffer input_;
   std::deque<Slot> slots_;
   std::string output_;

@@ -58,9 +58,20 @@ struct EndRequest {
   std::optional<CpuTimes> rusage;  // the caller's own CPU time when it sent the request
 };
 
+// Where a page of ended tasks stops: the tasks that end before this one (by end time, then
+// id) are the next page. Written in replies as "END_TIME_US:TASK".
+struct QueryCursor {
+  TimeUs end_us = 0;
+  TaskId task = 0;
+  friend auto operator<=>(const QueryCursor&, const QueryCursor&) = default;
+};
+std::string to_string(const QueryCursor& cursor);
+std::optional<QueryCursor> parse_cursor(std::string_view text);
+
 struct QueryRequest {
   TimeUs since_us = 0;
-  std::size_t limit = 0;  // filled with Limits::query_default when absent
+  std::size_t limit = 0;              // filled with Limits::query_default when absent
+  std::optional<QueryCursor> before;  // only tasks that end before it ("before")
 };
 
 struct StatusRequest {};
@@ -109,6 +120,8 @@ struct StatusInfo {
   std::size_t retained = 0;
   std::uint64_t begun = 0;
   std::uint64_t abandoned = 0;
+  std::uint64_t dropped = 0;   // retained tasks dropped early to keep within task_bytes
+  std::size_t held_bytes = 0;  // the footprint of every open, ending and retained task
   Limits limits;
   Pid peer_pid = 0;
   Uid peer_uid = 0;
@@ -119,8 +132,12 @@ struct StatusInfo {
 std::string error_reply(const ReplyError& error);
 std::string begin_reply(const RequestId& id, const Task& task);
 std::string end_reply(const RequestId& id, const Task& task);
-std::string query_reply(const RequestId& id, std::span<const Task> ended,
-                        std::span<const Task> open, bool truncated);
+// `ended` oldest end first, `open` oldest begin first. The reply keeps within `max_bytes`: it
+// holds the newest ended tasks that fit, then the oldest open ones that fit; "truncated" when
+// an ended task was left out (here or by `truncated`), with "next" the cursor to the older
+// ones, and "open_truncated" when an open task was.
+std::string query_reply(const RequestId& id, std::span<const Task* const> ended,
+                        std::span<const Task* const> open, bool truncated, std::size_t max_bytes);
 std::string status_reply(const RequestId& id, const StatusInfo& status);
 
 }  // namespace gpumeter::task

@@ -166,12 +166,18 @@ std::expected<Labels, ReplyError> read_labels(const Fields& fields, const Limits
         fmt::format("\"labels\" must be an object of at most {} strings", limits.labels)));
   }
   Labels labels;
+  std::size_t bytes = 0;
   for (const auto& [key, text] : value->items()) {
     if (key.empty() || key.size() > limits.label_key_bytes || !text.is_string() ||
         text.get_ref<const std::string&>().size() > limits.label_value_bytes) {
       return std::unexpected(fields.bad(fmt::format(
           "label keys must hold 1 to {} bytes and values be strings of at most {} bytes",
           limits.label_key_bytes, limits.label_value_bytes)));
+    }
+    bytes += key.size() + text.get_ref<const std::string&>().size();
+    if (bytes > limits.labels_bytes) {
+      return std::unexpected(fields.bad(fmt::format(
+          "label keys and values may hold at most {} bytes together", limits.labels_bytes)));
     }
     labels.emplace(key, text.get<std::string>());
   }
@@ -232,7 +238,7 @@ std::expected<Request, ReplyError> parse_end(const Fields& fields, const Limits&
 }
 
 std::expected<Request, ReplyError> parse_query(const Fields& fields, const Limits& limits) {
-  static constexpr std::array<std::string_view, 2> kKeys{"since_time_us", "limit"};
+  static constexpr std::array<std::string_view, 3> kKeys{"since_time_us", "limit", "before"};
   if (auto known = fields.only(kKeys); !known) return std::unexpected(known.error());
   const auto since = fields.integer("since_time_us", 0, std::numeric_limits<std::int64_t>::max());
   if (!since) return std::unexpected(since.error());
@@ -240,7 +246,17 @@ std::expected<Request, ReplyError> parse_query(const Fields& fields, const Limit
   if (!limit) return std::unexpected(limit.error());
   const auto count =
       static_cast<std::size_t>(limit->value_or(static_cast<std::int64_t>(limits.query_default)));
-  return Request{fields.id(), QueryRequest{since->value_or(0), count}};
+  QueryRequest query{since->value_or(0), count, std::nullopt};
+  if (const json* before = fields.find("before"); before != nullptr) {
+    const auto cursor =
+        before->is_string() ? parse_cursor(before->get_ref<const std::string&>()) : std::nullopt;
+    if (!cursor) {
+      return std::unexpected(
+          fields.bad("\"before\" must be the \"next\" of an earlier reply: \"END_TIME_US:TASK\""));
+    }
+    query.before = cursor;
+  }
+  return Request{fields.id(), query};
 }
 
 std::expected<Request, ReplyError> parse_status(const Fields& fields, const Limits& /*limits*/) {

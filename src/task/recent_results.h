@@ -9,27 +9,37 @@
 #include <mutex>
 #include <vector>
 
+#include "task/limits.h"
+#include "task/protocol.h"
+#include "task/registry.h"
 #include "task/result_sink.h"
 
 namespace gpumeter::task {
 
 class RecentResults final : public ResultSink {
  public:
-  // Keeps the last `capacity` (at least 1) settled tasks; `next`, when given, must outlive
-  // this object.
-  explicit RecentResults(std::size_t capacity, ResultSink* next = nullptr);
+  // Keeps the last `capacity` (at least 1) settled tasks, fewer when their footprint
+  // (registry.h) would pass `max_bytes`, the oldest dropped first; `next`, when given, must
+  // outlive this object.
+  explicit RecentResults(std::size_t capacity, ResultSink* next = nullptr,
+                         std::size_t max_bytes = Limits{}.task_bytes);
 
   void settled(const Task& task) override;
 
   struct Page {
     std::vector<Task> tasks;  // by end time, then id
     bool truncated = false;   // more tasks matched than `limit`: the latest `limit` are kept
+    std::optional<QueryCursor> next;  // when truncated: `before` for the older ones
   };
-  // The kept tasks that ended at or after `since_us`; the latest `limit` of them.
-  Page ended_since(TimeUs since_us, std::size_t limit) const;
+  // The kept tasks that ended at or after `since_us` and before `before`; the latest `limit`
+  // of them. Only those are copied.
+  Page ended_since(TimeUs since_us, std::size_t limit,
+                   std::optional<QueryCursor> before = std::nullopt) const;
 
  private:
   std::size_t capacity_;
+  std::size_t max_bytes_;
+  std::size_t bytes_ = 0;
   ResultSink* next_;
   mutable std::mutex mutex_;
   std::deque<Task> tasks_;  // in the order they settled

@@ -17,7 +17,36 @@ bool ends_before(const Task& a, const Task& b) {
   return std::pair(a.end_us.value_or(0), a.id) < std::pair(b.end_us.value_or(0), b.id);
 }
 
+// What a node of a std::map<std::string, std::string> costs besides its characters: the tree
+// links, two std::string and malloc's own header.
+constexpr std::size_t kNodeBytes = 112;
+
+// By size, not capacity, so that a copy of a task counts the same as the task. Short strings
+// live inside the std::string itself (15 characters in libstdc++).
+std::size_t text_bytes(const std::string& text) noexcept {
+  constexpr std::size_t kInline = 15;
+  constexpr std::size_t kMallocBytes = 16;
+  return text.size() <= kInline ? 0 : text.size() + 1 + kMallocBytes;
+}
+
+std::size_t figures_bytes(const TaskFigures& figures) noexcept {
+  std::size_t bytes = sizeof(TaskFigures) + figures.usage.gpus.capacity() * sizeof(GpuUsage);
+  for (const auto& [index, uuid] : figures.gpu_uuids) bytes += kNodeBytes + text_bytes(uuid);
+  return bytes;
+}
+
 }  // namespace
+
+std::size_t footprint(const Task& task) noexcept {
+  std::size_t bytes = sizeof(Task) + text_bytes(task.name);
+  for (const auto& [key, value] : task.labels) {
+    bytes += kNodeBytes + text_bytes(key) + text_bytes(value);
+  }
+  if (task.user) bytes += text_bytes(*task.user);
+  if (task.figures) bytes += figures_bytes(*task.figures);
+  if (task.figures_error) bytes += text_bytes(*task.figures_error);
+  return bytes;
+}
 
 std::uint32_t random_instance() {
   std::random_device entropy;
@@ -39,7 +68,18 @@ std::expected<Task, ReplyError> Registry::begin(Task draft) {
                                    fmt::format("process {} has {} tasks open", draft.owner.pid,
                                                limits_.open_tasks_per_process)));
   }
+  const std::size_t bytes = footprint(draft);
+  if (active_bytes_ + bytes > limits_.task_bytes) {
+    if (owner.active == 0) owners_.erase(draft.owner);
+    return std::unexpected(
+        refusal(ReplyCode::limit_reached,
+                fmt::format("open tasks hold {} of the {} bytes the daemon keeps for tasks",
+                            active_bytes_, limits_.task_bytes)));
+  }
   if (owner.active == 0) owner.last_seen_us = draft.begin_us;
+  active_bytes_ += bytes;
+  // Room for the new task comes from the oldest retained ones.
+  trim_retained(limits_.retained_tasks, limits_.task_bytes);
   ++owner.open;
   ++owner.active;
   draft.id = next_id_++;
@@ -118,6 +158,7 @@ std::optional<Task> Registry::settle(TaskId id, std::expected<TaskFigures, std::
   if (ending == ending_.end()) return std::nullopt;
   Task task = std::move(ending->second);
   ending_.erase(ending);
+  active_bytes_ -= std::min(active_bytes_, footprint(task));
   task.state = TaskState::ended;
   if (figures)
     task.figures = std::move(*figures);
@@ -126,8 +167,18 @@ std::optional<Task> Registry::settle(TaskId id, std::expected<TaskFigures, std::
   const auto state = owners_.find(task.owner);
   if (state != owners_.end() && --state->second.active == 0) owners_.erase(state);
   ended_.push_back(task);
-  while (ended_.size() > limits_.retained_tasks) ended_.pop_front();
+  retained_bytes_ += footprint(task);
+  trim_retained(limits_.retained_tasks, limits_.task_bytes);
   return task;
+}
+
+void Registry::trim_retained(std::size_t count, std::size_t bytes) {
+  while (!ended_.empty() && (ended_.size() > count || active_bytes_ + retained_bytes_ > bytes)) {
+    retained_bytes_ -= std::min(retained_bytes_, footprint(ended_.front()));
+    // Beyond the count limit a task is merely old; beyond the bytes it is dropped early.
+    if (ended_.size() <= count) ++dropped_;
+    ended_.pop_front();
+  }
 }
 
 std::vector<ProcessKey> Registry::owners() const {
@@ -143,26 +194,28 @@ std::size_t Registry::active(const ProcessKey& owner) const {
   return state == owners_.end() ? 0 : state->second.active;
 }
 
-QueryResult Registry::query(TimeUs since_us, std::size_t limit,
+QueryResult Registry::query(TimeUs since_us, std::optional<QueryCursor> before, std::size_t limit,
                             const std::function<bool(const Task&)>& visible) const {
   QueryResult result;
   const auto wanted = [&](const Task& task) {
-    return task.end_us.value_or(0) >= since_us && visible(task);
+    const QueryCursor at{task.end_us.value_or(0), task.id};
+    return at.end_us >= since_us && (!before || at < *before) && visible(task);
   };
   for (const Task& task : ended_) {
-    if (wanted(task)) result.ended.push_back(task);
+    if (wanted(task)) result.ended.push_back(&task);
   }
   for (const auto& [id, task] : ending_) {
-    if (wanted(task)) result.ended.push_back(task);
+    if (wanted(task)) result.ended.push_back(&task);
   }
-  std::ranges::stable_sort(result.ended, ends_before);
+  std::ranges::stable_sort(result.ended,
+                           [](const Task* a, const Task* b) { return ends_before(*a, *b); });
   if (result.ended.size() > limit) {
     result.truncated = true;
     result.ended.erase(result.ended.begin(),
                        result.ended.end() - static_cast<std::ptrdiff_t>(limit));
   }
   for (const auto& [id, task] : open_) {
-    if (visible(task)) result.open.push_back(task);
+    if (visible(task)) result.open.push_back(&task);
   }
   return result;
 }

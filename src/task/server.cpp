@@ -73,9 +73,11 @@ void Server::dispatch(TimeUs now_us) {
   for (const Task& settled : service_.advance(now_us)) {
     for (Connection& connection : connections_) connection.resolve(settled);
   }
+  const auto now = std::chrono::steady_clock::now();
   for (Connection& connection : connections_) {
     connection.handle_lines(service_, now_us);
     connection.send();
+    connection.drop_if_stuck(now);
   }
   if (std::erase_if(connections_, [](const Connection& c) { return c.finished(); }) > 0) {
     accept_paused_ = false;

@@ -151,8 +151,10 @@ Outcome Service::query(const RequestId& id, const QueryRequest& request,
                        const Caller& caller) const {
   const bool sees_all = caller.uid == 0 || caller.uid == config_.daemon.uid;
   const auto visible = [&](const Task& task) { return sees_all || task.uid == caller.uid; };
-  const QueryResult result = registry_.query(request.since_us, request.limit, visible);
-  return ready(id, query_reply(id, result.ended, result.open, result.truncated));
+  const QueryResult result =
+      registry_.query(request.since_us, request.before, request.limit, visible);
+  return ready(
+      id, query_reply(id, result.ended, result.open, result.truncated, config_.limits.reply_bytes));
 }
 
 Outcome Service::status(const RequestId& id, const Caller& caller) const {
@@ -162,6 +164,8 @@ Outcome Service::status(const RequestId& id, const Caller& caller) const {
   info.retained = registry_.retained_count();
   info.begun = registry_.begun();
   info.abandoned = registry_.abandoned();
+  info.dropped = registry_.dropped();
+  info.held_bytes = registry_.held_bytes();
   info.limits = config_.limits;
   info.peer_pid = caller.pid;
   info.peer_uid = caller.uid;

@@ -24,7 +24,10 @@ std::optional<std::chrono::seconds> parse_duration(std::string_view text) {
   const auto [rest, error] = std::from_chars(begin, end, count);
   if (error != std::errc{} || rest == begin || count < 0) return std::nullopt;
   const std::optional<std::int64_t> unit = seconds_per_unit({rest, end});
-  if (!unit || count > std::numeric_limits<std::int64_t>::max() / *unit) return std::nullopt;
+  // Callers count in µs since the epoch: a duration whose µs overflow 64 bits is refused here,
+  // before any conversion can wrap it into a plausible-looking time.
+  constexpr std::int64_t kMaxSeconds = std::numeric_limits<std::int64_t>::max() / 1'000'000;
+  if (!unit || count > kMaxSeconds / *unit) return std::nullopt;
   return std::chrono::seconds(count * *unit);
 }
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "net/history_buckets.h"
+#include "net/query_time.h"
+
 namespace gpumeter::net {
 namespace {
 
@@ -73,7 +76,39 @@ TEST(DefaultStep, NotShorterThanTheIntervalAndAtMost720Buckets) {
   EXPECT_EQ(default_step(kNow - 600 * kSecond, kNow, kInterval), 1 * kSecond);
   EXPECT_EQ(default_step(kNow - 600 * kSecond, kNow, std::chrono::seconds(3)), 5 * kSecond);
   EXPECT_EQ(default_step(kNow - 86400 * kSecond, kNow, kInterval), 120 * kSecond);
-  EXPECT_EQ(default_step(kNow - 3650LL * 86400 * kSecond, kNow, kInterval), 86400 * kSecond);
+  EXPECT_EQ(default_step(kNow - 1400LL * 86400 * kSecond, kNow, kInterval), 2 * 86400 * kSecond);
+}
+
+TEST(DefaultStep, WholeDaysKeepAnyWindowWithinTheDefaultBuckets) {
+  for (const TimeUs since : {TimeUs{0}, TimeUs{kNow - 3650 * 86400 * kSecond}}) {
+    for (const TimeUs until : {kNow, kLatestQueryTimeUs}) {
+      const TimeUs step = default_step(since, until, kInterval);
+      EXPECT_EQ(step % (86400 * kSecond), 0);
+      EXPECT_LE(bucket_count(since, until, step), kDefaultHistoryPoints + 1)
+          << since << " " << until;
+    }
+  }
+}
+
+TEST(HistoryRequest, RefusesTimesOutsideTheRangeAtOnce) {
+  // Each of these once overflowed into a window of millions of buckets.
+  for (const char* since : {"99999999999d", "@-99999999999", "@99999999999999", "0000-01-01T00:00Z",
+                            "9223372036854775807s", "2026-02-30 25:61", "1969-12-31T23:59:59Z"}) {
+    const auto parsed =
+        parse_history_request(request({{"gpu", "0"}, {"since", since}}), kNow, kInterval);
+    ASSERT_FALSE(parsed.has_value()) << since;
+    EXPECT_NE(parsed.error().message.find("1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z"),
+              std::string::npos)
+        << parsed.error().message;
+  }
+}
+
+TEST(HistoryRequest, TheWholeRangeGetsBoundedBuckets) {
+  const auto parsed =
+      parse_history_request(request({{"gpu", "0"}, {"since", "@0"}}), kNow, kInterval);
+  ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
+  EXPECT_LE(bucket_count(parsed->since_us, parsed->until_us, parsed->step_us),
+            kDefaultHistoryPoints + 1);
 }
 
 }  // namespace

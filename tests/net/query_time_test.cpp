@@ -24,6 +24,20 @@ TEST(QueryTime, UnixSeconds) {
   EXPECT_FALSE(parse_query_time("@99999999999999999", kNow));
 }
 
+TEST(QueryTime, RefusesTimesOutsideTheRange) {
+  EXPECT_EQ(parse_query_time("@0", kNow), 0);
+  EXPECT_EQ(parse_query_time("@253402300799", kNow), 253'402'300'799 * kSecond);
+  EXPECT_EQ(parse_query_time("9999-12-31T23:59:59Z", kNow), 253'402'300'799 * kSecond);
+  for (const char* bad : {"@-1", "@-99999999999", "@253402300800", "99999999999d", "106751991167d",
+                          "9223372036854775807s", "53y", "0001-01-01T00:00Z",
+                          "1969-12-31T23:59:59Z", "9999-12-31T23:59:59-01:00"}) {
+    EXPECT_FALSE(parse_query_time(bad, kNow)) << bad;
+  }
+  // A duration that reaches before the epoch is refused, not wrapped.
+  EXPECT_FALSE(parse_query_time("19676d", kNow));
+  EXPECT_TRUE(parse_query_time("19675d", kNow));
+}
+
 TEST(QueryTime, Iso8601WithAZone) {
   EXPECT_EQ(parse_query_time("2023-11-14T22:13:20Z", kNow), kNow);
   EXPECT_EQ(parse_query_time("2023-11-14T22:13:20.250Z", kNow), kNow + 250'000);

@@ -1,5 +1,6 @@
 #include "task/protocol.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -268,7 +269,8 @@ TEST(Protocol, OpenTaskRecord) {
   task.state = TaskState::open;
   task.end_us.reset();
   task.figures.reset();
-  const json reply = reply_json(query_reply({}, {}, std::span(&task, 1), false));
+  const Task* open_task = &task;
+  const json reply = reply_json(query_reply({}, {}, std::span(&open_task, 1), false, 1U << 20U));
   const json& open = reply["open"][0];
   EXPECT_EQ(open["state"], "open");
   EXPECT_TRUE(open["end_time_us"].is_null());
@@ -276,6 +278,57 @@ TEST(Protocol, OpenTaskRecord) {
   EXPECT_TRUE(open["usage"].is_null());
   EXPECT_TRUE(reply["tasks"].empty());
   EXPECT_EQ(reply["truncated"], false);
+}
+
+TEST(Protocol, QueryReplyKeepsWithinItsBytesAndPointsToTheRest) {
+  std::vector<Task> tasks(500, ended_task());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i].id = i + 1;
+    tasks[i].end_us = 1'000'000 + static_cast<TimeUs>(i);
+    for (int k = 0; k < 16; ++k) tasks[i].labels[fmt::format("k{:02}", k)] = std::string(250, 'x');
+  }
+  std::vector<const Task*> ended;
+  for (const Task& task : tasks) ended.push_back(&task);
+  constexpr std::size_t kMax = 64 * 1024;
+  const std::string line = query_reply(7, ended, ended, false, kMax);
+  EXPECT_LE(line.size(), kMax);
+  const json reply = reply_json(line);
+  EXPECT_EQ(reply["truncated"], true);
+  EXPECT_EQ(reply["open_truncated"], true);
+  const json& kept = reply["tasks"];
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(kept.back()["task"], 500) << "the newest ended tasks are kept, oldest first";
+  const std::uint64_t oldest = kept.front()["task"];
+  const auto cursor = parse_cursor(reply["next"].get<std::string>());
+  ASSERT_TRUE(cursor.has_value());
+  EXPECT_EQ(cursor->task, oldest);
+  EXPECT_EQ(cursor->end_us, 1'000'000 + static_cast<TimeUs>(oldest) - 1);
+}
+
+TEST(Protocol, QueryCursors) {
+  EXPECT_EQ(to_string(QueryCursor{12, 3}), "12:3");
+  EXPECT_EQ(parse_cursor("12:3"), (QueryCursor{12, 3}));
+  for (const char* bad :
+       {"", ":", "12", "12:", ":3", "-1:3", "1:x", "1:2:3", "99999999999999999999:1"}) {
+    EXPECT_FALSE(parse_cursor(bad).has_value()) << bad;
+  }
+  const auto request = parse_request(R"({"v":1,"op":"query","before":"12:3","limit":5})", Limits{});
+  ASSERT_TRUE(request.has_value());
+  EXPECT_EQ(std::get<QueryRequest>(request->op).before, (QueryCursor{12, 3}));
+  EXPECT_FALSE(parse_request(R"({"v":1,"op":"query","before":12})", Limits{}).has_value());
+}
+
+TEST(Protocol, LabelsAreBoundedInBytesTogether) {
+  std::string labels;
+  for (int k = 0; k < 16; ++k) {
+    labels += fmt::format("{}\"k{:02}\":\"{}\"", k == 0 ? "" : ",", k, std::string(256, 'x'));
+  }
+  const auto request = parse_request(
+      fmt::format(R"({{"v":1,"op":"begin","name":"n","labels":{{{}}}}})", labels), Limits{});
+  ASSERT_FALSE(request.has_value());
+  EXPECT_EQ(request.error().code, ReplyCode::bad_request);
+  EXPECT_NE(request.error().message.find("4096 bytes together"), std::string::npos)
+      << request.error().message;
 }
 
 TEST(Protocol, StatusReply) {

@@ -1,5 +1,6 @@
 #include "task/registry.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -163,10 +164,10 @@ TEST(Registry, RetainedTasksAreARing) {
     ASSERT_TRUE(registry.settle(id, TaskFigures{}));
   }
   EXPECT_EQ(registry.retained_count(), 5U);
-  const QueryResult result = registry.query(0, 100, kEveryone);
+  const QueryResult result = registry.query(0, std::nullopt, 100, kEveryone);
   ASSERT_EQ(result.ended.size(), 5U);
-  EXPECT_EQ(result.ended.front().id, 8U);
-  EXPECT_EQ(result.ended.back().id, 12U);
+  EXPECT_EQ(result.ended.front()->id, 8U);
+  EXPECT_EQ(result.ended.back()->id, 12U);
 }
 
 TEST(Registry, SettleKeepsTheReasonWhenThereAreNoFigures) {
@@ -209,18 +210,70 @@ TEST(Registry, QueryBySinceLimitAndVisibility) {
     if (i < 3) registry.settle(id, TaskFigures{});  // the last one is still ending
   }
   begin(registry, kWorker, kT0 + 10 * kSecond);
-  const QueryResult since = registry.query(kT0 + 2 * kSecond, 100, kEveryone);
+  const QueryResult since = registry.query(kT0 + 2 * kSecond, std::nullopt, 100, kEveryone);
   ASSERT_EQ(since.ended.size(), 3U);
-  EXPECT_EQ(since.ended.back().state, TaskState::ending);
+  EXPECT_EQ(since.ended.back()->state, TaskState::ending);
   EXPECT_EQ(since.open.size(), 1U);
-  const QueryResult limited = registry.query(0, 2, kEveryone);
+  const QueryResult limited = registry.query(0, std::nullopt, 2, kEveryone);
   EXPECT_TRUE(limited.truncated);
   ASSERT_EQ(limited.ended.size(), 2U);
-  EXPECT_EQ(limited.ended.front().id, 3U) << "the newest are kept";
+  EXPECT_EQ(limited.ended.front()->id, 3U) << "the newest are kept";
   const QueryResult mine =
-      registry.query(0, 100, [](const Task& task) { return task.owner == kOther; });
+      registry.query(0, std::nullopt, 100, [](const Task& task) { return task.owner == kOther; });
   EXPECT_EQ(mine.ended.size(), 2U);
   EXPECT_TRUE(mine.open.empty());
+  const QueryResult older = registry.query(0, QueryCursor{kT0 + 3 * kSecond, 3}, 100, kEveryone);
+  ASSERT_EQ(older.ended.size(), 2U) << "a cursor pages to the tasks that ended before it";
+  EXPECT_EQ(older.ended.back()->id, 2U);
+}
+
+Task labelled(const ProcessKey& owner, TimeUs begin_us) {
+  Task task = draft(owner, begin_us);
+  for (int i = 0; i < 16; ++i) task.labels[fmt::format("key-{:02}", i)] = std::string(240, 'v');
+  return task;
+}
+
+TEST(Registry, RetainedTasksKeepWithinTheirBytesOldestDroppedFirst) {
+  Limits limits;
+  limits.task_bytes = 200 * footprint(labelled(kWorker, kT0));
+  Registry registry{limits};
+  for (int i = 0; i < 1'000; ++i) {
+    const auto task = registry.begin(labelled(kWorker, kT0 + i));
+    ASSERT_TRUE(task.has_value()) << i << ": " << task.error().message;
+    ASSERT_TRUE(registry.end(task->id, kWorkerCaller, kT0 + i + 1));
+    ASSERT_TRUE(registry.settle(task->id, TaskFigures{}));
+    ASSERT_LE(registry.held_bytes(), limits.task_bytes);
+  }
+  EXPECT_LT(registry.retained_count(), 200U);
+  EXPECT_GT(registry.retained_count(), 100U);
+  EXPECT_EQ(registry.dropped(), 1'000 - registry.retained_count());
+  const QueryResult kept = registry.query(0, std::nullopt, 10'000, kEveryone);
+  EXPECT_EQ(kept.ended.back()->begin_us, kT0 + 999) << "the newest are kept";
+}
+
+TEST(Registry, OpenTasksBeyondTheBytesAreRefused) {
+  Limits limits;
+  limits.task_bytes = 10 * footprint(labelled(kWorker, kT0));
+  Registry registry{limits};
+  std::size_t opened = 0;
+  for (int i = 0; i < 50; ++i) {
+    const auto task = registry.begin(labelled(i % 2 == 0 ? kWorker : kOther, kT0));
+    if (!task) {
+      EXPECT_EQ(task.error().code, ReplyCode::limit_reached);
+      EXPECT_NE(task.error().message.find("bytes"), std::string::npos) << task.error().message;
+      continue;
+    }
+    ++opened;
+  }
+  EXPECT_EQ(opened, 10U);
+  EXPECT_LE(registry.held_bytes(), limits.task_bytes);
+}
+
+TEST(Registry, FootprintGrowsWithWhatTheClientSends) {
+  const Task small = draft(kWorker, kT0);
+  const Task large = labelled(kWorker, kT0);
+  EXPECT_GT(footprint(large), footprint(small) + 16 * 240);
+  EXPECT_EQ(footprint(Task(large)), footprint(large)) << "a copy counts the same";
 }
 
 }  // namespace

@@ -206,6 +206,42 @@ TEST_F(ServerTest, ConnectionsOverTheLimitAreTurnedAway) {
   EXPECT_EQ(first.ask(R"({"op":"status"})")["ok"], true);
 }
 
+// Reads until the daemon closes the connection; false when ten seconds pass first.
+bool closed_by_daemon(Client& client) {
+  for (int lines = 0; lines < 100'000; ++lines) {
+    if (client.line().empty()) return true;
+  }
+  return false;
+}
+
+TEST_F(ServerTest, AClientWhoseUnsentRepliesPassTheLimitIsDropped) {
+  Limits limits;
+  limits.unsent_bytes_per_connection = 8 * 1024;
+  start(limits);
+  Client greedy(socket_);
+  std::string requests;
+  for (int i = 0; i < 60; ++i)
+    requests += R"({"op":"status"})"
+                "\n";  // ~1 KiB replies
+  greedy.send(requests);
+  EXPECT_TRUE(closed_by_daemon(greedy));
+  Client next(socket_);
+  EXPECT_EQ(next.ask(R"({"op":"status"})")["ok"], true);
+}
+
+TEST_F(ServerTest, AClientThatLeavesALineUnfinishedIsDroppedAnIdleOneKept) {
+  Limits limits;
+  limits.stalled_ms = 300;
+  start(limits);
+  Client idle(socket_);
+  EXPECT_EQ(idle.ask(R"({"op":"status"})")["ok"], true);
+  Client stalled(socket_);
+  stalled.send(R"({"op":"sta)");
+  EXPECT_EQ(stalled.line(), "") << "closed, with no reply";
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  EXPECT_EQ(idle.ask(R"({"op":"status"})")["ok"], true) << "owing nothing, it stays";
+}
+
 TEST_F(ServerTest, RequestsOfAPeerThatHungUpAreStillCarriedOut) {
   start();
   {

@@ -21,9 +21,17 @@ TEST(ParseDuration, Units) {
 
 TEST(ParseDuration, RejectsEverythingElse) {
   for (const char* bad : {"", "m", "-5", "+5", "1.5m", "10 m", "10min", "10M", "ten",
-                          "99999999999999999999", "9223372036854775807d"}) {
+                          "99999999999999999999", "9223372036854775807d",
+                          // whole seconds that fit 64 bits, but not once counted in µs
+                          "9223372036854775807s", "106751991167301d"}) {
     EXPECT_FALSE(parse_duration(bad).has_value()) << bad;
   }
+}
+
+TEST(ParseDuration, KeepsEveryDurationWhoseMicrosecondsFit) {
+  EXPECT_EQ(parse_duration("9223372036854s"), std::chrono::seconds(9'223'372'036'854));
+  EXPECT_FALSE(parse_duration("9223372036855s"));
+  EXPECT_EQ(parse_duration("106751991d"), std::chrono::seconds(106'751'991LL * 86'400));
 }
 
 }  // namespace
