@@ -39,7 +39,15 @@ std::expected<DeviceMetric, Error> metric_param(const httplib::Request& request)
 std::expected<TimeUs, Error> step_param(const httplib::Request& request, TimeUs since_us,
                                         TimeUs until_us, std::chrono::milliseconds interval) {
   const auto text = query_param(request, "step");
-  if (!text) return default_step(since_us, until_us, interval);
+  if (!text) {
+    // Past 10,000 days even the longest default step, a day, gives too many buckets.
+    const TimeUs step_us = default_step(since_us, until_us, interval);
+    if (bucket_count(since_us, until_us, step_us) > kMaxHistoryPoints) {
+      return std::unexpected(
+          bad_param("since", fmt::format("the window is longer than {} days", kMaxHistoryPoints)));
+    }
+    return step_us;
+  }
   const auto step = parse_step(*text);
   if (!step) {
     return std::unexpected(bad_param(
