@@ -9,7 +9,9 @@
 namespace gpumeter::net {
 namespace {
 
-using std::chrono::microseconds;
+// The longest duration and the furthest Unix time read, in seconds (year 5138): far from
+// overflowing µs, whatever now is.
+constexpr std::int64_t kMaxSeconds = 100'000'000'000;
 
 // Reads fixed-width decimal fields from the front of a text.
 class Reader {
@@ -86,9 +88,8 @@ std::optional<TimeUs> iso8601_with_zone(std::string_view text) {
 std::optional<TimeUs> unix_seconds(std::string_view text) {
   std::int64_t seconds = 0;
   const auto [end, error] = std::from_chars(text.begin(), text.end(), seconds);
-  constexpr std::int64_t kLimit = 100'000'000'000;  // year 5138: far from overflowing µs
   if (text.empty() || error != std::errc{} || end != text.end()) return std::nullopt;
-  if (seconds > kLimit || seconds < -kLimit) return std::nullopt;
+  if (seconds > kMaxSeconds || seconds < -kMaxSeconds) return std::nullopt;
   return seconds * 1'000'000;
 }
 
@@ -97,7 +98,8 @@ std::optional<TimeUs> unix_seconds(std::string_view text) {
 std::optional<TimeUs> parse_query_time(std::string_view text, TimeUs now_us) {
   if (text.starts_with('@')) return unix_seconds(text.substr(1));
   if (const auto ago = view::parse_duration(text)) {
-    return now_us - std::chrono::duration_cast<microseconds>(*ago).count();
+    if (ago->count() > kMaxSeconds) return std::nullopt;
+    return now_us - ago->count() * 1'000'000;
   }
   if (const auto zoned = iso8601_with_zone(text)) return zoned;
   return view::parse_report_time(text, now_us);
@@ -105,7 +107,7 @@ std::optional<TimeUs> parse_query_time(std::string_view text, TimeUs now_us) {
 
 std::optional<std::chrono::seconds> parse_step(std::string_view text) {
   const auto step = view::parse_duration(text);
-  if (!step || step->count() < 1) return std::nullopt;
+  if (!step || step->count() < 1 || step->count() > kMaxSeconds) return std::nullopt;
   return step;
 }
 

@@ -16,10 +16,12 @@ namespace gpumeter::net {
 //  - ISO 8601 with a zone, as browsers write it: "2026-10-01T12:00:00Z",
 //    "2026-10-01T12:00:00.250+02:00", "2026-10-01T12:00Z";
 //  - a local date or time as `report --since` reads it: "2026-10-01", "2026-10-01 12:00".
-// Absent for anything else, including dates that do not exist.
+// Absent for anything else, including dates that do not exist, and durations and Unix
+// seconds past 100,000,000,000 s (about 3,200 years), whose µs would overflow.
 std::optional<TimeUs> parse_query_time(std::string_view text, TimeUs now_us);
 
-// A step: a whole number of seconds with an optional unit, "10s", "1m", "1h"; at least 1 s.
+// A step: a whole number of seconds with an optional unit, "10s", "1m", "1h"; at least 1 s,
+// at most 100,000,000,000 s.
 std::optional<std::chrono::seconds> parse_step(std::string_view text);
 
 // The forms parse_query_time reads, for error messages.
