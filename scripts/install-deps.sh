@@ -10,6 +10,7 @@ packages=(
   libcpp-httplib-dev libssl-dev openssl
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
+  clang-19 libclang-rt-19-dev  # libFuzzer and the sanitizers' runtimes for fuzz/ (scripts/fuzz.sh)
   python3 python3-jsonschema
   librsvg2-bin
   systemd  # systemd-analyze, which checks the units in packaging/systemd
