@@ -163,22 +163,31 @@ def main():
     parser.add_argument("--horizon", default="5m",
                         help="the daemon's --horizon; memory grows until a horizon of exited "
                              "processes is held, so the warm-up is twice it (default 5m)")
+    parser.add_argument("--bare", action="store_true",
+                        help="the sampler alone: no history, no HTTP, no task traffic (to tell "
+                             "what grows apart)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     seconds = args.minutes * 60
     (args.out / "soak.json").write_text(json.dumps(scenario(seconds + 120)))
     log = args.out / "daemon.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_")}
+    served = (["--history", "false", "--no-http"] if args.bare else
+              ["--state-dir", args.out / "state", "--listen", "127.0.0.1:0",
+               "--record-interval", "10s"])
     with open(log, "w") as out:
         daemon = subprocess.Popen(
-            [args.gpumeter, "--simulate", args.out / "soak.json", "daemon", "--state-dir",
-             args.out / "state", "--socket", args.out / "task.sock", "--listen", "127.0.0.1:0",
-             "--record-interval", "10s", "--horizon", args.horizon], stdout=out, stderr=subprocess.STDOUT, env=env)
-    port = wait_for_port(log, daemon)
+            [args.gpumeter, "--simulate", args.out / "soak.json", "daemon", "--socket",
+             args.out / "task.sock", "--horizon", args.horizon, *served],
+            stdout=out, stderr=subprocess.STDOUT, env=env)
     stop = threading.Event()
     counts = {"tasks": 0, "task_errors": 0, "scrapes": 0, "scrape_errors": 0}
-    workers = [threading.Thread(target=task_traffic, args=(args.out / "task.sock", stop, counts)),
-               threading.Thread(target=scrapes, args=(port, stop, counts))]
+    workers = []
+    if not args.bare:
+        port = wait_for_port(log, daemon)
+        workers = [threading.Thread(target=task_traffic,
+                                    args=(args.out / "task.sock", stop, counts)),
+                   threading.Thread(target=scrapes, args=(port, stop, counts))]
     for worker in workers:
         worker.start()
     rows = []
