@@ -12,6 +12,7 @@ packages=(
   libmicrohttpd-dev zlib1g-dev  # the HTTP server; gzip of its responses
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
+  clang-19 libclang-rt-19-dev  # libFuzzer and the sanitizers' runtimes for fuzz/ (scripts/fuzz.sh)
   python3 python3-jsonschema
   librsvg2-bin
   systemd  # systemd-analyze, which checks the units in packaging/systemd

@@ -2,7 +2,8 @@
 # Installs what is needed, builds with warnings as errors, runs the static checks and every
 # test; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs the
 # tests under them, and runs the threaded parts (the sampler, the task server, the history
-# recorder, the HTTP server, the master's poller) under ThreadSanitizer.
+# recorder, the HTTP server, the master's poller) under ThreadSanitizer; last, fuzzes every
+# parser of outside input for 20 s each (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,3 +39,6 @@ configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUM
 cmake --build build/tsan -j "$jobs" --target sampler_tests task_tests recorder_tests net_tests net_master_tests
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|net_master_tests)\.'
+
+echo "== fuzzing every parser of outside input, 20 s each (docs/fuzzing.md)"
+scripts/fuzz.sh 20

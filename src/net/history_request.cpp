@@ -39,7 +39,11 @@ std::expected<DeviceMetric, Error> metric_param(const httplib::Request& request)
 std::expected<TimeUs, Error> step_param(const httplib::Request& request, TimeUs since_us,
                                         TimeUs until_us, std::chrono::milliseconds interval) {
   const auto text = query_param(request, "step");
-  if (!text) return default_step(since_us, until_us, interval);
+  if (!text) {
+    // Whole days past 720 steps: at most 721 buckets, whatever the window.
+    const TimeUs step_us = default_step(since_us, until_us, interval);
+    return step_us;
+  }
   const auto step = parse_step(*text);
   if (!step) {
     return std::unexpected(bad_param(

@@ -9,7 +9,9 @@
 namespace gpumeter::net {
 namespace {
 
-using std::chrono::microseconds;
+// The longest duration and the furthest Unix time read, in seconds (year 5138): far from
+// overflowing µs, whatever now is.
+constexpr std::int64_t kMaxSeconds = 100'000'000'000;
 
 // Reads fixed-width decimal fields from the front of a text.
 class Reader {
@@ -116,7 +118,7 @@ std::optional<TimeUs> parse_query_time(std::string_view text, TimeUs now_us) {
 
 std::optional<std::chrono::seconds> parse_step(std::string_view text) {
   const auto step = view::parse_duration(text);
-  if (!step || step->count() < 1) return std::nullopt;
+  if (!step || step->count() < 1 || step->count() > kMaxSeconds) return std::nullopt;
   return step;
 }
 

@@ -28,7 +28,8 @@ inline constexpr TimeUs kLatestQueryTimeUs =
     253'402'300'799'999'999;  // 9999-12-31T23:59:59.999999Z
 inline constexpr std::string_view kQueryTimeRange = "1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z";
 
-// A step: a whole number of seconds with an optional unit, "10s", "1m", "1h"; at least 1 s.
+// A step: a whole number of seconds with an optional unit, "10s", "1m", "1h"; at least 1 s,
+// at most 100,000,000,000 s.
 std::optional<std::chrono::seconds> parse_step(std::string_view text);
 
 // The forms parse_query_time reads, for error messages.

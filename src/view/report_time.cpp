@@ -103,8 +103,9 @@ std::optional<TimeUs> parse_report_time(std::string_view text, TimeUs now_us) {
   if (text == "today") return period_start(CalendarPeriod::day, now_us);
   if (const auto date = parse_local_date(text)) return date;
   const auto ago = parse_duration(text);
-  if (!ago) return std::nullopt;
-  return now_us - std::chrono::duration_cast<std::chrono::microseconds>(*ago).count();
+  // Past 100,000,000,000 s (about 3,200 years) the µs would overflow.
+  if (!ago || ago->count() > 100'000'000'000) return std::nullopt;
+  return now_us - ago->count() * 1'000'000;
 }
 
 TimeUs period_start(CalendarPeriod period, TimeUs time_us) {

@@ -17,7 +17,8 @@ namespace gpumeter::view {
 //  - a date and time "2026-10-01 12:00", "2026-10-01T12:00", with optional ":SS";
 //  - "today" (midnight), "now";
 //  - a duration before `now_us`, as parse_duration reads it: "30d", "12h", "90m".
-// Absent for anything else, including dates that do not exist ("2026-02-30").
+// Absent for anything else, including dates that do not exist ("2026-02-30"), and durations
+// past 100,000,000,000 s (about 3,200 years), whose µs would overflow.
 std::optional<TimeUs> parse_report_time(std::string_view text, TimeUs now_us);
 
 enum class CalendarPeriod : std::uint8_t { hour, day, week, month };

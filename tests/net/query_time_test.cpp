@@ -17,6 +17,16 @@ TEST(QueryTime, DurationsBeforeNow) {
   EXPECT_EQ(parse_query_time("now", kNow), kNow);
 }
 
+// Found by fuzz/query_fuzz: a duration of 20,265,555,555,510 s overflowed its µs (undefined
+// behaviour; a wrapped time in practice). Durations stop where Unix seconds stop.
+TEST(QueryTime, DurationsWhoseMicrosecondsWouldOverflowAreRefused) {
+  EXPECT_EQ(parse_query_time("100000000000", kNow), kNow - 100'000'000'000 * kSecond);
+  EXPECT_FALSE(parse_query_time("100000000001", kNow));
+  EXPECT_FALSE(parse_query_time("20265555555510", kNow));
+  EXPECT_FALSE(parse_query_time("9223372036854775807s", kNow));
+  EXPECT_FALSE(parse_query_time("106751991167d", kNow));
+}
+
 TEST(QueryTime, UnixSeconds) {
   EXPECT_EQ(parse_query_time("@1699990000", kNow), 1'699'990'000 * kSecond);
   EXPECT_FALSE(parse_query_time("@", kNow));
@@ -65,6 +75,8 @@ TEST(Step, WholeSecondsAtLeastOne) {
   EXPECT_FALSE(parse_step("0s"));
   EXPECT_FALSE(parse_step("1.5s"));
   EXPECT_FALSE(parse_step("100ms"));
+  EXPECT_EQ(parse_step("100000000000"), std::chrono::seconds(100'000'000'000));
+  EXPECT_FALSE(parse_step("100000000001"));  // its µs would overflow
 }
 
 }  // namespace

@@ -55,6 +55,15 @@ TEST(ParseReportTime, RefusesWhatIsNotADate) {
   EXPECT_TRUE(parse_report_time("2028-02-29", kNow).has_value());  // a leap year
 }
 
+// Found by fuzz/query_fuzz: "2026555555555555555" seconds overflowed their µs (undefined
+// behaviour; a wrapped time in practice).
+TEST(ParseReportTime, RefusesDurationsWhoseMicrosecondsWouldOverflow) {
+  EXPECT_EQ(parse_report_time("100000000000", kNow), kNow - 100'000'000'000 * kSecond);
+  EXPECT_FALSE(parse_report_time("100000000001", kNow).has_value());
+  EXPECT_FALSE(parse_report_time("2026555555555555555", kNow).has_value());
+  EXPECT_FALSE(parse_report_time("9223372036854775807s", kNow).has_value());
+}
+
 TEST(PeriodStart, DayWeekMonthAndHour) {
   const TimeZone utc("UTC0");
   const TimeUs nov22 = kJan1 + 325 * kDay;  // 2026-11-22, a Sunday
