@@ -3,7 +3,7 @@
 # test; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs the
 # tests under them, and runs the threaded parts (the sampler, the task server, the history
 # recorder, the HTTP server, the master's poller) under ThreadSanitizer; last, fuzzes every
-# parser of outside input for 20 s each (scripts/fuzz.sh).
+# parser of outside input for 10 s each (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,5 +40,5 @@ cmake --build build/tsan -j "$jobs" --target sampler_tests task_tests recorder_t
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|net_master_tests)\.'
 
-echo "== fuzzing every parser of outside input, 20 s each (docs/fuzzing.md)"
-scripts/fuzz.sh 20
+echo "== fuzzing every parser of outside input, 10 s each (docs/fuzzing.md)"
+scripts/fuzz.sh 10
