@@ -9,8 +9,9 @@
 namespace gpumeter::net {
 namespace {
 
-// The longest duration and the furthest Unix time read, in seconds (year 5138): far from
-// overflowing µs, whatever now is.
+using std::chrono::microseconds;
+
+// The longest step read, in seconds (about 3,200 years): far from overflowing µs.
 constexpr std::int64_t kMaxSeconds = 100'000'000'000;
 
 // Reads fixed-width decimal fields from the front of a text.
