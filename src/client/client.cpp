@@ -2,6 +2,8 @@
 #include <gpumeter/gpumeter.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -13,9 +15,14 @@
 #include "protocol.h"
 
 struct gpumeter_client {
-  explicit gpumeter_client(std::string path) : connection(std::move(path)) {}
+  explicit gpumeter_client(std::string path) : socket_path(path), connection(std::move(path)) {}
+  std::string socket_path;
   std::mutex mutex;  // one request and its reply at a time
   gpumeter::client::Connection connection;
+  // Guarded by `mutex`: the daemon instance of the task ids seen (0 before the first, and for
+  // a daemon whose ids carry none), and whether its restart was told already.
+  std::uint64_t daemon_instance = 0;
+  bool restart_told = false;
 };
 
 struct gpumeter_task {
@@ -74,6 +81,22 @@ int connect_client(const char* socket_path, gpumeter_client** out) {
   return status;
 }
 
+// A task id carries its daemon's instance from bit 32 on (docs/task-protocol.md): a begin
+// answered by another instance means the daemon restarted, and the tasks begun before it
+// will not be measured. Said once per handle, on stderr, as the Python client warns.
+void note_daemon_instance(gpumeter_client& client, std::uint64_t id) {
+  const std::uint64_t instance = id >> 32U;
+  if (instance == 0) return;
+  const std::scoped_lock lock(client.mutex);
+  if (client.daemon_instance != 0 && instance != client.daemon_instance && !client.restart_told) {
+    client.restart_told = true;
+    std::fprintf(stderr,
+                 "gpumeter: the daemon at %s restarted; tasks begun before it are not measured\n",
+                 client.socket_path.c_str());
+  }
+  client.daemon_instance = instance;
+}
+
 int begin_task(gpumeter_client* client, const char* name, const char* labels_json,
                gpumeter_task** out) {
   const auto request = [&](gpumeter::client::CpuTimes cpu) {
@@ -84,6 +107,7 @@ int begin_task(gpumeter_client* client, const char* name, const char* labels_jso
   if (status != GPUMETER_OK) return status;
   const std::int64_t id = gpumeter::client::parse_begin_reply(reply);
   if (id < 0) return static_cast<int>(id);
+  note_daemon_instance(*client, static_cast<std::uint64_t>(id));
   *out = new gpumeter_task{client, static_cast<std::uint64_t>(id)};
   return GPUMETER_OK;
 }

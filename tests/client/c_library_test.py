@@ -23,6 +23,25 @@ E_PROTOCOL, E_NOT_PERMITTED, E_UNKNOWN_TASK, E_UNKNOWN_PROCESS, E_LIMIT, E_DAEMO
     -3, -4, -5, -6, -7, -8)
 
 
+class StderrCapture:
+    """What the library writes to file descriptor 2 inside the block."""
+
+    def __enter__(self):
+        import tempfile
+        self.file = tempfile.TemporaryFile()
+        self.saved = os.dup(2)
+        os.dup2(self.file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+
+    def text(self):
+        self.file.seek(0)
+        return self.file.read().decode()
+
+
 class CLibrary(unittest.TestCase):
     def connect(self, daemon):
         client = ctypes.c_void_p()
@@ -50,6 +69,23 @@ class CLibrary(unittest.TestCase):
         self.assertEqual(status, 0)
         self.assertEqual(LIB.gpumeter_task_end(task, None), 0)
         self.assertEqual([r["op"] for r in second.requests], ["begin", "end"])
+
+    def test_a_restart_is_said_once_on_stderr(self):
+        # Task ids carry the daemon's instance from bit 32 on.
+        first = self.daemon(first_task=(7 << 32) | 1)
+        client = self.connect(first)
+        with StderrCapture() as said:
+            self.assertEqual(self.begin(client)[0], 0)
+            self.assertEqual(self.begin(client)[0], 0)  # the same daemon: nothing said
+            first.stop()
+            second = self.daemon(path=first.path, first_task=(9 << 32) | 1)
+            self.assertEqual(self.begin(client)[0], 0)
+            second.stop()
+            third = self.daemon(path=first.path, first_task=(11 << 32) | 1)
+            self.assertEqual(self.begin(client)[0], 0)  # said already: once per handle
+            third.stop()
+        self.assertEqual(said.text().count("restarted"), 1, said.text())
+        self.assertIn(f"the daemon at {first.path} restarted", said.text())
 
     def test_a_reply_that_is_not_the_protocol(self):
         daemon = self.daemon()
