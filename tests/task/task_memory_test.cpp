@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <malloc.h>  // mallinfo2: glibc
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -24,11 +25,16 @@ std::size_t heap_in_use() {
 }
 
 std::string largest_begin(const Limits& limits, int task) {
+  // As many of the longest labels as the labels' byte limit lets in, the last one cut to fit.
   nlohmann::json labels = nlohmann::json::object();
-  for (std::size_t i = 0; i < limits.labels; ++i) {
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < limits.labels && bytes < limits.labels_bytes; ++i) {
     std::string key = std::to_string(i) + "-" + std::to_string(task);
     key.resize(limits.label_key_bytes, 'k');
-    labels[key] = std::string(limits.label_value_bytes, 'v');
+    if (bytes + key.size() >= limits.labels_bytes) break;
+    const std::size_t room = limits.labels_bytes - bytes - key.size();
+    labels[key] = std::string(std::min(limits.label_value_bytes, room), 'v');
+    bytes += key.size() + std::min(limits.label_value_bytes, room);
   }
   return nlohmann::json{
       {"op", "begin"}, {"name", std::string(limits.name_bytes, 'n')}, {"labels", labels}}
