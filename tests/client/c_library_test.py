@@ -36,10 +36,12 @@ class StderrCapture:
     def __exit__(self, *exc):
         os.dup2(self.saved, 2)
         os.close(self.saved)
+        self.file.seek(0)
+        self.said = self.file.read().decode()
+        self.file.close()
 
     def text(self):
-        self.file.seek(0)
-        return self.file.read().decode()
+        return self.said
 
 
 class CLibrary(unittest.TestCase):
