@@ -16,6 +16,7 @@ namespace gpumeter::net {
 namespace {
 
 using testing::exchange;
+using testing::send_and_read;
 using testing::status_of;
 
 constexpr const char* kToken = "correct-horse-battery";
@@ -215,24 +216,7 @@ TEST(HttpServer, AForeignHostIsMisdirectedWithAJsonError) {
 
 // Reads until the server closes the connection (the last request asks for it).
 std::string read_to_end(int port, const std::string& requests) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string answer;
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0) {
-    const timeval timeout{.tv_sec = 10, .tv_usec = 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    (void)::send(fd, requests.data(), requests.size(), MSG_NOSIGNAL);
-    char buffer[65536];
-    ssize_t got = 0;
-    while ((got = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) {
-      answer.append(buffer, static_cast<std::size_t>(got));
-    }
-  }
-  ::close(fd);
-  return answer;
+  return send_and_read(port, requests, 10, [](const std::string&) { return false; });
 }
 
 std::size_t count_of(const std::string& text, const std::string& what) {

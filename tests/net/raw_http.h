@@ -25,9 +25,12 @@ inline bool complete(const std::string& answer) {
   return answer.size() >= head_end + 4 + length;
 }
 
-// Sends `request` to 127.0.0.1:`port` and returns the first response (or what came of it
-// before the server closed the connection or two seconds passed without a byte).
-inline std::string exchange(int port, std::string_view request) {
+// Connects to 127.0.0.1:`port` (-1 if it cannot), sends `request` and reads what comes back
+// while `enough` says more is wanted, until the server closes the connection or `timeout_s`
+// pass without a byte. A large body may be refused before it is all sent; what was answered
+// still counts.
+template <typename Enough>
+std::string send_and_read(int port, std::string_view request, long timeout_s, Enough enough) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
@@ -35,18 +38,23 @@ inline std::string exchange(int port, std::string_view request) {
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   std::string answer;
   if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) == 0) {
-    const timeval timeout{.tv_sec = 2, .tv_usec = 0};
+    const timeval timeout{.tv_sec = timeout_s, .tv_usec = 0};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    // A large body may be refused before it is all sent; what was answered still counts.
     (void)::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-    char buffer[4096];
+    char buffer[65536];
     ssize_t got = 0;
-    while (!complete(answer) && (got = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+    while (!enough(answer) && (got = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) {
       answer.append(buffer, static_cast<std::size_t>(got));
     }
   }
   ::close(fd);
   return answer;
+}
+
+// Sends `request` to 127.0.0.1:`port` and returns the first response (or what came of it
+// before the server closed the connection or two seconds passed without a byte).
+inline std::string exchange(int port, std::string_view request) {
+  return send_and_read(port, request, 2, complete);
 }
 
 // The status code of a raw answer ("HTTP/1.1 413 Payload Too Large" -> 413); 0 if none.
