@@ -51,15 +51,13 @@ TimeUs power_complete_after(const DeviceSeries& device, TimeUs time_us) {
   return reading + *period;
 }
 
-// The next tick of the schedule `previous` + k·interval after `now`. A round that overran
-// skips the ticks it missed rather than running them back to back.
 // The driver answers each process's mean over the periods stamped after lastSeenTimeStamp,
 // so that time decides what a drain's mean is spread over. Asked from the newest sample
 // stored only, the answer would average over every idle period since (all of the buffer, the
 // first time) and be stored as if it were recent. So a drain asks from the newest period the
 // previous drain (at `previous_drain_us`) was answered for: the last end of a period on the
 // grid of the newest stored stamp, allowing the driver a quarter period to publish a period
-// after its end (a quarter of the shortest driver period while the GPU's is not known yet);
+// after its end (of the GPU's period or the shortest driver period, whichever is shorter);
 // with no stamp stored yet, from that much before the previous drain. A period answered
 // already is never asked for twice (its stamp is at or before the newest stored).
 TimeUs ask_after(std::optional<TimeUs> newest_stored_us, TimeUs previous_drain_us, TimeUs period_us,
@@ -78,6 +76,8 @@ struct Tick {
   std::uint64_t skipped = 0;
 };
 
+// The next tick of the schedule `previous` + k·interval after `now`. A round that overran
+// skips the ticks it missed rather than running them back to back.
 Tick next_tick(SteadyClock::time_point previous, SteadyClock::duration interval,
                SteadyClock::time_point now) {
   const SteadyClock::time_point next = previous + interval;
@@ -232,7 +232,8 @@ struct Sampler::State {
   void run_guarded();
   // Between two rounds: waits for `tick`, draining the per-process utilisation of the GPUs
   // every half driver period meanwhile, so that each of the driver's answers (a process's
-  // mean since the last call) covers about one period (docs/attribution.md, "Samples").
+  // mean since the last call) covers about one period (docs/attribution.md, "What the
+  // sampler records").
   void wait_draining(const std::stop_token& stop, SteadyClock::time_point tick);
   SteadyClock::duration drain_every() const;
   void drain_between(TimeUs now);
