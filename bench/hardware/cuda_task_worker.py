@@ -1,0 +1,48 @@
+"""A bursty CUDA worker (PyTorch) that marks its tasks with gpumeter and records its own
+truth: the device energy counter and its own GPU memory (from NVML) at begin and end, and
+the duty cycle it ran; docs/hardware.md. Usage, with a daemon running on GPUMETER_SOCKET:
+cuda_task_worker.py SOCKET OUT_JSON"""
+import json, os, random, sys, time
+sys.path.insert(0, os.path.join(os.getcwd(), "clients", "python"))
+import gpumeter, torch, pynvml as N
+N.nvmlInit(); h = N.nvmlDeviceGetHandleByIndex(0)
+def energy(): return N.nvmlDeviceGetTotalEnergyConsumption(h)
+def my_mem():
+    for p in N.nvmlDeviceGetComputeRunningProcesses(h):
+        if p.pid == os.getpid(): return p.usedGpuMemory
+    return None
+a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16); b = torch.randn_like(a)
+for _ in range(20): a @ b
+torch.cuda.synchronize()
+def burn(until, duty):
+    slot = 0.05
+    while True:
+        t0 = time.time()
+        if t0 >= until: return
+        busy_end = min(until, t0 + slot * duty)
+        while time.time() < busy_end:
+            for _ in range(4): a @ b
+            torch.cuda.synchronize()
+        rest = min(until, t0 + slot) - time.time()
+        if rest > 0: time.sleep(rest)
+random.seed(7)
+plan = [(0.3, 1.0, 0), (1.0, 1.0, 512), (2.5, 0.5, 0), (1.0, 0.7, 1024), (0.3, 1.0, 256),
+        (5.0, 1.0, 2048), (1.0, 1.0, 0), (0.3, 0.5, 0), (2.5, 1.0, 0), (1.0, 0.5, 0)]
+results = []
+time.sleep(3)
+for length, duty, mib in plan:
+    time.sleep(2.0 + random.random())
+    e0, m0, t0 = energy(), my_mem(), time.time()
+    with gpumeter.task("burst", length=length, duty=duty) as t:
+        block = torch.empty(mib << 20, dtype=torch.uint8, device="cuda") if mib else None
+        burn(time.time() + length, duty)
+        m_in = my_mem()
+        del block
+        torch.cuda.empty_cache()
+        e1, t1 = energy(), time.time()
+    m1 = my_mem()
+    results.append({"length": length, "duty": duty, "mib": mib, "wall_s": t1 - t0,
+                    "energy_j_truth": (e1 - e0) / 1000, "gpu_mem_begin": m0, "gpu_mem_inside": m_in,
+                    "gpu_mem_end": m1, "result": t.result})
+    print(json.dumps(results[-1]["result"])[:300] if t.result else "no result", flush=True)
+json.dump(results, open(sys.argv[2], "w"), indent=1)
