@@ -27,6 +27,8 @@ PROMPT_S = 5.0
 # request, and 825 MB after the task-socket floods below; its task budgets (32 MiB for the
 # registry, 32 MiB for the HTTP copy) and reply caps keep it far under this.
 PEAK_RSS_BOUND = 160 * MiB
+# Memory figures mean something only without AddressSanitizer (tests/integration/CMakeLists.txt).
+MEMORY_MEASURED = os.environ.get("GPUMETER_TEST_SANITIZED") != "1"
 # The largest labels the socket accepts: 16 of them, keys and values 4 KiB together.
 LABELS = {f"label-{i:02}": "v" * (256 - len(f"label-{i:02}")) for i in range(16)}
 
@@ -117,6 +119,8 @@ class BoundsTest(unittest.TestCase):
         self.assertLess(seconds, PROMPT_S, f"{what} took {seconds:.1f} s")
 
     def assert_peak_bounded(self):
+        if not MEMORY_MEASURED:
+            return
         _, peak = memory_of(self.daemon.pid)
         self.assertLess(peak, PEAK_RSS_BOUND, f"peak RSS {peak / MiB:.0f} MiB")
 
@@ -194,8 +198,9 @@ class BoundsTest(unittest.TestCase):
         self.assertLess(counts["retained"], 12_000)
         # What the retained tasks hold stays resident (they are kept to be queried): bounded.
         with_tasks, _ = memory_of(self.daemon.pid)
-        self.assertLess(with_tasks, self.baseline_rss + 110 * MiB,
-                        f"{with_tasks / MiB:.0f} MiB with the tasks retained")
+        if MEMORY_MEASURED:
+            self.assertLess(with_tasks, self.baseline_rss + 110 * MiB,
+                            f"{with_tasks / MiB:.0f} MiB with the tasks retained")
 
         # The largest query: one reply of at most 1 MiB, with a cursor to the rest.
         worker.socket.sendall(json.dumps({"op": "query", "limit": 10_000}).encode() + b"\n")
@@ -235,8 +240,9 @@ class BoundsTest(unittest.TestCase):
         # The replies' memory goes back, near what the retained tasks hold (the old daemon kept
         # 385 MB after the unread clients closed). What remains is the HTTP threads' heap after
         # the 1,000-task page (about 20 MiB), until the daemon's periodic heap trim.
-        self.assertLess(rss, with_tasks + 40 * MiB,
-                        f"RSS {rss / MiB:.0f} MiB from {with_tasks / MiB:.0f} MiB")
+        if MEMORY_MEASURED:
+            self.assertLess(rss, with_tasks + 40 * MiB,
+                            f"RSS {rss / MiB:.0f} MiB from {with_tasks / MiB:.0f} MiB")
 
     def test_a_half_sent_request_is_dropped_after_the_stall_limit(self):
         client = Client(self.socket_path)

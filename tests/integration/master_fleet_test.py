@@ -6,6 +6,7 @@ even in the middle of a round that waits on agents with a long timeout, the firs
 it serves) included."""
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -25,6 +26,12 @@ GOOD = 1000 - 4 * HOSTILE_EACH
 # Bounds a loaded 2-core machine keeps; the client of old missed each of them (docs/master.md).
 PEAK_RSS_LIMIT_MIB = 400  # ten endless answers cut at 16 MiB each, and the fleet's documents
 SIGTERM_LIMIT_SECONDS = 5  # the old client waited 15 s and more for a trickling agent
+# The master's round interval and per-agent timeout. A sanitizer build of the master does the
+# same work several times slower beside the one Python thread that plays the agents: its
+# rounds get twice the time (tests/integration/CMakeLists.txt).
+SANITIZED = os.environ.get("GPUMETER_TEST_SANITIZED") == "1"
+SCALE = 2 if SANITIZED else 1
+INTERVAL_S, TIMEOUT_S = 4 * SCALE, 3 * SCALE
 
 
 def http_get(url, timeout=10):
@@ -108,7 +115,8 @@ class ThousandAgents(unittest.TestCase):
         cls.directory = tempfile.TemporaryDirectory()
         # The timeout leaves the one Python process that plays 960 good agents time to answer
         # them all on a loaded machine; the hostile ones cost the master no more than it.
-        cls.master = Master(write_config(cls.directory.name, cls.farm, "4s", "3s"))
+        cls.master = Master(write_config(cls.directory.name, cls.farm, f"{INTERVAL_S}s",
+                                         f"{TIMEOUT_S}s"))
 
     @classmethod
     def tearDownClass(cls):
@@ -118,49 +126,66 @@ class ThousandAgents(unittest.TestCase):
 
     def test_a_fleet_with_hostile_agents(self):
         master = self.master
+        # Until every good agent was polled in 4 rounds (4 intervals on an idle machine; the deadline
+        # leaves room for a loaded one or a sanitizer build), asking for health meanwhile.
         health = []
-        end = time.monotonic() + 17
-        while time.monotonic() < end:
+        start = time.monotonic()
+        while True:
             health.append(http_get(master.base + "/healthz")[0])
+            elapsed = time.monotonic() - start
+            if elapsed > 4 * INTERVAL_S:
+                nodes = master.nodes()
+                if min(self.good_attempts(nodes)) >= 4 or elapsed > 90:
+                    break
             time.sleep(0.5)
-        nodes = master.nodes()
         rss = peak_rss_mib(master.process.pid)
         stopped_after = master.stop()
 
         self.assertEqual(set(health), {200}, health)
         self.check_good_agents(nodes)
         self.check_hostile_agents(nodes)
-        self.assertLess(rss, PEAK_RSS_LIMIT_MIB)
+        if not SANITIZED:  # AddressSanitizer's quarantine keeps freed answers resident
+            self.assertLess(rss, PEAK_RSS_LIMIT_MIB)
         self.assertIsNotNone(stopped_after, "the master did not stop within 60 s of SIGTERM")
         self.assertLess(stopped_after, SIGTERM_LIMIT_SECONDS)
         self.assertEqual(master.process.returncode, 0, "".join(master.log))
+
+    @staticmethod
+    def good_attempts(nodes):
+        return [nodes[f"good-{n}"]["poll"]["attempts"] for n in range(GOOD)]
 
     def check_good_agents(self, nodes):
         good = [nodes[f"good-{n}"] for n in range(GOOD)]
         self.assertEqual({node["state"] for node in good}, {"ok"},
                          {node["error"] for node in good})
-        attempts = {node["poll"]["attempts"] for node in good}
-        # Every round polled every good agent, a round every 4 s after the first: the counts
+        attempts = set(self.good_attempts(nodes))
+        # Every round polled every good agent, a round every interval after the first: the counts
         # differ by one at most (the document may be read while a round's results go in).
         self.assertLessEqual(max(attempts) - min(attempts), 1, attempts)
         self.assertGreaterEqual(min(attempts), 4)
         for node in good:
             self.assertEqual(node["poll"]["failures"], 0, node["name"])
             self.assertEqual(node["poll"]["skipped"], 0, node["name"])
-            self.assertLess(node["age_seconds"], 2 * 4, node["name"])
+            self.assertLess(node["age_seconds"], 2 * INTERVAL_S, node["name"])
 
     def check_hostile_agents(self, nodes):
         expected = {
-            "flood": ("garbage", r"headers over 65536 bytes"),
-            "trickle": ("unreachable", r"no whole answer within 3s \(\d+ bytes came\)"),
-            "endless": ("garbage", r"an answer over 16777216 bytes"),
-            "silent": ("unreachable", r"no answer within 3s"),
+            "flood": {"garbage": r"headers over 65536 bytes"},
+            "trickle": {"unreachable": rf"no whole answer within {TIMEOUT_S}s \(\d+ bytes came\)"},
+            # Cut at the 16 MiB cap, or by the timeout first where the farm's one thread (or a
+            # sanitizer build of the master) cannot move 16 MiB in 3 s: bounded either way.
+            "endless": {"garbage": r"an answer over 16777216 bytes",
+                        "unreachable": rf"no whole answer within {TIMEOUT_S}s \((\d+) bytes came\)"},
+            "silent": {"unreachable": rf"no answer within {TIMEOUT_S}s"},
         }
-        for kind, (state, error) in expected.items():
+        for kind, errors in expected.items():
             for number in range(HOSTILE_EACH):
                 node = nodes[f"{kind}-{number}"]
-                self.assertEqual(node["state"], state, node)
-                self.assertRegex(node["error"], f"^{error}$")
+                self.assertIn(node["state"], errors, node)
+                match = re.fullmatch(errors[node["state"]], node["error"])
+                self.assertIsNotNone(match, node)
+                if match.groups():
+                    self.assertLessEqual(int(match.group(1)), 16 << 20, node)
                 self.assertIsNone(node["status"])
                 self.assertGreater(node["poll"]["skipped"], 0, node)  # backoff holds it back
 
