@@ -17,6 +17,8 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+# The test executables' precompiled headers are cacheable only with these (ccache's manual).
+export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
 cmake -S . -B build/fuzz -G Ninja -DGPUMETER_FUZZ=ON -DCMAKE_C_COMPILER=clang-19 \
   -DCMAKE_CXX_COMPILER=clang++-19 -DGPUMETER_TESTS=OFF -DGPUMETER_BENCH=OFF \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null

@@ -8,8 +8,12 @@
 #include <fstream>
 #include <optional>
 
+#include "core/text.h"
+
 namespace gpumeter::cli {
 namespace {
+
+constexpr std::string_view kLineBlanks = " \t\r";
 
 struct Line {
   std::string_view file;
@@ -21,13 +25,6 @@ struct Line {
         Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}", file, number, what)});
   }
 };
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
 
 bool is_key_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
@@ -64,7 +61,7 @@ std::expected<std::string, Error> parse_value(const Line& line, std::string_view
     std::string_view rest;
     auto value = quoted(text, rest);
     if (!value) return line.error("unterminated string (expected a closing quote)");
-    rest = trim(rest);
+    rest = trim(rest, kLineBlanks);
     if (!rest.empty() && rest.front() != '#') {
       return line.error("expected nothing but a comment after the string");
     }
@@ -74,7 +71,7 @@ std::expected<std::string, Error> parse_value(const Line& line, std::string_view
     return line.error(
         "expected one value (a string, a number or true/false), not an array or table");
   }
-  const std::string_view bare = trim(text.substr(0, text.find('#')));
+  const std::string_view bare = trim(text.substr(0, text.find('#')), kLineBlanks);
   if (bare.find_first_of(" \t\"'") != std::string_view::npos) {
     return line.error("expected one value (quote a value that has spaces: \"...\")");
   }
@@ -87,18 +84,18 @@ std::expected<ConfigTable, Error> parse_header(const Line& line, std::string_vie
   const std::string_view open = text.substr(array ? 2 : 1);
   const auto end = open.find(close);
   const std::string_view after =
-      end == std::string_view::npos ? "" : trim(open.substr(end + close.size()));
-  if (end == std::string_view::npos || !is_key(trim(open.substr(0, end))) ||
+      end == std::string_view::npos ? "" : trim(open.substr(end + close.size()), kLineBlanks);
+  if (end == std::string_view::npos || !is_key(trim(open.substr(0, end), kLineBlanks)) ||
       (!after.empty() && !after.starts_with('#'))) {
     return line.error("expected a table header such as [name] or [[name]]");
   }
-  return ConfigTable{std::string(trim(open.substr(0, end))), array, line.number, {}};
+  return ConfigTable{std::string(trim(open.substr(0, end), kLineBlanks)), array, line.number, {}};
 }
 
 std::expected<void, Error> parse_entry(const Line& line, std::string_view text,
                                        ConfigTable& table) {
   const auto equals = text.find('=');
-  const std::string_view key = trim(text.substr(0, equals));
+  const std::string_view key = trim(text.substr(0, equals), kLineBlanks);
   if (equals == std::string_view::npos || !is_key(key)) {
     return line.error("expected key = value (a key of letters, digits, - and _)");
   }
@@ -106,7 +103,7 @@ std::expected<void, Error> parse_entry(const Line& line, std::string_view text,
   if (previous != table.entries.end()) {
     return line.error(fmt::format("\"{}\" is set twice (first on line {})", key, previous->line));
   }
-  auto value = parse_value(line, trim(text.substr(equals + 1)));
+  auto value = parse_value(line, trim(text.substr(equals + 1), kLineBlanks));
   if (!value) return std::unexpected(std::move(value.error()));
   table.entries.push_back({std::string(key), std::move(*value), line.number});
   return {};
@@ -122,7 +119,7 @@ std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_v
     const auto newline = text.find('\n');
     const Line line{file, ++number, text.substr(0, newline)};
     text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-    const std::string_view content = trim(line.text);
+    const std::string_view content = trim(line.text, kLineBlanks);
     if (content.empty() || content.starts_with('#') || content.starts_with(';')) continue;
     if (content.starts_with('[')) {
       auto table = parse_header(line, content);

@@ -20,6 +20,7 @@
 #include "cli/systemd_notify.h"
 #include "core/driver_wait.h"
 #include "core/sampler.h"
+#include "core/wall_clock.h"
 #include "net/agent_routes.h"
 #include "net/dashboard_routes.h"
 #include "net/http_server.h"
@@ -83,7 +84,7 @@ task::ServiceConfig service_config(const DaemonSettings& settings, const Session
   config.daemon.version = GPUMETER_VERSION;
   config.daemon.pid = static_cast<Pid>(::getpid());
   config.daemon.uid = ::getuid();
-  config.daemon.start_time_us = task::wall_clock_us();
+  config.daemon.start_time_us = wall_clock_us();
   config.daemon.instance = task::random_instance();
   config.daemon.interval_ms = settings.interval.count();
   config.daemon.horizon_seconds =
@@ -234,7 +235,7 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                           .store = http.store ? &*http.store : nullptr,
                                           .quotas = http.quotas ? &*http.quotas : nullptr,
                                           .tasks = &running.recent,
-                                          .now_us = net::wall_clock_now_us,
+                                          .now_us = wall_clock_us,
                                           .waiting_for_driver = [&driver] {
                                             const DriverStatus status = driver.status();
                                             return status.up ? std::nullopt

@@ -11,6 +11,7 @@
 #include "cli/daemon_options.h"
 #include "cli/history_options.h"
 #include "cli/time_argument.h"
+#include "core/wall_clock.h"
 #include "recorder/csv_export.h"
 #include "recorder/csv_file.h"
 #include "recorder/windows.h"
@@ -43,14 +44,9 @@ Error invalid(std::string message) {
   return Error{ErrorCode::invalid_input, std::move(message)};
 }
 
-TimeUs wall_now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 // The period, widened to whole CSV intervals.
 std::expected<Period, Error> period_of(const ExportOptions& options) {
-  const TimeUs now = wall_now_us();
+  const TimeUs now = wall_clock_us();
   const auto since = parse_time_argument(options.since, now);
   if (!since)
     return std::unexpected(invalid(fmt::format(

@@ -24,18 +24,11 @@ std::string span_text(TimeUs duration_us) {
   const std::int64_t minutes = std::max<std::int64_t>(0, duration_us / 60'000'000);
   const std::int64_t days = minutes / 1440;
   const std::int64_t hours = minutes / 60 % 24;
-  const auto part = [](std::int64_t count, char unit) {
-    return count > 0 ? fmt::format("{}{}", count, unit) : std::string{};
-  };
-  std::string text;
-  if (days > 0) {
-    text = part(days, 'd') + (hours > 0 ? " " + part(hours, 'h') : "");
-  } else if (hours > 0) {
-    text = part(hours, 'h') + (minutes % 60 > 0 ? " " + part(minutes % 60, 'm') : "");
-  } else {
-    text = fmt::format("{}m", minutes);
-  }
-  return text;
+  const std::int64_t rest = minutes % 60;
+  // Formatted whole: `" " + std::string` trips g++ 12's -Wrestrict in Release builds.
+  if (days > 0) return hours > 0 ? fmt::format("{}d {}h", days, hours) : fmt::format("{}d", days);
+  if (hours > 0) return rest > 0 ? fmt::format("{}h {}m", hours, rest) : fmt::format("{}h", hours);
+  return fmt::format("{}m", minutes);
 }
 
 std::string thresholds(const store::IdleQuery& query) {

@@ -3,18 +3,10 @@
 #include <thread>
 
 #include "core/sampler.h"
+#include "core/wall_clock.h"
 #include "net/process_activity.h"
 
 namespace gpumeter::cli {
-namespace {
-
-TimeUs wall_clock_us() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
-}
-
-}  // namespace
-
 std::expected<std::string, Error> prometheus_once(Session& session,
                                                   const net::ProcessLimit& limit) {
   Sampler sampler(

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/systemd_notify.h"
+#include "core/wall_clock.h"
 #include "net/dashboard_routes.h"
 #include "net/health_route.h"
 #include "net/http_server.h"
@@ -21,11 +22,6 @@
 
 namespace gpumeter::cli {
 namespace {
-
-TimeUs wall_clock_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings) {
   auto listen = net::parse_listen(settings.listen);

@@ -18,6 +18,7 @@
 #include "cli/report_vm.h"
 #include "cli/terminal.h"
 #include "cli/usage_plot.h"
+#include "core/wall_clock.h"
 #include "view/usage_report.h"
 
 namespace gpumeter::cli {
@@ -25,12 +26,6 @@ namespace {
 
 constexpr int kOverQuota = 1;
 constexpr int kFailed = 2;
-
-TimeUs now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 int fail(const Output& output, const Error& error) {
   output.err << error.message << '\n';
@@ -101,7 +96,7 @@ int run_usage(const Output& output, store::Store& db, const ReportSettings& sett
 }
 
 int run_report(const Output& output, const ReportOptions& options) {
-  const auto resolved = resolve_report_options(options, now_us());
+  const auto resolved = resolve_report_options(options, wall_clock_us());
   if (!resolved) return fail(output, resolved.error());
   const ReportSettings& settings = *resolved;
   std::optional<view::QuotaFile> quotas;

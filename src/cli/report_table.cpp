@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <iterator>
 
 #include "cli/humanize.h"
 #include "cli/table.h"
@@ -149,9 +150,10 @@ std::string render_usage_csv(const view::UsageReport& report) {
   out += "\n";
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     for (const std::string& key : csv_key_cells(report.rows[i], report.group_by))
-      out += csv_field(key) + ",";
+      fmt::format_to(std::back_inserter(out), "{},", csv_field(key));
     out += figure_csv(report.rows[i]);
-    if (report.quota) out += "," + quota_csv(report.quota->rows[i]);
+    if (report.quota)
+      fmt::format_to(std::back_inserter(out), ",{}", quota_csv(report.quota->rows[i]));
     out += "\n";
   }
   return out;

@@ -21,6 +21,7 @@
 #include "cli/run_signals.h"
 #include "cli/run_summary.h"
 #include "cli/run_supervise.h"
+#include "core/wall_clock.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -33,11 +34,6 @@ constexpr int kNotRun = 2;
 int not_run(std::ostream& err, const Error& error) {
   err << error.message << '\n';
   return kNotRun;
-}
-
-TimeUs wall_now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 double seconds_of(const timeval& time) {
@@ -154,7 +150,7 @@ int start_and_follow(Run& run, RunSignals& signals) {
     return 128 + *signal;
   }
   const auto started = SteadyClock::now();
-  run.result.start_us = wall_now_us();
+  run.result.start_us = wall_clock_us();
   auto child = PendingChild::fork(run.settings.command, signals.previous_mask());
   if (!child) return not_run(run.err, child.error());
   if (auto placed = place(run, child->pid()); !placed) return not_run(run.err, placed.error());
@@ -169,7 +165,7 @@ int start_and_follow(Run& run, RunSignals& signals) {
   const SuperviseHooks supervise_hooks = hooks(run, follower);
   supervise_hooks.tick();  // the command itself, before it can exit
   const int status = supervise(pid, signals, run.settings.interval, supervise_hooks);
-  run.result.end_us = wall_now_us();
+  run.result.end_us = wall_clock_us();
   run.result.wall_seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   run.result.exit = exit_of(status);
   run.result.processes = follower.met();

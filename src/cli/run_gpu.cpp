@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "core/wall_clock.h"
+
 namespace gpumeter::cli {
 namespace {
 
@@ -12,11 +14,6 @@ SamplerConfig sampler_config(const Session& session, std::chrono::milliseconds i
   config.series.interval_us = std::chrono::microseconds(interval).count();
   config.collect = session.collect_options();
   return config;
-}
-
-TimeUs wall_now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -30,7 +27,7 @@ GpuMeasure::~GpuMeasure() {
 }
 
 void GpuMeasure::start() {
-  const TimeUs now = wall_now_us();
+  const TimeUs now = wall_clock_us();
   sampler_.start();
   // A driver that hangs must not keep the command from starting for long.
   (void)sampler_.wait_for_round(now, 3 * interval_ + std::chrono::seconds(2));
@@ -45,7 +42,7 @@ void GpuMeasure::follow(Pid pid) {
 std::expected<Usage, Error> GpuMeasure::finish(Window window) {
   const TimeUs complete = sampler_.complete_after(window.end_us);
   const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::microseconds(complete - wall_now_us()) + 2 * interval_ +
+      std::chrono::microseconds(complete - wall_clock_us()) + 2 * interval_ +
       std::chrono::seconds(2));
   (void)sampler_.wait_for_round(complete, wait);
   sampler_.stop();

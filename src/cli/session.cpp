@@ -4,21 +4,12 @@
 #include <unistd.h>
 
 #include <array>
-#include <chrono>
 
 #include "cli/simulate.h"
+#include "core/wall_clock.h"
 #include "host/procfs.h"
 
 namespace gpumeter::cli {
-namespace {
-
-TimeUs now_us() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
-}
-
-}  // namespace
-
 std::string hostname() {
   std::array<char, 256> name{};
   if (gethostname(name.data(), name.size() - 1) != 0) return "localhost";
@@ -30,7 +21,7 @@ Session::Session(std::unique_ptr<GpuSource> gpus, std::unique_ptr<ProcessSource>
     : gpus_(std::move(gpus)), host_(std::move(host)), options_(std::move(options)) {}
 
 std::expected<Snapshot, Error> Session::snapshot() {
-  return collect(*gpus_, *host_, options_, now_us());
+  return collect(*gpus_, *host_, options_, wall_clock_us());
 }
 
 std::expected<HostSide, Error> open_host_side(const GlobalOptions& options) {

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/tasks_table.h"
+#include "core/wall_clock.h"
 #include "task/exchange.h"
 #include "task/server.h"
 #include "task/socket_path.h"
@@ -58,7 +59,7 @@ std::expected<json, Error> ask_daemon(const TasksOptions& options, TimeUs now_us
 }
 
 int run_tasks(std::ostream& out, std::ostream& err, const TasksOptions& options) {
-  const TimeUs now_us = task::wall_clock_us();
+  const TimeUs now_us = wall_clock_us();
   const auto reply = ask_daemon(options, now_us);
   if (!reply) {
     err << "gpumeter: " << reply.error().message << '\n';

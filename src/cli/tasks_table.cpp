@@ -102,7 +102,10 @@ Row usage_cells(const json& usage) {
   if (!gpus.is_array() || gpus.empty())
     return {{"-"}, {"-"}, {"-"}, {"-"}, {cpu_text(at(usage, "host"))}};
   std::string indices;
-  for (const json& gpu : gpus) indices += (indices.empty() ? "" : ",") + at(gpu, "index").dump();
+  for (const json& gpu : gpus) {
+    if (!indices.empty()) indices += ',';
+    indices += at(gpu, "index").dump();
+  }
   return {{indices},
           {per_gpu(gpus, "sm_percent", [](double v) { return fmt::format("{:.0f}%", v); })},
           {per_gpu(gpus, "memory_peak_bytes", [](double v) { return format_bytes(v); })},

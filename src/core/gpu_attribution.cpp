@@ -12,8 +12,6 @@
 namespace gpumeter {
 namespace {
 
-constexpr double kUsPerSecond = 1e6;
-
 // A raw record covers the driver period that ends at its time, but never reaches back past the
 // previous record of the same process (so a measured period that is a little too long does
 // not count time twice), nor into the time the coarse tier accounts for (which took the part of

@@ -7,8 +7,6 @@
 namespace gpumeter {
 namespace {
 
-constexpr double kUsPerSecond = 1e6;
-
 using HostView = TwoTier<HostRecord>;
 
 std::optional<std::uint64_t> rss_of(const HostRecord& r) {

@@ -19,6 +19,10 @@ namespace gpumeter {
 using Pid = std::uint32_t;
 using TimeUs = std::int64_t;  // µs since the Unix epoch
 
+// One second in the model's time unit, as an integer and for arithmetic in seconds.
+inline constexpr TimeUs kSecondUs = 1'000'000;
+inline constexpr double kUsPerSecond = 1e6;
+
 struct ComputeCapability {
   int major = 0;
   int minor = 0;

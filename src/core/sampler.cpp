@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/device_sample_drain.h"
+#include "core/wall_clock.h"
 
 namespace gpumeter {
 namespace {
@@ -25,11 +26,6 @@ using SteadyClock = std::chrono::steady_clock;
 // How long a pid's start time is remembered after the pid was last seen: long enough for the
 // driver's buffered samples of an exited process to be drained under its key.
 constexpr TimeUs kStartTimeMemoryUs = 600'000'000;
-
-TimeUs wall_now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 SamplerConfig normalised(SamplerConfig config) {
   config.interval = std::max(config.interval, kMinSamplerInterval);
@@ -491,10 +487,10 @@ void Sampler::State::wait_draining(const std::stop_token& stop, SteadyClock::tim
     }
     if (!drains || stop.stop_requested()) return;
     try {
-      drain_between(wall_now_us());
+      drain_between(wall_clock_us());
     } catch (const std::exception& e) {
       std::lock_guard lock(round_mutex);
-      failed(working.utilization_drain, wall_now_us(),
+      failed(working.utilization_drain, wall_clock_us(),
              fmt::format("draining per-process utilisation failed: {}", e.what()));
     }
   }
@@ -528,10 +524,10 @@ void Sampler::State::drain_between(TimeUs now) {
 // cross it, so it is recorded as well.
 void Sampler::State::run_guarded() {
   try {
-    [[maybe_unused]] const auto done = run_round(wall_now_us());
+    [[maybe_unused]] const auto done = run_round(wall_clock_us());
   } catch (const std::exception& e) {
     std::lock_guard lock(round_mutex);
-    failed(working.gpu_read, wall_now_us(), fmt::format("sampling round failed: {}", e.what()));
+    failed(working.gpu_read, wall_clock_us(), fmt::format("sampling round failed: {}", e.what()));
   }
 }
 

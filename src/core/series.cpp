@@ -12,8 +12,6 @@
 namespace gpumeter {
 namespace {
 
-constexpr TimeUs kSecondUs = 1'000'000;
-
 std::uint8_t clamp_percent(std::uint32_t value) {
   return static_cast<std::uint8_t>(std::min<std::uint32_t>(value, 100));
 }

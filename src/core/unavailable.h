@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <string_view>
 
 namespace gpumeter {
@@ -21,6 +22,13 @@ enum class Unavailable : std::uint8_t {
 // A value, or the reason it is absent.
 template <class T>
 using Maybe = std::expected<T, Unavailable>;
+
+// The value, or nothing where only whether it is known matters (a nullable column, a JSON null).
+template <class T>
+std::optional<T> value_of(const Maybe<T>& maybe) {
+  if (!maybe) return std::nullopt;
+  return *maybe;
+}
 
 // "not_supported", "no_permission", ...: stable words used in JSON and logs.
 std::string_view to_string(Unavailable reason) noexcept;

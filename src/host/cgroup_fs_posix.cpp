@@ -6,25 +6,19 @@
 
 #include "host/cgroup_fs.h"
 #include "host/files.h"
+#include "host/os_error.h"
 
 namespace gpumeter::host {
-namespace {
-
-std::unexpected<std::error_code> last_error() {
-  return std::unexpected(std::error_code(errno, std::generic_category()));
-}
-
-}  // namespace
 
 std::expected<void, std::error_code> SystemCgroupFs::make_directory(
     const std::filesystem::path& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0) return last_error();
+  if (::mkdir(dir.c_str(), 0755) != 0) return std::unexpected(last_os_error());
   return {};
 }
 
 std::expected<void, std::error_code> SystemCgroupFs::remove_directory(
     const std::filesystem::path& dir) {
-  if (::rmdir(dir.c_str()) != 0) return last_error();
+  if (::rmdir(dir.c_str()) != 0) return std::unexpected(last_os_error());
   return {};
 }
 
@@ -32,7 +26,7 @@ std::expected<void, std::error_code> SystemCgroupFs::remove_directory(
 std::expected<void, std::error_code> SystemCgroupFs::write(const std::filesystem::path& file,
                                                            std::string_view text) {
   const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) return last_error();
+  if (fd < 0) return std::unexpected(last_os_error());
   ssize_t wrote = -1;
   do {
     wrote = ::write(fd, text.data(), text.size());

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "host/files.h"
+#include "host/os_error.h"
 
 namespace gpumeter::host {
 namespace {
@@ -26,15 +27,11 @@ class Fd {
   int fd_;
 };
 
-std::error_code last_error() {
-  return {errno, std::generic_category()};
-}
-
 std::expected<void, std::error_code> write_all(int fd, std::string_view content) {
   while (!content.empty()) {
     ssize_t wrote = write(fd, content.data(), content.size());
     if (wrote < 0 && errno == EINTR) continue;
-    if (wrote < 0) return std::unexpected(last_error());
+    if (wrote < 0) return std::unexpected(last_os_error());
     content.remove_prefix(static_cast<std::size_t>(wrote));
   }
   return {};
@@ -43,9 +40,9 @@ std::expected<void, std::error_code> write_all(int fd, std::string_view content)
 std::expected<void, std::error_code> write_new_file(const std::filesystem::path& path,
                                                     std::string_view content) {
   Fd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (fd.get() < 0) return std::unexpected(last_error());
+  if (fd.get() < 0) return std::unexpected(last_os_error());
   auto written = write_all(fd.get(), content);
-  if (close(fd.release()) != 0 && written) return std::unexpected(last_error());
+  if (close(fd.release()) != 0 && written) return std::unexpected(last_os_error());
   return written;
 }
 
@@ -53,13 +50,13 @@ std::expected<void, std::error_code> write_new_file(const std::filesystem::path&
 
 std::expected<std::string, std::error_code> read_file(const std::filesystem::path& path) {
   Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::unexpected(last_error());
+  if (fd.get() < 0) return std::unexpected(last_os_error());
   std::string text;
   std::array<char, 4096> chunk{};
   while (true) {
     ssize_t got = read(fd.get(), chunk.data(), chunk.size());
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return std::unexpected(last_error());
+    if (got < 0) return std::unexpected(last_os_error());
     if (got == 0) return text;
     text.append(chunk.data(), static_cast<std::size_t>(got));
   }
@@ -71,7 +68,7 @@ std::expected<void, std::error_code> write_file_atomically(const std::filesystem
   const auto temporary = dir / (".tmp-" + std::string(name) + "-" + std::to_string(getpid()));
   auto written = write_new_file(temporary, content);
   if (written && rename(temporary.c_str(), (dir / name).c_str()) != 0) {
-    written = std::unexpected(last_error());
+    written = std::unexpected(last_os_error());
   }
   if (!written) unlink(temporary.c_str());
   return written;
@@ -80,9 +77,9 @@ std::expected<void, std::error_code> write_file_atomically(const std::filesystem
 std::expected<DirectoryLock, std::error_code> DirectoryLock::acquire(
     const std::filesystem::path& dir) {
   Fd fd(open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (fd.get() < 0) return std::unexpected(last_error());
+  if (fd.get() < 0) return std::unexpected(last_os_error());
   while (flock(fd.get(), LOCK_EX) != 0) {
-    if (errno != EINTR) return std::unexpected(last_error());
+    if (errno != EINTR) return std::unexpected(last_os_error());
   }
   return DirectoryLock(fd.release());
 }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 
+#include "host/os_error.h"
 #include "host/proc_files.h"
 
 namespace gpumeter::host {
@@ -16,10 +17,6 @@ constexpr std::size_t kReservedDescriptors = 512;
 constexpr std::size_t kReadersSharingTheLimit = 2;
 constexpr std::size_t kMaxKeptProcesses = 4096;
 constexpr std::size_t kFirstBufferBytes = 4096;  // stat and status are 0.3 and 1.5 KiB
-
-std::error_code last_error() {
-  return {errno, std::generic_category()};
-}
 
 // Reads the file behind `fd` from offset 0 into `buffer`; the number of bytes read. procfs
 // generates stat and status whole on every read from offset 0, so a read that leaves room in
@@ -31,7 +28,7 @@ std::expected<std::size_t, std::error_code> read_from_start(int fd, std::string&
     const ssize_t got =
         ::pread(fd, buffer.data() + size, buffer.size() - size, static_cast<off_t>(size));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return std::unexpected(last_error());
+    if (got < 0) return std::unexpected(last_os_error());
     size += static_cast<std::size_t>(got);
     if (size < buffer.size()) return size;
   }
@@ -99,7 +96,7 @@ std::expected<std::string_view, std::error_code> ProcFiles::read_kept(File file,
 
 std::expected<std::string_view, std::error_code> ProcFiles::read_once(Pid pid, File file) {
   const int fd = open(pid, file);
-  if (fd < 0) return std::unexpected(last_error());
+  if (fd < 0) return std::unexpected(last_os_error());
   const auto size = read_from_start(fd, buffer_);
   ::close(fd);
   if (!size) return std::unexpected(size.error());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <system_error>
 
+#include "core/wall_clock.h"
 #include "host/files.h"
 #include "host/private_directory.h"
 #include "host/procfs.h"
@@ -17,11 +18,6 @@ namespace fs = std::filesystem;
 
 Error io_error(std::string_view what, const fs::path& path, std::error_code error) {
   return {ErrorCode::io, fmt::format("cannot {} {}: {}", what, path.string(), error.message())};
-}
-
-TimeUs now_us() {
-  auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
 }
 
 // The start of the process that has `pid` now, if any: the owners are on this machine.
@@ -114,7 +110,7 @@ std::expected<std::vector<std::string>, Error> Reservations::reserve(
   if (!dir) return std::unexpected(dir.error());
   auto lock = DirectoryLock::acquire(*dir);
   if (!lock) return std::unexpected(io_error("lock", *dir / ".lock", lock.error()));
-  const TimeUs now = now_us();
+  const TimeUs now = wall_clock_us();
   reclaim_stale(*dir, now);
   const ReservationRecord record{
       .owner_pid = owner_pid,

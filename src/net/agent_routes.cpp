@@ -1,5 +1,6 @@
 #include "net/agent_routes.h"
 
+#include "core/wall_clock.h"
 #include "net/accounting_route.h"
 #include "net/health_route.h"
 #include "net/history_route.h"
@@ -32,11 +33,6 @@ void add_agent_routes(HttpServer& server, const AgentSources& sources) {
     add_tasks_route(server, TasksSources{.results = *sources.tasks, .now_us = sources.now_us});
   }
   add_vgpu_series_route(server, sampler, sources.now_us);
-}
-
-TimeUs wall_clock_now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace gpumeter::net

@@ -32,7 +32,4 @@ struct AgentSources {
 // Registers every route of the agent on `server`; the sources must outlive it.
 void add_agent_routes(HttpServer& server, const AgentSources& sources);
 
-// The wall clock, µs since the Unix epoch.
-TimeUs wall_clock_now_us();
-
 }  // namespace gpumeter::net

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/text.h"
 #include "net/dashboard_assets.h"
 #include "net/response.h"
 
@@ -14,12 +15,6 @@ namespace {
 constexpr const char* kContentSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 // Whether an If-None-Match header ("\"a\", W/\"b\"" or "*") names `etag` (weak comparison,
 // as RFC 9110 asks for If-None-Match).

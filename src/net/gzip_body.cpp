@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include "core/text.h"
+
 namespace gpumeter::net {
 namespace {
 
@@ -10,12 +12,6 @@ constexpr int kMemoryLevel = 8;           // zlib's default
 // Level 1 (fastest): for the small documents served it compresses almost as well as the
 // default level at a third of the CPU.
 constexpr int kLevel = 1;
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 // Whether an Accept-Encoding item's parameters say q=0 ("gzip;q=0", "gzip; q=0.000").
 bool refused(std::string_view parameters) {

@@ -13,7 +13,6 @@
 namespace gpumeter::net {
 namespace {
 
-constexpr TimeUs kSecondUs = 1'000'000;
 constexpr TimeUs kHourUs = 3600 * kSecondUs;
 
 std::string gauge_names() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "core/model.h"
@@ -10,6 +11,9 @@
 #include "nvml/abi.h"
 
 namespace gpumeter::nvml {
+
+// The newest sample stamp that converts to TimeUs: a later one is garbage from the driver.
+inline constexpr auto kNewestStamp = static_cast<std::uint64_t>(std::numeric_limits<TimeUs>::max());
 
 // NVML reports power in milliwatts; the model stores watts.
 constexpr double milliwatts_to_watts(std::uint32_t mw) noexcept {

@@ -9,8 +9,6 @@
 namespace gpumeter::nvml {
 namespace {
 
-constexpr auto kNewestStamp = static_cast<std::uint64_t>(std::numeric_limits<TimeUs>::max());
-
 abi::SamplingType sampling_type(DeviceBuffer buffer) noexcept {
   return buffer == DeviceBuffer::power ? abi::kTotalPowerSamples : abi::kGpuUtilizationSamples;
 }

@@ -5,10 +5,10 @@
 #include <limits>
 #include <span>
 
+#include "nvml/convert.h"
+
 namespace gpumeter::nvml {
 namespace {
-
-constexpr auto kNewestStamp = static_cast<std::uint64_t>(std::numeric_limits<TimeUs>::max());
 
 std::uint64_t last_seen_stamp(std::optional<TimeUs> last_seen_us) {
   return last_seen_us && *last_seen_us > 0 ? static_cast<std::uint64_t>(*last_seen_us) : 0;

@@ -3,12 +3,6 @@
 namespace gpumeter::recorder {
 namespace {
 
-template <class T>
-std::optional<T> value_of(const Maybe<T>& maybe) {
-  if (!maybe) return std::nullopt;
-  return *maybe;
-}
-
 store::ProcessIdentity identity_of(Pid pid, const Maybe<HostProcess>& described) {
   store::ProcessIdentity identity{.pid = pid};
   if (!described) return identity;

@@ -11,12 +11,6 @@
 namespace gpumeter::recorder {
 namespace {
 
-template <class T>
-std::optional<T> value_of(const Maybe<T>& maybe) {
-  if (!maybe) return std::nullopt;
-  return *maybe;
-}
-
 struct Listed {
   ProcessKey key;
   std::uint64_t memory_bytes = 0;

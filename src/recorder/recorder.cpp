@@ -7,6 +7,7 @@
 #include <iterator>
 #include <utility>
 
+#include "core/wall_clock.h"
 #include "recorder/csv_file.h"
 #include "recorder/task_records.h"
 #include "recorder/windows.h"
@@ -22,11 +23,6 @@ constexpr TimeUs kIdentityMarginUs = 600'000'000;
 // Slack after a window's end before recording it: a sampler round must have passed the end
 // plus the driver's sample period.
 constexpr TimeUs kSettleMarginUs = 200'000;
-
-TimeUs wall_now_us() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-}
 
 bool exited(const Sampler& sampler, const ProcessKey& key) {
   const std::optional<ProcessKey> now = sampler.key_for(key.pid);
@@ -291,19 +287,19 @@ void Recorder::start(const Sampler& sampler) {
 
 void Recorder::run(const Sampler& sampler, const std::stop_token& stop) {
   const TimeUs settle = config_.sampler_interval_us + kSettleMarginUs;
-  TimeUs boundary = next_multiple(wall_now_us(), config_.record_interval_us);
+  TimeUs boundary = next_multiple(wall_clock_us(), config_.record_interval_us);
   while (!stop.stop_requested()) {
     const TimeUs lag = sampler.complete_after(boundary) - boundary;
-    const TimeUs wait_us = boundary + lag + settle - wall_now_us();
+    const TimeUs wait_us = boundary + lag + settle - wall_clock_us();
     if (wait_us > 0) {
       std::unique_lock lock(wake_mutex_);
       wake_.wait_for(lock, stop, std::chrono::microseconds(wait_us), [] { return false; });
     }
     if (stop.stop_requested()) return;
     if (const std::optional<TimeUs> complete = complete_until(sampler))
-      record(sampler, std::min(boundary, *complete), wall_now_us());
-    boundary =
-        next_multiple(std::max(boundary, wall_now_us() - settle - lag), config_.record_interval_us);
+      record(sampler, std::min(boundary, *complete), wall_clock_us());
+    boundary = next_multiple(std::max(boundary, wall_clock_us() - settle - lag),
+                             config_.record_interval_us);
   }
 }
 
@@ -313,7 +309,7 @@ void Recorder::finish(const Sampler& sampler) {
     record_until(sampler, *complete);
   queue_accounted(accounted_.take_all());
   append_csv(csv_.take_all());
-  write(wall_now_us(), true);
+  write(wall_clock_us(), true);
   if (writer_ && writer_->state().queued_rows > 0) {
     log_(fmt::format("{} records could not be written to {} and are lost",
                      writer_->state().queued_rows, store_->path().string()));

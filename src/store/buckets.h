@@ -8,7 +8,6 @@
 
 namespace gpumeter::store {
 
-inline constexpr TimeUs kSecondUs = 1'000'000;
 inline constexpr TimeUs kMinuteUs = 60 * kSecondUs;
 inline constexpr TimeUs kHourUs = 60 * kMinuteUs;
 inline constexpr TimeUs kDayUs = 24 * kHourUs;

@@ -19,12 +19,6 @@ bool good(double value) {
   return std::isfinite(value) && value >= 0;
 }
 
-template <class T>
-std::optional<T> value_of(const Maybe<T>& maybe) {
-  if (!maybe) return std::nullopt;
-  return *maybe;
-}
-
 // The GPM columns of the MIG tiers, per figure: <key>_samples, _min, _sum, _max.
 std::string gpm_columns() {
   std::string columns;

@@ -23,12 +23,6 @@ bool good_figure(const std::optional<double>& value) {
   return !value || std::isfinite(*value);
 }
 
-template <class T>
-std::optional<T> value_of(const Maybe<T>& maybe) {
-  if (!maybe) return std::nullopt;
-  return *maybe;
-}
-
 std::optional<double> metric(const DeviceState& state, DeviceMetric which) {
   return value_of(state[which]);
 }

@@ -15,12 +15,6 @@ constexpr std::array<std::string_view, kEngineCount> kEnginePrefixes{
     "sm", "memory_controller", "encoder", "decoder", "jpeg", "ofa"};
 
 template <class T>
-std::optional<T> value_of(const Maybe<T>& maybe) {
-  if (!maybe) return std::nullopt;
-  return *maybe;
-}
-
-template <class T>
 json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }

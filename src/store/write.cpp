@@ -8,6 +8,7 @@
 #include "store/buckets.h"
 #include "store/gauges.h"
 #include "store/meta.h"
+#include "store/sql_integers.h"
 #include "store/sqlite.h"
 #include "store/write_parts.h"
 
@@ -65,11 +66,6 @@ SeenDevices seen_devices(const Batch& batch) {
   for (const MigMemoryRecord& mig : batch.mig_memory)
     note(seen, mig.gpu_uuid, mig.gpu_index, mig.time_us);
   return seen;
-}
-
-std::optional<std::int64_t> as_int64(const std::optional<std::uint64_t>& value) {
-  if (!value) return std::nullopt;
-  return static_cast<std::int64_t>(*value);
 }
 
 constexpr const char* kUpsertDevice = R"sql(

@@ -1,4 +1,5 @@
 // Accounting records of exited processes into the ledger (store/accounted.h says how).
+#include "store/sql_integers.h"
 #include "store/write_parts.h"
 
 namespace gpumeter::store {
@@ -27,11 +28,6 @@ WHERE id = ?1)sql";
 // A row made from the driver's figures says so.
 constexpr const char* kMarkFromDriver =
     "UPDATE ledger SET figures_source = 'accounting' WHERE id = ?1";
-
-std::optional<std::int64_t> as_int64(const std::optional<std::uint64_t>& value) {
-  if (!value) return std::nullopt;
-  return static_cast<std::int64_t>(*value);
-}
 
 std::expected<std::optional<std::int64_t>, Error> find_row(sqlite::Connection& connection,
                                                            std::int64_t host_id,

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "store/buckets.h"
+#include "store/sql_integers.h"
 #include "store/write_parts.h"
 
 namespace gpumeter::store {
@@ -54,11 +55,6 @@ double sm_unknown_seconds(const ProcessInterval& interval) {
 std::optional<std::string_view> sm_unknown_reason(const ProcessInterval& interval) {
   if (!interval.sm_unknown) return std::nullopt;
   return to_string(*interval.sm_unknown);
-}
-
-std::optional<std::int64_t> as_int64(const std::optional<std::uint32_t>& value) {
-  if (!value) return std::nullopt;
-  return std::int64_t{*value};
 }
 
 std::expected<std::int64_t, Error> upsert_ledger(sqlite::Connection& connection,

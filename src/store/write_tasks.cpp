@@ -1,6 +1,7 @@
 // Task results: one row per ended task.
 #include <nlohmann/json.hpp>
 
+#include "store/sql_integers.h"
 #include "store/write_parts.h"
 
 namespace gpumeter::store {
@@ -11,12 +12,6 @@ INSERT OR REPLACE INTO tasks (host_id, task_id, name, labels, pid, process_start
                               user, begin_us, end_us, abandoned, usage_error, cpu_user_seconds,
                               cpu_system_seconds, peak_rss_bytes, host_complete, gpus)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17))sql";
-
-template <class T>
-std::optional<std::int64_t> as_int64(const std::optional<T>& value) {
-  if (!value) return std::nullopt;
-  return static_cast<std::int64_t>(*value);
-}
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include "store/buckets.h"
 #include "store/meta.h"
+#include "store/sql_integers.h"
 #include "store/write_parts.h"
 
 namespace gpumeter::store {
@@ -20,11 +21,6 @@ ON CONFLICT (bucket_us, device_id, vm_id) DO UPDATE SET
   sm_busy_seconds = sm_busy_seconds + excluded.sm_busy_seconds,
   fb_used_bytes_max = MAX(COALESCE(fb_used_bytes_max, 0), COALESCE(excluded.fb_used_bytes_max, 0))
 )sql";
-
-std::optional<std::int64_t> as_int64(const std::optional<std::uint64_t>& value) {
-  if (!value) return std::nullopt;
-  return static_cast<std::int64_t>(std::min<std::uint64_t>(*value, INT64_MAX));
-}
 
 }  // namespace
 

@@ -7,8 +7,6 @@
 namespace gpumeter::task {
 namespace {
 
-constexpr double kUsPerSecond = 1e6;
-
 // The CPU times at both edges from one kind of reading, with its source's name.
 std::optional<std::pair<CpuTimes, CpuTimes>> cpu_edges(const Task& task, std::string_view& source) {
   if (task.begin_edge.reported && task.end_edge.reported) {

@@ -28,11 +28,6 @@ void refuse(int fd, const std::string& reply) {
 
 }  // namespace
 
-TimeUs wall_clock_us() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count();
-}
-
 Server::Server(Service& service, Listener& listener, Limits limits, Clock clock,
                std::chrono::milliseconds idle_poll)
     : service_(service),

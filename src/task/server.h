@@ -9,14 +9,12 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/wall_clock.h"
 #include "task/connection.h"
 #include "task/listener.h"
 #include "task/service.h"
 
 namespace gpumeter::task {
-
-// The wall clock, µs since the Unix epoch (the samples' clock).
-TimeUs wall_clock_us();
 
 class Server {
  public:

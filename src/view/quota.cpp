@@ -10,23 +10,20 @@
 #include <sstream>
 #include <vector>
 
+#include "core/text.h"
+
 namespace gpumeter::view {
 namespace {
+
+constexpr std::string_view kLineBlanks = " \t\r";
 
 constexpr std::string_view kExpectedLine =
     "expected `USER = HOURSh per day|week|month` or `USER = unlimited`, e.g. "
     "`alice = 500h per month`";
 
-std::string_view trim(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r");
-  return text.substr(first, last - first + 1);
-}
-
 std::vector<std::string_view> words(std::string_view text) {
   std::vector<std::string_view> out;
-  while (!(text = trim(text)).empty()) {
+  while (!(text = trim(text, kLineBlanks)).empty()) {
     const auto end = text.find_first_of(" \t");
     out.push_back(text.substr(0, end));
     text = end == std::string_view::npos ? std::string_view{} : text.substr(end);
@@ -92,11 +89,11 @@ struct Entry {
 };
 
 std::expected<std::optional<Entry>, std::string> parse_line(std::string_view line) {
-  line = trim(line.substr(0, line.find('#')));
+  line = trim(line.substr(0, line.find('#')), kLineBlanks);
   if (line.empty()) return std::nullopt;
   const auto equals = line.find('=');
   if (equals == std::string_view::npos) return std::unexpected(std::string(kExpectedLine));
-  const std::string_view name = trim(line.substr(0, equals));
+  const std::string_view name = trim(line.substr(0, equals), kLineBlanks);
   if (!is_user_name(name)) {
     return std::unexpected(
         fmt::format("`{}` is not a user name (letters, digits, `.`, `_`, `-`) or `default`; {}",

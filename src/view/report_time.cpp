@@ -11,10 +11,8 @@
 namespace gpumeter::view {
 namespace {
 
-constexpr TimeUs kMicrosPerSecond = 1'000'000;
-
 std::tm local_tm(TimeUs time_us) {
-  const std::time_t seconds = static_cast<std::time_t>(time_us / kMicrosPerSecond);
+  const std::time_t seconds = static_cast<std::time_t>(time_us / kSecondUs);
   std::tm fields{};
   localtime_r(&seconds, &fields);
   return fields;
@@ -24,7 +22,7 @@ std::tm local_tm(TimeUs time_us) {
 // what period arithmetic wants; -1 lets it decide whether daylight saving time applies.
 TimeUs from_local(std::tm fields) {
   fields.tm_isdst = -1;
-  return static_cast<TimeUs>(std::mktime(&fields)) * kMicrosPerSecond;
+  return static_cast<TimeUs>(std::mktime(&fields)) * kSecondUs;
 }
 
 // Reads the fixed-width fields of a date, one at a time.
@@ -124,7 +122,7 @@ TimeUs period_start(CalendarPeriod period, TimeUs time_us) {
 }
 
 TimeUs next_period_start(CalendarPeriod period, TimeUs start_us) {
-  if (period == CalendarPeriod::hour) return start_us + 3600 * kMicrosPerSecond;
+  if (period == CalendarPeriod::hour) return start_us + 3600 * kSecondUs;
   std::tm fields = local_tm(start_us);
   switch (period) {
     case CalendarPeriod::day: fields.tm_mday += 1; break;

@@ -10,7 +10,7 @@ namespace gpumeter::view {
 namespace {
 
 // The driver reports whole percent: printed as integers, as list --json prints them.
-Json whole(double percent) {
+Json whole_percent(double percent) {
   return static_cast<std::int64_t>(std::llround(percent));
 }
 
@@ -19,12 +19,12 @@ Json utilization_json(const VgpuUtilization& u) {
   Json unavailable = Json::object();
   out["time"] = iso8601_utc(u.time_us);
   out["time_us"] = u.time_us;
-  out["sm_percent"] = whole(u.sm);
-  out["memory_percent"] = whole(u.memory);
-  out["encoder_percent"] = whole(u.encoder);
-  out["decoder_percent"] = whole(u.decoder);
-  put(out, unavailable, "jpeg_percent", u.jpeg, whole);
-  put(out, unavailable, "ofa_percent", u.ofa, whole);
+  out["sm_percent"] = whole_percent(u.sm);
+  out["memory_percent"] = whole_percent(u.memory);
+  out["encoder_percent"] = whole_percent(u.encoder);
+  out["decoder_percent"] = whole_percent(u.decoder);
+  put(out, unavailable, "jpeg_percent", u.jpeg, whole_percent);
+  put(out, unavailable, "ofa_percent", u.ofa, whole_percent);
   out["unavailable"] = std::move(unavailable);
   return out;
 }
@@ -50,8 +50,8 @@ Json record_json(const VgpuAccountingRecord& r) {
   Json out = Json::object();
   Json unavailable = Json::object();
   out["pid"] = r.pid;
-  put(out, unavailable, "gpu_utilization_percent", r.gpu_utilization, whole);
-  put(out, unavailable, "memory_utilization_percent", r.memory_utilization, whole);
+  put(out, unavailable, "gpu_utilization_percent", r.gpu_utilization, whole_percent);
+  put(out, unavailable, "memory_utilization_percent", r.memory_utilization, whole_percent);
   put(out, unavailable, "max_memory_bytes", r.max_memory_bytes);
   put_time(out, "start", r.start_us);
   out["running"] = r.running;

@@ -23,6 +23,17 @@ struct DeviceCall {
 
   const Timeline& timeline() const { return library.timeline(); }
   double t() const { return seconds(now); }
+
+  // A caller's lastSeenTimeStamp (µs since the Unix epoch) in scenario time; -1 when it is
+  // before the scenario began, so that every sample is newer.
+  SimUs scenario_time(std::uint64_t last_seen) const {
+    if (last_seen <= static_cast<std::uint64_t>(library.epoch_us())) return -1;
+    return static_cast<SimUs>(last_seen) - library.epoch_us();
+  }
+  // A scenario time as the driver's sample stamps give it (µs since the Unix epoch).
+  std::uint64_t stamp(SimUs time) const {
+    return static_cast<std::uint64_t>(library.epoch_us() + time);
+  }
 };
 
 // Runs `body`, turning an escaping exception into UNKNOWN (and one line on stderr).

@@ -51,16 +51,6 @@ std::vector<Sample> newer(std::vector<Sample> all, const DeviceCall& call,
   return all;
 }
 
-// `last_seen` in scenario time: samples at or before it are not wanted.
-SimUs scenario_time(const DeviceCall& call, std::uint64_t last_seen) {
-  if (last_seen <= static_cast<std::uint64_t>(call.library.epoch_us())) return -1;
-  return static_cast<SimUs>(last_seen) - call.library.epoch_us();
-}
-
-std::uint64_t stamp(const DeviceCall& call, SimUs time) {
-  return static_cast<std::uint64_t>(call.library.epoch_us() + time);
-}
-
 abi::Return device_samples(const DeviceCall& call, const SampleKind& kind, std::uint64_t last_seen,
                            abi::ValueType* type, unsigned* count, abi::Sample* samples) {
   if (type == nullptr || count == nullptr) return abi::kErrorInvalidArgument;
@@ -75,7 +65,7 @@ abi::Return device_samples(const DeviceCall& call, const SampleKind& kind, std::
   // Oldest first, so a caller that keeps the last stamp it read drains the ring in order.
   const std::size_t n = std::min<std::size_t>(*count, list.size());
   for (std::size_t i = 0; i < n; ++i) {
-    samples[i].time_stamp = stamp(call, list[i].time);
+    samples[i].time_stamp = call.stamp(list[i].time);
     samples[i].value.ui = kind.value(list[i]);
   }
   *count = static_cast<unsigned>(n);
@@ -83,13 +73,13 @@ abi::Return device_samples(const DeviceCall& call, const SampleKind& kind, std::
 }
 
 abi::ProcessUtilizationSample old_sample(const DeviceCall& call, const ProcessSample& s) {
-  return abi::ProcessUtilizationSample{s.pid,     stamp(call, s.time), s.use.sm,
-                                       s.use.mem, s.use.enc,           s.use.dec};
+  return abi::ProcessUtilizationSample{s.pid,     call.stamp(s.time), s.use.sm,
+                                       s.use.mem, s.use.enc,          s.use.dec};
 }
 
 abi::ProcessUtilizationInfoV1 new_sample(const DeviceCall& call, const ProcessSample& s) {
-  return abi::ProcessUtilizationInfoV1{stamp(call, s.time), s.pid,     s.use.sm, s.use.mem,
-                                       s.use.enc,           s.use.dec, 0,        0};
+  return abi::ProcessUtilizationInfoV1{call.stamp(s.time), s.pid,     s.use.sm, s.use.mem,
+                                       s.use.enc,          s.use.dec, 0,        0};
 }
 
 }  // namespace
@@ -122,7 +112,7 @@ abi::Return nvmlDeviceGetProcessUtilization(abi::Device device,
           return abi::kErrorInsufficientSize;
         }
         const auto list = newer(
-            call.timeline().process_averages(call.index, call.now, scenario_time(call, last_seen)),
+            call.timeline().process_averages(call.index, call.now, call.scenario_time(last_seen)),
             call, last_seen);
         if (list.empty()) return abi::kErrorNotFound;
         if (*count < list.size()) {
@@ -146,7 +136,7 @@ abi::Return nvmlDeviceGetProcessesUtilizationInfo(abi::Device device,
           return abi::kErrorArgumentVersionMismatch;
         const auto list =
             newer(call.timeline().process_averages(call.index, call.now,
-                                                   scenario_time(call, info->last_seen_time_stamp)),
+                                                   call.scenario_time(info->last_seen_time_stamp)),
                   call, info->last_seen_time_stamp);
         if (list.empty()) return abi::kErrorNotFound;
         if (info->proc_util_array == nullptr || info->process_samples_count < list.size()) {

@@ -27,18 +27,8 @@ struct ProcessSample {
   VgpuPercent use;
 };
 
-// lastSeenTimeStamp (µs since the Unix epoch) in scenario time.
-SimUs scenario_time(const DeviceCall& call, std::uint64_t last_seen) {
-  if (last_seen <= static_cast<std::uint64_t>(call.library.epoch_us())) return -1;
-  return static_cast<SimUs>(last_seen) - call.library.epoch_us();
-}
-
-std::uint64_t stamp(const DeviceCall& call, SimUs time) {
-  return static_cast<std::uint64_t>(call.library.epoch_us() + time);
-}
-
 std::vector<InstanceSample> instance_samples(const DeviceCall& call, std::uint64_t last_seen) {
-  const auto periods = sample_periods(call.spec, call.now, scenario_time(call, last_seen));
+  const auto periods = sample_periods(call.spec, call.now, call.scenario_time(last_seen));
   if (periods.empty()) return {};
   const SimUs period = call.spec.sample_period_us;
   const SimUs end = periods.back() * period;
@@ -55,7 +45,7 @@ std::vector<ProcessSample> process_samples(const DeviceCall& call, std::uint64_t
   const SimUs period = call.spec.sample_period_us;
   const auto visible = visible_instances(call.library, call.index, call.t());
   std::vector<ProcessSample> out;
-  for (SimUs k : sample_periods(call.spec, call.now, scenario_time(call, last_seen))) {
+  for (SimUs k : sample_periods(call.spec, call.now, call.scenario_time(last_seen))) {
     for (const VgpuProcessSpec& p : call.library.scenario().vgpu.processes) {
       const bool here = std::ranges::any_of(
           visible, [&](const VgpuInstanceSpec* v) { return v->id == p.instance; });
@@ -118,7 +108,7 @@ abi::Return nvmlDeviceGetVgpuUtilization(abi::Device device, std::uint64_t last_
     if (auto code = size_check(call, list.size(), *count, true); code != abi::kSuccess) return code;
     std::ranges::transform(list, samples, [&](const InstanceSample& s) {
       return abi::VgpuInstanceUtilizationSample{s.instance,
-                                                stamp(call, s.time),
+                                                call.stamp(s.time),
                                                 uint_value(s.use.sm),
                                                 uint_value(s.use.mem),
                                                 uint_value(s.use.enc),
@@ -146,7 +136,7 @@ abi::Return nvmlDeviceGetVgpuInstancesUtilizationInfo(abi::Device device,
             code != abi::kSuccess)
           return code;
         std::ranges::transform(list, info->vgpu_util_array, [&](const InstanceSample& s) {
-          return abi::VgpuInstanceUtilizationInfoV1{stamp(call, s.time),   s.instance,
+          return abi::VgpuInstanceUtilizationInfoV1{call.stamp(s.time),    s.instance,
                                                     uint_value(s.use.sm),  uint_value(s.use.mem),
                                                     uint_value(s.use.enc), uint_value(s.use.dec),
                                                     uint_value(s.use.jpg), uint_value(s.use.ofa)};
@@ -175,7 +165,7 @@ abi::Return nvmlDeviceGetVgpuProcessUtilization(abi::Device device, std::uint64_
           out.pid = list[i].process->pid;
           std::strncpy(out.process_name, list[i].process->name.c_str(),
                        sizeof(out.process_name) - 1);
-          out.time_stamp = stamp(call, list[i].time);
+          out.time_stamp = call.stamp(list[i].time);
           out.sm_util = list[i].use.sm;
           out.mem_util = list[i].use.mem;
           out.enc_util = list[i].use.enc;
@@ -205,7 +195,7 @@ abi::Return nvmlDeviceGetVgpuProcessesUtilizationInfo(abi::Device device,
           out = abi::VgpuProcessUtilizationInfoV1{};
           std::strncpy(out.process_name, list[i].process->name.c_str(),
                        sizeof(out.process_name) - 1);
-          out.time_stamp = stamp(call, list[i].time);
+          out.time_stamp = call.stamp(list[i].time);
           out.vgpu_instance = list[i].process->instance;
           out.pid = list[i].process->pid;
           out.sm_util = list[i].use.sm;
