@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each phase's banner says how long the run has taken so far (docs/benchmarks.md).
+phase() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$1"; }
+
 scripts/install-deps.sh
 
 jobs=$(nproc)
@@ -23,27 +26,28 @@ configure() {
   cmake -S . -B "$dir" -G Ninja -DGPUMETER_WERROR=ON -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
 }
 
-echo "== build (RelWithDebInfo, warnings as errors)"
+phase "build (RelWithDebInfo, warnings as errors)"
 configure build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build/ci -j "$jobs"
 
-echo "== static checks"
+phase "static checks"
 scripts/lint.sh build/ci
 
-echo "== tests"
+phase "tests"
 ctest --test-dir build/ci --output-on-failure -j "$test_jobs"
 
-echo "== tests under ASan + UBSan"
+phase "tests under ASan + UBSan"
 configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
 cmake --build build/asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j "$test_jobs" -LE ctypes
 
-echo "== sampler, task server, history recorder, HTTP server and the master's poller under TSan"
+phase "sampler, task server, history recorder, HTTP server and the master's poller under TSan"
 configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
 cmake --build build/tsan -j "$jobs" --target sampler_tests task_tests recorder_tests net_tests net_master_tests
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|net_master_tests)\.'
 
-echo "== fuzzing every parser of outside input, 10 s each (docs/fuzzing.md)"
+phase "fuzzing every parser of outside input, 10 s each (docs/fuzzing.md)"
 scripts/fuzz.sh 10
+phase "done"
