@@ -474,13 +474,15 @@ class PublicApi(unittest.TestCase):
     def test_a_client_dropped_without_close_closes_its_connections(self):
         daemon = FakeDaemon()
         self.addCleanup(daemon.stop)
-        readers = lambda: [t for t in threading.enumerate() if t.name == "gpumeter-reader"]
-        before = len(readers())
+        readers = lambda: {t for t in threading.enumerate() if t.name == "gpumeter-reader"}
+        earlier = readers()  # other tests' clients, which may still be ending
         client = gpumeter.Client(daemon.path)
         client.end(client.begin("decode"))
-        self.assertEqual(len(readers()), before + 2)  # the fast connection and a waiting one
+        # The fast connection and a waiting one, each with its reader (started as they open).
+        wait_until(lambda: len(readers() - earlier) == 2, "two reader threads")
+        mine = readers() - earlier
         del client
-        wait_until(lambda: len(readers()) == before, "the reader threads to end")
+        wait_until(lambda: not any(t.is_alive() for t in mine), "the reader threads to end")
 
     def test_status_without_a_daemon_names_the_socket(self):
         path = os.path.join(tempfile.mkdtemp(), "absent.sock")
