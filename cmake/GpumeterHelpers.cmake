@@ -14,7 +14,7 @@ endif()
 
 # Unity builds: a library's sources are compiled a batch at a time, so that the heavy headers
 # (fmt, nlohmann/json, CLI11, the standard library) are parsed once per batch instead of once
-# per file; on two cores this halves the build. A file that cannot share a translation unit
+# per file; this halves the libraries' compile time (docs/benchmarks.md). A file that cannot share a translation unit
 # (a type of its anonymous namespace in a header's class, conflicting system headers) is
 # marked SKIP_UNITY_BUILD_INCLUSION where its library lists it.
 option(GPUMETER_UNITY "Compile each library's sources in batches (unity build)" ON)

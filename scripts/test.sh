@@ -14,7 +14,8 @@ scripts/install-deps.sh
 
 jobs=$(nproc)
 # The tests mostly wait (daemons, sleeps): twice as many at once as there are cores; the ones
-# that measure time or load the machine count double (tests/integration/CMakeLists.txt).
+# that load the machine count double and the task-truth test runs alone
+# (tests/integration/CMakeLists.txt).
 test_jobs=$((2 * jobs))
 # Objects compiled in another checkout of the same sources are reused.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1

@@ -19,9 +19,9 @@ namespace gpumeter {
 using Pid = std::uint32_t;
 using TimeUs = std::int64_t;  // µs since the Unix epoch
 
-// One second in the model's time unit, as an integer and for arithmetic in seconds.
+// One second in the model's time unit, and the same as a divisor for figures in seconds.
 inline constexpr TimeUs kSecondUs = 1'000'000;
-inline constexpr double kUsPerSecond = 1e6;
+inline constexpr auto kUsPerSecond = static_cast<double>(kSecondUs);
 
 struct ComputeCapability {
   int major = 0;
