@@ -1,10 +1,12 @@
 // A real `gpumeter daemon --simulate SCENARIO` for the browser tests: its own state directory
 // (history database) and task socket in a temporary directory, HTTP on a free loopback port.
 import {spawn} from "node:child_process";
+import {once} from "node:events";
 import {mkdtempSync, rmSync, writeFileSync} from "node:fs";
-import {createServer} from "node:net";
+import {createConnection, createServer} from "node:net";
 import {tmpdir} from "node:os";
 import {join} from "node:path";
+import {createInterface} from "node:readline";
 
 const binary = process.env.GPUMETER_BIN;
 
@@ -73,6 +75,27 @@ export class Daemon {
     const response = await fetch(`${this.url}api/v1/${path}`, {headers});
     if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
     return response.json();
+  }
+
+  // Marks `count` tasks of this process on the task socket, each begun and ended at once,
+  // a few hundred a second: the daemon holds at most 1,024 of a process's tasks open or
+  // settling, and settles them a round after their end.
+  async markTasks(count, name = "bulk") {
+    const conn = createConnection(this.socket);
+    await once(conn, "connect");
+    const replies = createInterface({input: conn})[Symbol.asyncIterator]();
+    const ask = async (request) => {
+      conn.write(`${JSON.stringify(request)}\n`);
+      const reply = JSON.parse((await replies.next()).value);
+      if (!reply.ok) throw new Error(`${request.op}: ${JSON.stringify(reply)}`);
+      return reply;
+    };
+    for (let n = 1; n <= count; n++) {
+      const {task} = await ask({op: "begin", name});
+      await ask({op: "end", task, wait: false});
+      if (n % 500 === 0) await sleep(1500);
+    }
+    conn.end();
   }
 
   // Polls until `test(document of path)` holds.

@@ -502,6 +502,38 @@ describe("the dashboard", () => {
     });
   });
 
+  describe("of a daemon with more tasks than a page of the API", () => {
+    let daemon;
+    let page;
+    const TASKS = 1005;  // the server answers the newest 1,000 a page
+
+    before(async () => {
+      daemon = await Daemon.start({scenario: scenarioPath});
+      await daemon.markTasks(TASKS);
+      await daemon.until("tasks?since=1h&limit=1", (d) => d.tasks.length === 1 && d.truncated, "the tasks settled");
+      await daemon.until("tasks?since=1h", (d) => d.tasks.length === 1000 && d.truncated && d.next, "a second page of tasks");
+      page = await openPage(daemon.url, LAPTOP);
+    });
+    after(async () => {
+      await page?.context().close();
+      await daemon?.stop();
+    });
+
+    it("shows the newest page of tasks, and the older ones at a click", async () => {
+      const rows = page.locator("#task-table tbody tr[data-task]");
+      await page.locator("#older-tasks").waitFor({timeout: 20000});
+      assert.equal(await rows.count(), 1000);
+      const newest = await daemon.api("tasks?since=1h&limit=1");
+      assert.equal(await rows.first().getAttribute("data-task"), String(newest.tasks[0].task), "newest first");
+      await page.locator("#older-tasks").click();
+      await page.waitForFunction((n) => document.querySelectorAll("#task-table tbody tr[data-task]").length === n,
+                                 TASKS, {timeout: 15000});
+      assert.equal(await page.locator("#older-tasks").count(), 0, "no older page is left");
+      const ids = await rows.evaluateAll((trs) => trs.map((r) => Number(r.dataset.task)));
+      assert.equal(new Set(ids).size, TASKS, "each task once");
+    });
+  });
+
   describe("of a daemon that requires a token", () => {
     const TOKEN = "s3cret-token-for-the-browser-test";
     let daemon;

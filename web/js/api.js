@@ -30,6 +30,22 @@ export async function apiGet(path, params = {}) {
   }
 }
 
+// Up to `pages` answers of a paged route (GET api/v1/usage and api/v1/tasks, at most 1,000
+// rows or tasks each), each asked with the `next` of the one before in parameter `cursor`.
+// Returns the first answer with the `key` lists of all of them joined by `join(earlier, page)`,
+// and the last one's `truncated` and `next`: what was left when the pages ran out.
+export async function apiGetPages(path, params, {key, cursor, pages, join}) {
+  const first = await apiGet(path, params);
+  let last = first;
+  for (let page = 1; page < pages && last.next; page++) {
+    last = await apiGet(path, {...params, [cursor]: last.next});
+    first[key] = join(first[key], last[key]);
+  }
+  first.truncated = last.truncated;
+  first.next = last.next;
+  return first;
+}
+
 export function apiUrl(path, params) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {

@@ -1,12 +1,14 @@
 // The "Usage" section: GPU-hours per user from /api/v1/usage (the `gpumeter report --json`
 // document), over the whole period with each user's quota where the server has quotas, and
 // per hour, day or month.
-import {apiGet} from "./api.js";
+import {apiGetPages} from "./api.js";
 import {el, fillTable, replaceChildren} from "./dom.js";
 import {bytes, isAbsent, kilowattHours, localTime, NA, percent} from "./format.js";
 import {smDerivedCell} from "./sm-unknown.js";
 
 const PERIODS = {hour: "24h", day: "30d", month: "365d"};
+// Every row: users times periods can pass a page (1,000 rows); 20 pages is far past a screen.
+const USAGE_PAGES = {key: "rows", cursor: "after", pages: 20, join: (a, b) => a.concat(b)};
 const UNKNOWN_USER = "(unknown user)";
 
 export class UsageView {
@@ -27,8 +29,8 @@ export class UsageView {
     this.bucketPicker.parentElement.hidden = false;
     try {
       const [totals, periods] = await Promise.all([
-        apiGet("usage", {by: "user", since}),
-        apiGet("usage", {by: "user", bucket, since}),
+        apiGetPages("usage", {by: "user", since}, USAGE_PAGES),
+        apiGetPages("usage", {by: "user", bucket, since}, USAGE_PAGES),
       ]);
       this.render(totals, periods, bucket);
     } catch (error) {
@@ -41,8 +43,11 @@ export class UsageView {
     const byPeriod = el("table", {class: "data", id: "usage-periods"});
     renderTotals(summary, totals);
     renderPeriods(byPeriod, periods, bucket);
+    const cut = totals.truncated || periods.truncated ?
+      el("p", {class: "note"}, "Only the first 20,000 rows are shown: gpumeter report reads them all.") : "";
     replaceChildren(this.body,
       el("p", {class: "hint"}, `From ${localTime(totals.since_time_us)} to ${localTime(totals.until_time_us)} (local time), recorded in ${totals.database}.`),
+      cut,
       el("div", {class: "scroll"}, summary),
       el("h3", {}, `GPU-hours per ${bucket}`),
       el("div", {class: "scroll"}, byPeriod));
