@@ -13,11 +13,13 @@ The load:
   so its memory grows until a horizon's worth of exited processes is held (the warm-up, twice
   the horizon), and must be flat after it.
 
-Every 10 s it reads the daemon's VmRSS, open descriptors and CPU time from /proc, and writes
-them to OUT/samples.csv; at the end it prints the slope of RSS after the warm-up (a least
-squares fit), the descriptors' range, and the CPU per sampler round in each tenth of the run.
+Every 10 s it reads the daemon's VmRSS, open descriptors and CPU time from /proc, and its own
+account of its heap (in use, and freed but kept) and of SQLite's memory from /metrics, and
+writes them to OUT/samples.csv; at the end it prints the slope of each after the warm-up (a
+least squares fit), the descriptors' range, and the CPU per sampler round in each tenth of the
+run.
 
-  python3 bench/soak.py build/ci/bin/gpumeter --minutes 45 --out /tmp/soak
+  python3 bench/soak.py build/ci/bin/gpumeter --minutes 72 --out /tmp/soak
 
 The simulator has no fast clock for a daemon in another process (GPUMETER_SIM_NOW_US stands
 still; only an in-process benchmark can step it), so the run is in real time.
@@ -38,17 +40,19 @@ GPUS = 8
 SLOTS = 64           # processes on each GPU at any time
 LIFETIME_S = 30.72   # 512 slots / 30.72 s = 1,000 starts a minute
 INTERVAL_S = 1.0
+TASKS_PER_S = 10     # the task traffic's pace (task_traffic)
+RECORD_INTERVAL_S = 10
 
 
-def process(device, slot, generation, pid, start_s):
-    end_s = start_s + LIFETIME_S
-    return {"device": device, "pid": pid, "start_s": start_s, "end_s": end_s,
+def process(device, slot, pid, start_s):
+    # Compact (times in ms, the start given once, in the host block, a steady SM use) so that
+    # an hour and its warm-up fit the simulator's 16 MiB limit on scenario files.
+    start_s = round(start_s, 3)
+    return {"device": device, "pid": pid, "end_s": round(start_s + LIFETIME_S, 3),
             "used_memory_bytes": (1 + slot % 4) << 28,
-            "utilization": {"sm": {"bursts": {"period_s": 7, "duty": 0.3, "value": 90}},
-                            "mem": 20},
+            "utilization": {"sm": 27, "mem": 20},
             "host": {"user": f"user-{slot % 16}", "uid": 3000 + slot % 16, "started_s": start_s,
-                     "command": ["python3", "infer.py", "--slot", str(slot),
-                                 "--generation", str(generation)]}}
+                     "command": ["python3", "infer.py", "--slot", str(slot)]}}
 
 
 def scenario(seconds):
@@ -62,7 +66,7 @@ def scenario(seconds):
             offset = (device * SLOTS + slot) * LIFETIME_S / (GPUS * SLOTS)
             for generation in range(generations):
                 pid += 1
-                processes.append(process(device, slot, generation, pid,
+                processes.append(process(device, slot, pid,
                                          offset + (generation - 1) * LIFETIME_S))
     # The GPUs of the 8 x 64 benchmark scenario, with these processes instead of its own.
     base = json.loads((Path(__file__).parent / "bench-8x64.json").read_text())
@@ -80,6 +84,27 @@ def read_proc(pid):
     ticks = int(fields[11]) + int(fields[12])
     fds = len(os.listdir(f"/proc/{pid}/fd"))
     return rss_kib, fds, ticks / os.sysconf("SC_CLK_TCK")
+
+
+OWN_FIGURES = ("gpumeter_heap_in_use_bytes", "gpumeter_heap_free_bytes",
+               "gpumeter_sqlite_memory_bytes")
+
+
+def own_figures(port):
+    """The daemon's own account of its memory, from /metrics (MiB; absent ones None)."""
+    figures = dict.fromkeys(OWN_FIGURES)
+    if port is None:
+        return figures
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+            text = r.read().decode()
+    except OSError:
+        return figures
+    for line in text.splitlines():
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        if name in figures:
+            figures[name] = float(line.rsplit(" ", 1)[1]) / 2**20
+    return figures
 
 
 def task_traffic(path, stop, counts):
@@ -139,10 +164,13 @@ def horizon_seconds(text):
 
 def summarize(rows, minutes, warm_up_s):
     warm = [r for r in rows if r["t"] >= warm_up_s] or rows
-    rss = [(r["t"], r["rss_kib"] / 1024) for r in warm]
     print(f"run: {minutes} min, {len(rows)} readings; after {warm_up_s:.0f} s of warm-up:")
-    print(f"  RSS: {min(v for _, v in rss):.1f} to {max(v for _, v in rss):.1f} MiB, "
-          f"slope {slope_per_hour(rss):+.2f} MiB/hour")
+    for key, what in (("rss_mib", "RSS"), *((name, name) for name in OWN_FIGURES)):
+        points = [(r["t"], r[key]) for r in warm if r[key] is not None]
+        if len(points) > 1:
+            print(f"  {what}: {min(v for _, v in points):.1f} to "
+                  f"{max(v for _, v in points):.1f} MiB, "
+                  f"slope {slope_per_hour(points):+.2f} MiB/hour")
     print(f"  descriptors: {min(r['fds'] for r in warm)} to {max(r['fds'] for r in warm)}")
     tenth = max(1, len(rows) // 10)
     for start in range(0, len(rows) - 1, tenth):
@@ -163,18 +191,24 @@ def main():
     parser.add_argument("--horizon", default="5m",
                         help="the daemon's --horizon; memory grows until a horizon of exited "
                              "processes is held, so the warm-up is twice it (default 5m)")
+    parser.add_argument("--retain-tasks", type=int, default=10000,
+                        help="the daemon's --retain-tasks; ended tasks are kept up to this "
+                             "many, about 2.5 KB each, so the warm-up lasts until the task "
+                             "traffic (10 a second) has filled them (default 10000)")
     parser.add_argument("--bare", action="store_true",
                         help="the sampler alone: no history, no HTTP, no task traffic (to tell "
                              "what grows apart)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     seconds = args.minutes * 60
-    (args.out / "soak.json").write_text(json.dumps(scenario(seconds + 120)))
+    # Compact: the simulator reads scenario files of at most 16 MiB (about 78 minutes of churn).
+    (args.out / "soak.json").write_text(json.dumps(scenario(seconds + 120), separators=(",", ":")))
     log = args.out / "daemon.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_")}
     served = (["--history", "false", "--no-http"] if args.bare else
               ["--state-dir", args.out / "state", "--listen", "127.0.0.1:0",
-               "--record-interval", "10s"])
+               "--record-interval", f"{RECORD_INTERVAL_S}s", "--retain-tasks",
+               str(args.retain_tasks)])
     with open(log, "w") as out:
         daemon = subprocess.Popen(
             [args.gpumeter, "--simulate", args.out / "soak.json", "daemon", "--socket",
@@ -183,6 +217,7 @@ def main():
     stop = threading.Event()
     counts = {"tasks": 0, "task_errors": 0, "scrapes": 0, "scrape_errors": 0}
     workers = []
+    port = None
     if not args.bare:
         port = wait_for_port(log, daemon)
         workers = [threading.Thread(target=task_traffic,
@@ -193,12 +228,14 @@ def main():
     rows = []
     start = time.monotonic()
     with open(args.out / "samples.csv", "w") as csv:
-        csv.write("t_s,rss_kib,fds,cpu_s\n")
+        csv.write("t_s,rss_kib,fds,cpu_s,heap_in_use_mib,heap_free_mib,sqlite_mib\n")
         while time.monotonic() - start < seconds and daemon.poll() is None:
             rss_kib, fds, cpu_s = read_proc(daemon.pid)
-            row = {"t": time.monotonic() - start, "rss_kib": rss_kib, "fds": fds, "cpu_s": cpu_s}
+            row = {"t": time.monotonic() - start, "rss_mib": rss_kib / 1024, "fds": fds,
+                   "cpu_s": cpu_s, **own_figures(None if args.bare else port)}
             rows.append(row)
-            csv.write(f"{row['t']:.1f},{rss_kib},{fds},{cpu_s:.2f}\n")
+            own = ",".join("" if row[k] is None else f"{row[k]:.3f}" for k in OWN_FIGURES)
+            csv.write(f"{row['t']:.1f},{rss_kib},{fds},{cpu_s:.2f},{own}\n")
             csv.flush()
             time.sleep(10)
     stop.set()
@@ -208,7 +245,12 @@ def main():
     daemon.terminate()
     daemon.wait()
     print(f"daemon {'ran to the end' if alive else 'EXITED EARLY'}; {counts}")
-    summarize(rows, args.minutes, 2 * horizon_seconds(args.horizon))
+    warm_up_s = 2 * horizon_seconds(args.horizon)
+    if not args.bare:
+        # The recorder keeps who each process was for 10 minutes past its last round beyond a
+        # record interval (recorder/recorder.cpp), and ended tasks fill their retention.
+        warm_up_s = max(warm_up_s, RECORD_INTERVAL_S + 600, args.retain_tasks / TASKS_PER_S)
+    summarize(rows, args.minutes, warm_up_s)
     return 0 if alive and counts["scrape_errors"] == 0 else 1
 
 

@@ -13,6 +13,9 @@
 //    random fraction of an interval (not timed), so that ends fall at every phase of the
 //    sampler's schedule as a real worker's do. `wait_p50_us`, `wait_p99_us`: the reply's
 //    arrival minus the task's end time the daemon recorded (one wall clock).
+// The benchmarks named `owner:gpu` run against a third daemon (1 s) whose scenario also lists
+// the bench process itself on GPU 3 with 2 GiB: each begin and end then reads that GPU's process
+// lists for the task's GPU memory at its edges. Elsewhere the bench process is on no GPU.
 // Every benchmark reports the median and the 99th percentile of single calls (p50_us, p99_us)
 // next to Google Benchmark's mean. The bench process itself is the task's owner; it has no GPU
 // in the scenario, so its tasks get host figures only.
@@ -30,6 +33,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <string_view>
@@ -66,15 +70,36 @@ std::vector<char*> pointers_to(std::vector<std::string>& strings) {
   return pointers;
 }
 
+// bench-8x64.json with the bench process itself listed on GPU 3, holding 2 GiB.
+std::string scenario_with_the_bench_on_a_gpu() {
+  std::error_code error;
+  std::string text(std::filesystem::file_size(GPUMETER_BENCH_SCENARIO, error), '\0');
+  std::ifstream(GPUMETER_BENCH_SCENARIO)
+      .read(text.data(), static_cast<std::streamsize>(text.size()));
+  constexpr std::string_view kList = "\"processes\": [";
+  const auto at = text.find(kList);
+  if (at == std::string::npos) return {};
+  text.insert(at + kList.size(), R"(
+    {"device": 3, "pid_env": "BENCH_OWNER_PID", "used_memory_bytes": 2147483648},)");
+  return text;
+}
+
 // `gpumeter --simulate SCENARIO daemon` on a socket in a private directory; its output goes to
-// daemon.log there. Stopped with SIGTERM on destruction.
+// daemon.log there. Stopped with SIGTERM on destruction. `scenario`: the scenario's text, when
+// not bench-8x64.json.
 class Daemon {
  public:
-  explicit Daemon(std::chrono::milliseconds interval) : interval_(interval) {
+  explicit Daemon(std::chrono::milliseconds interval, const std::string& scenario = {})
+      : interval_(interval) {
     std::string pattern = (std::filesystem::temp_directory_path() / "gpumeter-bench-XXXXXX");
     if (::mkdtemp(pattern.data()) == nullptr) return;
     directory_ = pattern;
     socket_ = (directory_ / "gpumeter.sock").string();
+    scenario_ = GPUMETER_BENCH_SCENARIO;
+    if (!scenario.empty()) {
+      scenario_ = (directory_ / "scenario.json").string();
+      std::ofstream(scenario_) << scenario;
+    }
     start();
   }
   Daemon(const Daemon&) = delete;
@@ -95,16 +120,12 @@ class Daemon {
 
  private:
   void start() {
-    std::vector<std::string> argv{GPUMETER_BIN,
-                                  "--simulate",
-                                  GPUMETER_BENCH_SCENARIO,
-                                  "daemon",
-                                  "--socket",
-                                  socket_,
-                                  "--interval",
-                                  std::to_string(interval_.count()) + "ms",
-                                  "--no-http"};
+    std::vector<std::string> argv{
+        GPUMETER_BIN, "--simulate", scenario_,    "daemon",
+        "--socket",   socket_,      "--interval", std::to_string(interval_.count()) + "ms",
+        "--no-http"};
     std::vector<std::string> env = clean_environment();
+    env.push_back("BENCH_OWNER_PID=" + std::to_string(::getpid()));
     auto argv_pointers = pointers_to(argv);
     auto env_pointers = pointers_to(env);
     const std::string log = (directory_ / "daemon.log").string();
@@ -138,6 +159,7 @@ class Daemon {
 
   std::chrono::milliseconds interval_;
   std::filesystem::path directory_;
+  std::string scenario_;
   std::string socket_;
   pid_t pid_ = 0;
   std::string failure_;
@@ -292,7 +314,10 @@ int main(int argc, char** argv) {
   using std::chrono::milliseconds;
   const Daemon every_100ms(milliseconds(100));
   const Daemon every_second(milliseconds(1000));
-  for (const auto& [daemon, label] : {std::pair{&every_100ms, "100ms"}, {&every_second, "1s"}}) {
+  const Daemon bench_on_a_gpu(milliseconds(1000), scenario_with_the_bench_on_a_gpu());
+  for (const auto& [daemon, label] : {std::pair{&every_100ms, "100ms"},
+                                      {&every_second, "1s"},
+                                      {&bench_on_a_gpu, "1s/owner:gpu"}}) {
     const std::string suffix = std::string("/interval:") + label;
     const auto run = [daemon](auto body) {
       return [daemon, body](benchmark::State& state) { body(state, *daemon); };
@@ -309,6 +334,7 @@ int main(int argc, char** argv) {
         ->UseManualTime()
         ->Iterations(kIterations)
         ->Unit(benchmark::kMicrosecond);
+    if (daemon == &bench_on_a_gpu) continue;  // the waiting end is the sampler's, as above
     benchmark::RegisterBenchmark(("BM_BeginEndWait" + suffix).c_str(), run(begin_end_waiting))
         ->UseManualTime()
         ->Iterations(kWaitingIterations)

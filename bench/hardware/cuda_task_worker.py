@@ -1,12 +1,41 @@
 """A bursty CUDA worker (PyTorch) that marks its tasks with gpumeter and records its own
-truth: the device energy counter and its own GPU memory (from NVML) at begin and end, and
-the duty cycle it ran; docs/hardware.md. Usage, with a daemon running on GPUMETER_SOCKET:
+truth: the device energy counter and its own GPU memory (from NVML) at begin and end, the
+driver's power samples (every 20 ms on Hopper) integrated over each task, and the duty cycle
+it ran; docs/hardware.md. Usage, with a daemon running on GPUMETER_SOCKET:
 cuda_task_worker.py SOCKET OUT_JSON"""
-import json, os, random, sys, time
+import json, os, random, sys, threading, time
 sys.path.insert(0, os.path.join(os.getcwd(), "clients", "python"))
 import gpumeter, torch, pynvml as N
 N.nvmlInit(); h = N.nvmlDeviceGetHandleByIndex(0)
 def energy(): return N.nvmlDeviceGetTotalEnergyConsumption(h)
+# The driver keeps about 2.4 s of power samples: a thread drains them twice a second.
+power = {}  # sample time (µs) -> watts
+power_lock = threading.Lock()
+def drain_power():
+    last = 0
+    while True:
+        try:
+            _, samples = N.nvmlDeviceGetSamples(h, N.NVML_TOTAL_POWER_SAMPLES, last)
+            with power_lock:
+                for s in samples:
+                    power[s.timeStamp] = s.sampleValue.uiVal / 1000
+                    last = max(last, s.timeStamp)
+        except N.NVMLError:
+            pass
+        time.sleep(0.5)
+threading.Thread(target=drain_power, daemon=True).start()
+def sampled_energy(t0, t1):
+    """Joules over [t0, t1] (s): the samples joined by straight lines, cut at the edges."""
+    with power_lock:
+        points = sorted(power.items())
+    total = 0.0
+    for (ta, pa), (tb, pb) in zip(points, points[1:]):
+        ta, tb = ta / 1e6, tb / 1e6
+        lo, hi = max(ta, t0), min(tb, t1)
+        if hi <= lo: continue
+        at = lambda t: pa + (pb - pa) * (t - ta) / (tb - ta)
+        total += (at(lo) + at(hi)) / 2 * (hi - lo)
+    return total
 def my_mem():
     for p in N.nvmlDeviceGetComputeRunningProcesses(h):
         if p.pid == os.getpid(): return p.usedGpuMemory
@@ -41,8 +70,12 @@ for length, duty, mib in plan:
         torch.cuda.empty_cache()
         e1, t1 = energy(), time.time()
     m1 = my_mem()
+    begin_s, end_s = t.result["begin_time_us"] / 1e6, t.result["end_time_us"] / 1e6
+    time.sleep(1.0)  # until the drain has the samples past the end
     results.append({"length": length, "duty": duty, "mib": mib, "wall_s": t1 - t0,
-                    "energy_j_truth": (e1 - e0) / 1000, "gpu_mem_begin": m0, "gpu_mem_inside": m_in,
+                    "energy_j_truth": (e1 - e0) / 1000,
+                    "energy_j_power_samples": sampled_energy(begin_s, end_s),
+                    "gpu_mem_begin": m0, "gpu_mem_inside": m_in,
                     "gpu_mem_end": m1, "result": t.result})
     print(json.dumps(results[-1]["result"])[:300] if t.result else "no result", flush=True)
 json.dump(results, open(sys.argv[2], "w"), indent=1)
