@@ -52,9 +52,8 @@ function(gpumeter_library name)
   gpumeter_unity(gpumeter_${name})
 endfunction()
 
-# The headers nearly every test file includes, precompiled once per test executable: the test
-# files cannot share unity batches (each has its own fixtures and constants), so this is what
-# spares them parsing GoogleTest, fmt and nlohmann/json again for every file.
+# The headers nearly every test file includes, precompiled once per test executable, so that
+# each unity batch of test files starts from GoogleTest, fmt and nlohmann/json already parsed.
 option(GPUMETER_PCH "Precompile the common headers of the test executables" ON)
 set(GPUMETER_TEST_PCH <gtest/gtest.h> <fmt/format.h> <nlohmann/json.hpp> <algorithm> <chrono>
     <cstdint> <expected> <filesystem> <map> <optional> <string> <string_view> <vector>)
@@ -67,6 +66,10 @@ function(gpumeter_test name)
                                         fmt::fmt nlohmann_json::nlohmann_json)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   gpumeter_target_options(${name})
+  # Test files share unity batches too: each keeps its fixtures, helpers and constants in a
+  # namespace named after the file (scripts/lint.sh checks it), so that two files of a batch
+  # can both define a kT0 or a Fixture.
+  gpumeter_unity(${name})
   if(GPUMETER_PCH)
     target_precompile_headers(${name} PRIVATE ${GPUMETER_TEST_PCH})
   endif()

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <string>
 
+#include "core/duration.h"
 #include "fuzz_check.h"
 #include "net/history_request.h"
 #include "net/query_params.h"
 #include "net/query_time.h"
-#include "view/duration.h"
 #include "view/report_time.h"
 
 namespace {
@@ -30,8 +30,11 @@ void check_value(const std::string& value) {
   if (const auto step = net::parse_step(value)) {
     fuzz::check(*step >= std::chrono::seconds{1}, "query: a step under 1 s");
   }
-  if (const auto duration = view::parse_duration(value)) {
+  if (const auto duration = parse_duration(value)) {
     fuzz::check(duration->count() >= 0, "query: a negative duration");
+  }
+  if (const auto seconds = parse_whole_seconds(value)) {
+    fuzz::check(parse_duration(value) == *seconds, "query: whole seconds of another duration");
   }
 }
 

@@ -19,6 +19,8 @@ packages=(
   prometheus  # promtool lints the /metrics exposition; the server scrapes daemons in tests
   wrk  # the /metrics load benchmark (docs/benchmarks.md)
   chromium  # the dashboard's browser tests
+  procps  # pgrep: scripts/test.sh stops the build it runs beside the tests when a phase fails
+  libfaketime  # a fixed clock for the golden-output tests (tests/integration/golden_test.py)
 )
 # npm for the dashboard's chart library; Debian's, unless a Node.js with npm is installed.
 if ! command -v npm >/dev/null 2>&1; then

@@ -28,6 +28,41 @@ if git grep -n '#include "nvml/abi.h"' -- 'src' 'tests' ':!src/nvml' ':!src/sim'
   echo "lint: nvml/abi.h included outside src/nvml and src/sim" >&2
   status=1
 fi
+# Each folder of src/ includes only the folders below it (docs/architecture.md, "Layers").
+if ! python3 - <<'PY'
+import re, subprocess, sys
+allowed = {
+    "core": set(), "client": set(),
+    "nvml": {"core"}, "host": {"core"}, "store": {"core"},
+    "sim": {"core", "nvml"},
+    # The task daemon reads its owners' CPU time and memory at each task's edges itself
+    # (task/sampler_monitor.h): exactness there cannot wait for the sampler's next round.
+    "task": {"core", "host"},
+    "recorder": {"core", "store", "task"},
+    "view": {"core", "store"},
+    "net": {"core", "store", "task", "view"},
+    "cli": {"core", "host", "net", "nvml", "recorder", "sim", "store", "task", "view"},
+}
+broken = []
+files = subprocess.run(["git", "ls-files", "src/*.h", "src/*.cpp"], capture_output=True,
+                       text=True, check=True).stdout.split()
+for path in files:
+    folder = path.split("/")[1]
+    if folder not in allowed:
+        broken.append(f"{path}: src/{folder}/ has no entry in the layer table (scripts/lint.sh)")
+        continue
+    with open(path, encoding="utf-8") as source:
+        for number, line in enumerate(source, 1):
+            found = re.match(r'#include "([a-z_]+)/', line)
+            if found and found[1] != folder and found[1] not in allowed[folder]:
+                broken.append(f"{path}:{number}: src/{folder}/ may not include src/{found[1]}/")
+print("\n".join(broken), file=sys.stderr)
+sys.exit(1 if broken else 0)
+PY
+then
+  echo "lint: an include breaks the layers" >&2
+  status=1
+fi
 # Sources include headers only (clang-tidy's bugprone-suspicious-include, which cannot run on
 # the unity batches below: including .cpp files is what they do).
 if git grep -nE '#include ["<][^">]*\.(c|cc|cpp|cxx)[">]' -- 'src' 'tests' 'bench' 'fuzz'; then
@@ -44,6 +79,15 @@ if git grep -nE '#include <format>|std::format\(' -- 'src' 'tests' 'bench'; then
   echo "lint: use fmt, not std::format" >&2
   status=1
 fi
+# Test files share unity batches: each keeps its code in a namespace named after the file, and
+# none in an anonymous one (whose names two files of a batch would both define).
+for file in $(git ls-files 'tests/*_test.cpp'); do
+  stem=$(basename "$file" .cpp)
+  if ! grep -qE "^namespace [a-z_:]*::${stem} \{$" "$file" || grep -qE '^namespace \{' "$file"; then
+    echo "lint: $file: its code belongs in namespace gpumeter::...::${stem}, not an anonymous one" >&2
+    status=1
+  fi
+done
 [ $status -eq 0 ] || exit $status
 
 echo "lint: clang-tidy on ${#tidy_sources[@]} files"

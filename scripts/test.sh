@@ -21,31 +21,74 @@ test_jobs=$((2 * jobs))
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 # The test executables' precompiled headers are cacheable only with these (ccache's manual).
 export CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+# Debug information as line tables only (-g1): enough for the sanitizers' reports and for
+# backtraces with file and line, and 10-15 % less compile time than full -g (docs/benchmarks.md).
 configure() {
   local dir=$1
   shift
-  cmake -S . -B "$dir" -G Ninja -DGPUMETER_WERROR=ON -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
+  cmake -S . -B "$dir" -G Ninja -DGPUMETER_WERROR=ON -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_DEBUG="-g1" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_DEBUG="-g1" "$@" >/dev/null
+}
+
+# The builds that later phases need run beside the phases that leave CPU idle, at the lowest
+# priority, so that the compiler takes only what the checks and tests leave: the tests mostly
+# wait on daemons and sleeps (the plain run used 66 s of CPU in 280 s on 2 cores). A background
+# build's output goes to its log, which is printed if it fails.
+background_pid=
+background_log=
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+# A phase that fails stops the background build with it.
+trap '[ -z "$background_pid" ] || kill_tree "$background_pid"' EXIT
+start_background() {
+  background_log=$1
+  shift
+  nice -n 19 "$@" >"$background_log" 2>&1 &
+  background_pid=$!
+}
+finish_background() {
+  local pid=$background_pid
+  background_pid=
+  if ! wait "$pid"; then
+    cat "$background_log" >&2
+    echo "test.sh: a build run beside the tests failed (log: $background_log)" >&2
+    exit 1
+  fi
 }
 
 phase "build (RelWithDebInfo, warnings as errors)"
 configure build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build build/ci -j "$jobs"
 
-phase "static checks"
+# The ASan + UBSan build, the TSan build of the threaded parts' tests and the fuzzing build, one
+# after the other beside the static checks and the plain tests. The sanitizer runs themselves
+# run with nothing beside them: under ASan, with a compiler beside it, `record --once` was slow
+# enough between its two readings to fail integration.history's one-period tolerance.
+configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
+configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
+tsan_targets=(sampler_tests task_tests recorder_tests net_tests net_master_tests)
+start_background build/background-builds.log bash -c \
+  'cmake --build build/asan -j "$1" && cmake --build build/tsan -j "$1" --target "${@:2}" &&
+   scripts/fuzz.sh --build-only' build "$jobs" "${tsan_targets[@]}"
+
+phase "static checks (the sanitizer and fuzzing builds run beside them and the tests)"
 scripts/lint.sh build/ci
 
 phase "tests"
 ctest --test-dir build/ci --output-on-failure -j "$test_jobs"
 
+phase "the sanitizer and fuzzing builds finish"
+finish_background
+
 phase "tests under ASan + UBSan"
-configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
-cmake --build build/asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j "$test_jobs" -LE ctypes
 
 phase "sampler, task server, history recorder, HTTP server and the master's poller under TSan"
-configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
-cmake --build build/tsan -j "$jobs" --target sampler_tests task_tests recorder_tests net_tests net_master_tests
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" \
   ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|net_master_tests)\.'
 

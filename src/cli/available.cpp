@@ -12,9 +12,9 @@
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/shortage.h"
+#include "core/duration.h"
 #include "core/selection.h"
 #include "host/reservation.h"
-#include "view/duration.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -155,7 +155,7 @@ int print_chosen(Context& context, const Attempt& attempt) {
 int wait_for_gpus(Context& context, const AvailableOptions& options) {
   const bool forever = options.wait_timeout.empty();
   const std::chrono::seconds timeout =
-      view::parse_duration(options.wait_timeout).value_or(std::chrono::seconds(0));
+      parse_whole_seconds(options.wait_timeout).value_or(std::chrono::seconds(0));
   const auto start = std::chrono::steady_clock::now();
   const InterruptScope interrupt;
   for (;;) {
@@ -182,7 +182,7 @@ int run_available(Context& context, const AvailableOptions& options) {
 
 // CLI11 check for --wait's TIMEOUT: an empty string means success.
 std::string check_timeout(const std::string& text) {
-  if (text.empty() || view::parse_duration(text)) return {};
+  if (text.empty() || parse_whole_seconds(text)) return {};
   return fmt::format(
       "TIMEOUT must be a whole number of seconds, optionally with s, m, h or d "
       "(90, 90s, 10m): {}",

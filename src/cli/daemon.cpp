@@ -21,6 +21,7 @@
 #include "core/driver_wait.h"
 #include "core/sampler.h"
 #include "core/wall_clock.h"
+#include "host/self_usage.h"
 #include "net/agent_routes.h"
 #include "net/dashboard_routes.h"
 #include "net/http_server.h"
@@ -116,9 +117,19 @@ class DaemonLog {
   std::ostream& err_;
 };
 
+std::expected<store::Store, Error> open_database(const std::filesystem::path& path,
+                                                 const Session& session) {
+  return store::Store::open(path, {.host = session.collect_options().hostname,
+                                   .page_cache_kib = store::kLongLivedPageCacheKib});
+}
+
 recorder::RecorderConfig recorder_config(const DaemonSettings& settings,
-                                         const HistorySettings& history) {
+                                         const HistorySettings& history, const Session& session) {
   using std::chrono::microseconds;
+  std::function<std::expected<store::Store, Error>()> reopen;
+  if (history.database) {
+    reopen = [path = *history.database, &session] { return open_database(path, session); };
+  }
   return recorder::RecorderConfig{
       .record_interval_us =
           std::chrono::duration_cast<microseconds>(history.record_interval).count(),
@@ -126,7 +137,9 @@ recorder::RecorderConfig recorder_config(const DaemonSettings& settings,
       .retention = history.retention,
       .csv_directory = history.csv_directory,
       .csv_interval_us = std::chrono::duration_cast<microseconds>(history.csv_interval).count(),
-      .csv_file_mode = static_cast<mode_t>(::geteuid() == 0 ? 0640 : 0600)};
+      .csv_file_mode = static_cast<mode_t>(::geteuid() == 0 ? 0640 : 0600),
+      .database = history.database,
+      .open_database = std::move(reopen)};
 }
 
 // "60s", "1.5s"
@@ -135,11 +148,12 @@ std::string seconds_text(std::chrono::milliseconds duration) {
   return fmt::format("{}.{:03}s", duration.count() / 1000, duration.count() % 1000);
 }
 
-std::string history_line(const HistorySettings& history) {
-  std::string line =
-      history.database ? fmt::format("recording history in {} every {}", history.database->string(),
-                                     seconds_text(history.record_interval))
-                       : std::string("keeping no history database");
+std::string history_line(const HistorySettings& history, bool database_open) {
+  std::string line = history.database ? fmt::format("recording history in {} every {}{}",
+                                                    history.database->string(),
+                                                    seconds_text(history.record_interval),
+                                                    database_open ? "" : " once it opens (above)")
+                                      : std::string("keeping no history database");
   if (history.csv_directory) {
     line += fmt::format("; CSV files in {} every {}", history.csv_directory->string(),
                         seconds_text(history.csv_interval));
@@ -155,7 +169,7 @@ constexpr std::chrono::seconds kHeapTrimEvery{60};
 struct Running {
   Running(Context& context, const DaemonSettings& settings, const HistorySettings& history,
           store::Store* store, task::Listener& listener, DaemonLog& log)
-      : recorder(make_recorder(settings, history, store, log)),
+      : recorder(make_recorder(context.session, settings, history, store, log)),
         recent(settings.retain_tasks, recorder.get()),
         sampler(context.session.gpus(), context.session.host(),
                 sampler_settings(context, settings)),
@@ -164,12 +178,13 @@ struct Running {
         service(monitor, config, &recent),
         server(service, listener, config.limits) {}
 
-  static std::unique_ptr<recorder::Recorder> make_recorder(const DaemonSettings& settings,
+  static std::unique_ptr<recorder::Recorder> make_recorder(const Session& session,
+                                                           const DaemonSettings& settings,
                                                            const HistorySettings& history,
                                                            store::Store* store, DaemonLog& log) {
     if (!history.records_anything()) return nullptr;
     return std::make_unique<recorder::Recorder>(
-        store, recorder_config(settings, history),
+        store, recorder_config(settings, history, session),
         [&log](const std::string& line) { log.line("history: " + line); });
   }
 
@@ -222,7 +237,10 @@ std::expected<std::unique_ptr<Http>, Error> open_http(const HttpOptions& options
   http->server = std::move(*server);
   http->warnings = net::security_warnings(settings.config);
   http->quotas = std::move(settings.quotas);
-  if (history.database) http->store.emplace(*history.database, session.collect_options().hostname);
+  if (history.database) {
+    http->store.emplace(*history.database, session.collect_options().hostname, 8,
+                        settings.request_deadline);
+  }
   return http;
 }
 
@@ -241,9 +259,17 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                             return status.up ? std::nullopt
                                                              : std::optional(status.last_error);
                                           }});
+  auto self = std::make_shared<host::SelfUsageReader>("/", ::getpid());
   net::register_metrics_route(*http.server, running.sampler,
                               {.processes = settings.metrics_processes},
-                              [&driver] { return driver.status(); });
+                              {.driver = [&driver] { return driver.status(); },
+                               .self =
+                                   [self] {
+                                     SelfUsage usage = self->read();
+                                     host::add_heap_usage(usage);
+                                     usage.sqlite_memory_bytes = store::sqlite_memory_bytes();
+                                     return usage;
+                                   }});
   net::register_dashboard_routes(*http.server);
 }
 
@@ -271,10 +297,34 @@ class HttpRun {
   Http* http_;
 };
 
+// Opens (and migrates) the history database before anything else starts. One it cannot open
+// (damaged, not writable, a newer gpumeter's: left untouched) does not stop the daemon: the
+// live figures and task answers need no history, so it serves them and says why (serve()), and
+// the recorder tries the database again every record interval.
+struct History {
+  std::optional<store::Store> store;
+  std::optional<Error> open_error;
+};
+
+History open_history(const HistorySettings& settings, const Session& session) {
+  History history;
+  if (!settings.database) return history;
+  auto opened = open_database(*settings.database, session);
+  if (opened) {
+    history.store.emplace(std::move(*opened));
+  } else {
+    history.open_error = std::move(opened.error());
+  }
+  return history;
+}
+
 int serve(Context& context, const DaemonSettings& settings, const HistorySettings& history,
-          store::Store* store, task::Listener& listener, Http* http, const StopSignals& signals,
+          History& database, task::Listener& listener, Http* http, const StopSignals& signals,
           DaemonLog& log, const DriverWait& driver) {
-  Running running(context, settings, history, store, listener, log);
+  Running running(context, settings, history, database.store ? &*database.store : nullptr, listener,
+                  log);
+  if (database.open_error && running.recorder)
+    running.recorder->could_not_open(*database.open_error);
   running.sampler.start();
   if (running.recorder) running.recorder->start(running.sampler);
   std::optional<HttpRun> serving_http(std::in_place, http, running, settings, driver);
@@ -284,7 +334,7 @@ int serve(Context& context, const DaemonSettings& settings, const HistorySetting
   log.line(fmt::format("serving tasks on {} (mode {:04o}); sampling every {}ms, keeping {}s; {}{}",
                        listener.path().string(), settings.socket_mode, settings.interval.count(),
                        std::chrono::duration_cast<std::chrono::seconds>(settings.horizon).count(),
-                       history_line(history), http_line(http)));
+                       history_line(history, !database.open_error), http_line(http)));
   notify_systemd("READY=1\nSTATUS=sampling");
   const auto served = running.server.run(signals.fd());
   notify_systemd("STOPPING=1");
@@ -296,30 +346,14 @@ int serve(Context& context, const DaemonSettings& settings, const HistorySetting
   return 0;
 }
 
-// Opens (and migrates) the history database before anything else starts, so that a database
-// it may not write (one from a newer gpumeter) stops the daemon with the file untouched.
-std::expected<std::optional<store::Store>, Error> open_history(const HistorySettings& history,
-                                                               const Session& session) {
-  std::optional<store::Store> store;
-  if (!history.database) return store;
-  auto opened =
-      store::Store::open(*history.database, {.host = session.collect_options().hostname,
-                                             .page_cache_kib = store::kLongLivedPageCacheKib});
-  if (!opened) return std::unexpected(std::move(opened.error()));
-  store.emplace(std::move(*opened));
-  return store;
-}
-
 int run_daemon(Context& context, const DaemonSettings& settings, DaemonLog& log,
                const DaemonOptions& options, const ConfigOrigins& origins,
                const DriverWait& driver) {
   const auto history = resolve_history_options(options.history, store::location_environment(),
                                                settings.interval, settings.horizon);
   if (!history) return report(context.err, origins.locate(history.error()));
-  auto opened = open_history(*history, context.session);
-  if (!opened) return report(context.err, opened.error());
-  std::optional<store::Store>& database = *opened;
-  store::Store* store = database ? &*database : nullptr;
+  History opened = open_history(*history, context.session);
+  store::Store* store = opened.store ? &*opened.store : nullptr;
   if (store != nullptr && store->journal_mode() != "wal") {
     context.err << fmt::format(
         "gpumeter daemon: warning: {} is in {} journal mode, not WAL (the "
@@ -337,7 +371,7 @@ int run_daemon(Context& context, const DaemonSettings& settings, DaemonLog& log,
   }
   auto listener = task::Listener::open(settings.socket, settings.socket_mode);
   if (!listener) return report(context.err, listener.error());
-  return serve(context, settings, *history, store, *listener, http->get(), signals, log, driver);
+  return serve(context, settings, *history, opened, *listener, http->get(), signals, log, driver);
 }
 
 // The options first, then the sources: the GPU source waits for its driver (DriverWait) rather
@@ -356,9 +390,9 @@ int start_daemon(const GlobalOptions& global, std::ostream& out, std::ostream& e
   if (!host) return report(err, host.error());
   DaemonLog log(err);
   const DriverWait* driver = nullptr;
-  Session session = make_session(
-      std::move(*host),
-      open_default_gpu_source_waiting([&log](const std::string& line) { log.line(line); }, driver));
+  OpenedSource gpus = open_default_gpu_source_waiting(
+      host->gpus, [&log](const std::string& line) { log.line(line); }, driver);
+  Session session = make_session(std::move(*host), std::move(gpus));
   Context context{session, out, err, false, false};
   return run_daemon(context, *settings, log, options, origins, *driver);
 }

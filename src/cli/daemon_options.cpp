@@ -18,15 +18,6 @@ using std::chrono::milliseconds;
 // The sampler's shortest interval.
 constexpr milliseconds kMinInterval{100};
 
-std::optional<std::int64_t> milliseconds_per_unit(std::string_view unit) {
-  if (unit == "ms") return 1;
-  if (unit.empty() || unit == "s") return 1'000;
-  if (unit == "m") return 60'000;
-  if (unit == "h") return 3'600'000;
-  if (unit == "d") return 86'400'000;
-  return std::nullopt;
-}
-
 CLI::Validator mode_validator() {
   return CLI::Validator(
       [](const std::string& text) {
@@ -91,7 +82,7 @@ bool names_key(std::string_view message, std::string_view key) {
 CLI::Validator duration_validator(milliseconds at_least) {
   return CLI::Validator(
       [at_least](const std::string& text) {
-        const auto duration = parse_interval(text);
+        const auto duration = parse_duration(text);
         if (!duration) {
           return fmt::format("\"{}\" is not a duration such as 100ms, 1s, 10m or 1h", text);
         }
@@ -101,17 +92,6 @@ CLI::Validator duration_validator(milliseconds at_least) {
         return std::string{};
       },
       "DURATION");
-}
-
-std::optional<milliseconds> parse_interval(std::string_view text) {
-  std::int64_t count = 0;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  const auto [rest, error] = std::from_chars(begin, end, count);
-  if (error != std::errc{} || rest == begin || count < 0) return std::nullopt;
-  const auto unit = milliseconds_per_unit({rest, end});
-  if (!unit || count > std::numeric_limits<std::int64_t>::max() / *unit) return std::nullopt;
-  return milliseconds(count * *unit);
 }
 
 std::optional<mode_t> parse_socket_mode(std::string_view text) {
@@ -207,8 +187,8 @@ std::expected<DaemonSettings, Error> resolve_daemon_options(const DaemonOptions&
     return std::unexpected(Error{ErrorCode::invalid_input, std::move(message)});
   };
   DaemonSettings settings;
-  const auto interval = parse_interval(options.interval);
-  const auto horizon = parse_interval(options.horizon);
+  const auto interval = parse_duration(options.interval);
+  const auto horizon = parse_duration(options.horizon);
   const auto mode = parse_socket_mode(options.socket_mode);
   if (!interval || *interval < kMinInterval) return bad("--interval: at least 100ms");
   if (!horizon || *horizon < *interval) return bad("--horizon: at least the interval");

@@ -20,6 +20,7 @@
 #include "cli/history_options.h"
 #include "cli/http_options.h"
 #include "cli/metrics_option.h"
+#include "core/duration.h"
 #include "core/error.h"
 #include "net/metrics.h"
 #include "task/socket_path.h"
@@ -80,10 +81,7 @@ std::expected<ConfigOrigins, Error> apply_config_file(
     CLI::App& command, const std::filesystem::path& file,
     std::span<const std::string_view> ignored = {});
 
-// "100ms", "1s", "10m", "1h", "1d"; a bare number is seconds. Absent for anything else.
-std::optional<std::chrono::milliseconds> parse_interval(std::string_view text);
-
-// A CLI11 check of a parse_interval() duration of at least `at_least` (`--interval` of
+// A CLI11 check of a duration (core/duration.h) of at least `at_least` (`--interval` of
 // `daemon` and `run`), with a message that says what was expected.
 CLI::Validator duration_validator(std::chrono::milliseconds at_least);
 

@@ -57,7 +57,7 @@ std::expected<Period, Error> period_of(const ExportOptions& options) {
     return std::unexpected(invalid(fmt::format(
         "--until: \"{}\" is not a time such as 2026-11-22, 2026-11-22T08:00, @UNIX or now",
         options.until)));
-  const auto interval = parse_interval(options.interval);
+  const auto interval = parse_duration(options.interval);
   if (!interval || interval->count() == 0 || interval->count() % 60'000 != 0)
     return std::unexpected(
         invalid("--interval: whole minutes (the store keeps per-minute detail)"));

@@ -34,7 +34,7 @@ CLI::Validator retention_validator() {
 CLI::Validator interval_validator() {
   return CLI::Validator(
       [](const std::string& text) {
-        return parse_interval(text)
+        return parse_duration(text)
                    ? std::string{}
                    : fmt::format("\"{}\" is not a duration such as 10s or 1m", text);
       },
@@ -87,7 +87,7 @@ std::expected<store::Retention, Error> retention_of(const HistoryOptions& option
 std::expected<milliseconds, Error> record_interval_of(const HistoryOptions& options,
                                                       milliseconds sampler_interval,
                                                       milliseconds horizon) {
-  const auto interval = parse_interval(options.record_interval);
+  const auto interval = parse_duration(options.record_interval);
   if (!interval) return std::unexpected(bad("--record-interval: a duration such as 10s or 1m"));
   if (*interval < std::max(kShortestRecordInterval, sampler_interval))
     return std::unexpected(bad("--record-interval: at least 1s and the sampling interval"));
@@ -99,7 +99,7 @@ std::expected<milliseconds, Error> record_interval_of(const HistoryOptions& opti
 std::expected<milliseconds, Error> csv_interval_of(const HistoryOptions& options,
                                                    milliseconds record_interval) {
   if (options.csv_interval.empty()) return record_interval;
-  const auto interval = parse_interval(options.csv_interval);
+  const auto interval = parse_duration(options.csv_interval);
   if (!interval || interval->count() == 0 || *interval % record_interval != milliseconds(0)) {
     return std::unexpected(
         bad(fmt::format("--csv-interval: a multiple of the record interval ({}s)",
@@ -112,7 +112,7 @@ std::expected<milliseconds, Error> csv_interval_of(const HistoryOptions& options
 
 std::optional<TimeUs> parse_retention(std::string_view text) {
   if (text == "forever") return 0;
-  const auto duration = parse_interval(text);
+  const auto duration = parse_duration(text);
   if (!duration) return std::nullopt;
   return std::chrono::duration_cast<std::chrono::microseconds>(*duration).count();
 }

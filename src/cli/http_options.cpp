@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "cli/daemon_options.h"
 #include "net/listen_address.h"
 #include "net/token_file.h"
 
@@ -53,6 +54,11 @@ void add_http_options(CLI::App& daemon, HttpOptions& options) {
       .add_option("--quota", options.quota,
                   "Quota file whose standing GET /api/v1/usage reports (docs/report.md)")
       ->option_text("FILE");
+  daemon
+      .add_option("--request-deadline", options.request_deadline,
+                  "Stop a request's history database queries after DURATION and answer 503, "
+                  "10ms to 10m (default 5s)")
+      ->option_text("DURATION");
 }
 
 std::expected<std::optional<HttpSettings>, Error> resolve_http_options(const HttpOptions& options) {
@@ -69,6 +75,14 @@ std::expected<std::optional<HttpSettings>, Error> resolve_http_options(const Htt
     if (!token) return std::unexpected(std::move(token.error()));
     settings.config.token = std::move(*token);
   }
+  const auto deadline = parse_duration(options.request_deadline);
+  if (!deadline || *deadline < std::chrono::milliseconds(10) ||
+      *deadline > std::chrono::minutes(10)) {
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              "--request-deadline: a duration from 10ms to 10m, such as 5s or 30s"});
+  }
+  settings.request_deadline = *deadline;
   if (!options.quota.empty()) {
     auto quotas = view::read_quota_file(options.quota);
     if (!quotas) return std::unexpected(std::move(quotas.error()));

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "net/http_server.h"
+#include "net/request_deadline.h"
 #include "view/quota.h"
 
 namespace gpumeter::cli {
@@ -23,12 +24,15 @@ struct HttpOptions {
   std::string tls_cert;
   std::string tls_key;
   std::string quota;  // empty: no quota file
+  std::string request_deadline = "5s";
 };
 
 // What the options resolve to; absent with --no-http.
 struct HttpSettings {
   net::HttpConfig config;
   std::optional<view::QuotaFile> quotas;
+  // How long one request may spend in the history database (net/request_deadline.h).
+  std::chrono::milliseconds request_deadline = net::kRequestDeadline;
 };
 
 // Registers the options on the daemon.

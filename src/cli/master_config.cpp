@@ -35,7 +35,7 @@ struct Where {
 };
 
 Problem set_duration(milliseconds& out, std::string_view value) {
-  const auto duration = parse_interval(value);
+  const auto duration = parse_duration(value);
   if (!duration || *duration < kShortest) {
     return "a duration of at least 100ms, such as 500ms, 5s or 1m";
   }

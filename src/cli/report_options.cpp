@@ -6,7 +6,7 @@
 #include <chrono>
 #include <utility>
 
-#include "view/duration.h"
+#include "core/duration.h"
 #include "view/group_by.h"
 #include "view/report_time.h"
 
@@ -102,7 +102,7 @@ std::expected<void, Error> check_combinations(const ReportOptions& options,
 
 std::expected<store::IdleQuery, Error> idle_query(const ReportOptions& options,
                                                   const store::UsageQuery& query) {
-  const auto threshold = view::parse_duration(options.idle_for);
+  const auto threshold = parse_whole_seconds(options.idle_for);
   if (!threshold) {
     return std::unexpected(bad(
         fmt::format("--for: \"{}\" is not a duration such as 30m, 2h or 1d", options.idle_for)));

@@ -40,7 +40,7 @@ std::expected<RunSettings, Error> resolve_run_options(const RunOptions& options,
   settings.command = options.command;
   settings.json = options.json;
   settings.cgroup = !options.no_cgroup;
-  const auto interval = parse_interval(options.interval);
+  const auto interval = parse_duration(options.interval);
   if (!interval || *interval < kMinSamplerInterval) return bad("--interval", "at least 100ms");
   settings.interval = *interval;
   auto limits = resolve_limits(options.limits, root);

@@ -36,7 +36,7 @@ Error no_cgroup(const host::Limits& limits, std::string_view why) {
 std::expected<GpuSide, Error> open_gpu_side(const GlobalOptions& options) {
   auto host = open_host_side(options);
   if (!host) return std::unexpected(std::move(host.error()));
-  auto gpus = open_default_gpu_source();
+  auto gpus = open_default_gpu_source(host->gpus);
   if (!gpus) return GpuSide{std::nullopt, fmt::format("no GPU found: {}", gpus.error().message)};
   return GpuSide{make_session(std::move(*host), std::move(*gpus)), {}};
 }

@@ -28,7 +28,8 @@ std::expected<HostSide, Error> open_host_side(const GlobalOptions& options) {
   if (options.simulate.empty()) return HostSide{std::make_unique<host::ProcfsProcessSource>(), ""};
   auto simulation = start_simulation(options.simulate);
   if (!simulation) return std::unexpected(std::move(simulation.error()));
-  return HostSide{std::move(simulation->host), fmt::format(" ({})", simulation->label)};
+  return HostSide{std::move(simulation->host), fmt::format(" ({})", simulation->label),
+                  GpuSourceOptions{.nvml_library = simulation->library.string()}};
 }
 
 Session make_session(HostSide host, OpenedSource gpus) {
@@ -40,7 +41,7 @@ Session make_session(HostSide host, OpenedSource gpus) {
 std::expected<Session, Error> open_session(const GlobalOptions& options) {
   auto host = open_host_side(options);
   if (!host) return std::unexpected(std::move(host.error()));
-  auto gpus = open_default_gpu_source();
+  auto gpus = open_default_gpu_source(host->gpus);
   if (!gpus) return std::unexpected(std::move(gpus.error()));
   return make_session(std::move(*host), std::move(*gpus));
 }

@@ -54,6 +54,7 @@ std::expected<Session, Error> open_session(const GlobalOptions& options);
 struct HostSide {
   std::unique_ptr<ProcessSource> host;
   std::string simulated;  // " (simulated: <scenario file name>)", or empty
+  GpuSourceOptions gpus;  // with --simulate, the simulated library
 };
 // Errors: a bad scenario (invalid_input).
 std::expected<HostSide, Error> open_host_side(const GlobalOptions& options);

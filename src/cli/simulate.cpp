@@ -48,9 +48,9 @@ std::expected<Simulation, Error> start_simulation(const std::filesystem::path& s
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(scenario, error);
   auto set = set_environment("GPUMETER_SIM_SCENARIO", error ? scenario : absolute);
-  if (set) set = set_environment("GPUMETER_NVML_LIBRARY", simulated_library_path(*executable));
   if (!set) return std::unexpected(std::move(set.error()));
-  return Simulation{std::move(*host), fmt::format("simulated: {}", scenario.filename().string())};
+  return Simulation{std::move(*host), fmt::format("simulated: {}", scenario.filename().string()),
+                    simulated_library_path(*executable)};
 }
 
 }  // namespace gpumeter::cli

@@ -1,7 +1,8 @@
 // `--simulate SCENARIO`: run against the simulated NVML library instead of the driver. The
 // scenario is parsed here first (so a bad one is reported as FILE:LINE before anything is
-// loaded), then the environment points the NVML loader at the simulated library, which
-// reads the same scenario. The variables stay set for any child process.
+// loaded); the NVML loader is then given the simulated library's path, and the library reads
+// the same scenario from $GPUMETER_SIM_SCENARIO (its configuration, as a driver has its own),
+// which stays set for any child process.
 #pragma once
 
 #include <expected>
@@ -17,11 +18,12 @@ namespace gpumeter::cli {
 struct Simulation {
   std::unique_ptr<ProcessSource> host;  // the scenario's processes, then the real procfs
   std::string label;                    // "simulated: <scenario file name>"
+  std::filesystem::path library;        // the simulated libnvidia-ml.so.1, for the NVML loader
 };
 
 // Errors: ErrorCode::invalid_input for a scenario that cannot be read or parsed (the
 // message names file and line), ErrorCode::io when our own executable cannot be located.
-// Sets GPUMETER_SIM_SCENARIO and GPUMETER_NVML_LIBRARY.
+// Sets GPUMETER_SIM_SCENARIO.
 std::expected<Simulation, Error> start_simulation(const std::filesystem::path& scenario);
 
 // Where the simulated library lies relative to the executable: the build tree mirrors the

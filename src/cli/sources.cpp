@@ -10,8 +10,8 @@
 namespace gpumeter::cli {
 namespace {
 
-std::expected<std::unique_ptr<GpuSource>, Error> open_nvml() {
-  return nvml::open_nvml_source({});
+std::expected<std::unique_ptr<GpuSource>, Error> open_nvml(const GpuSourceOptions& options) {
+  return nvml::open_nvml_source({.library_path = options.nvml_library});
 }
 
 constexpr std::array kGpuSources{
@@ -24,11 +24,11 @@ std::span<const GpuSourceRow> gpu_sources() noexcept {
   return kGpuSources;
 }
 
-std::expected<OpenedSource, Error> open_default_gpu_source() {
+std::expected<OpenedSource, Error> open_default_gpu_source(const GpuSourceOptions& options) {
   std::optional<Error> first_error;
   for (const GpuSourceRow& row : gpu_sources()) {
     if (!row.enabled_by_default) continue;
-    auto source = row.open();
+    auto source = row.open(options);
     if (source) return OpenedSource{&row, std::move(*source)};
     if (!first_error) first_error = std::move(source.error());
   }
@@ -36,11 +36,12 @@ std::expected<OpenedSource, Error> open_default_gpu_source() {
   return std::unexpected(std::move(*first_error));
 }
 
-OpenedSource open_default_gpu_source_waiting(std::function<void(const std::string&)> log,
+OpenedSource open_default_gpu_source_waiting(const GpuSourceOptions& options,
+                                             std::function<void(const std::string&)> log,
                                              const DriverWait*& wait) {
   const auto first = std::ranges::find_if(gpu_sources(), &GpuSourceRow::enabled_by_default);
-  auto open = []() -> std::expected<std::unique_ptr<GpuSource>, Error> {
-    auto opened = open_default_gpu_source();
+  auto open = [options]() -> std::expected<std::unique_ptr<GpuSource>, Error> {
+    auto opened = open_default_gpu_source(options);
     if (!opened) return std::unexpected(std::move(opened.error()));
     return std::move(opened->source);
   };

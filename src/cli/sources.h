@@ -15,7 +15,13 @@
 
 namespace gpumeter::cli {
 
-using GpuSourceFactory = std::expected<std::unique_ptr<GpuSource>, Error> (*)();
+// What the command line says about where GPUs are read from.
+struct GpuSourceOptions {
+  std::string nvml_library;  // empty: $GPUMETER_NVML_LIBRARY, else the driver's soname
+};
+
+using GpuSourceFactory =
+    std::expected<std::unique_ptr<GpuSource>, Error> (*)(const GpuSourceOptions&);
 
 struct GpuSourceRow {
   std::string_view name;    // also the snapshot's source label
@@ -32,12 +38,13 @@ struct OpenedSource {
   const GpuSourceRow* row = nullptr;
   std::unique_ptr<GpuSource> source;
 };
-std::expected<OpenedSource, Error> open_default_gpu_source();
+std::expected<OpenedSource, Error> open_default_gpu_source(const GpuSourceOptions& options);
 
 // The default sources behind a DriverWait (core/driver_wait.h), for the daemon: it never
 // fails; until a source opens it reads no GPU and tries again, saying so through `log`. The
 // row is the first default-enabled one.
-OpenedSource open_default_gpu_source_waiting(std::function<void(const std::string&)> log,
+OpenedSource open_default_gpu_source_waiting(const GpuSourceOptions& options,
+                                             std::function<void(const std::string&)> log,
                                              const DriverWait*& wait);
 
 }  // namespace gpumeter::cli

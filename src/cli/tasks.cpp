@@ -7,11 +7,11 @@
 
 #include "cli/commands.h"
 #include "cli/tasks_table.h"
+#include "core/duration.h"
 #include "core/wall_clock.h"
 #include "task/exchange.h"
 #include "task/server.h"
 #include "task/socket_path.h"
-#include "view/duration.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -31,7 +31,7 @@ std::expected<std::filesystem::path, Error> socket_path(const TasksOptions& opti
 
 std::string query_line(const TasksOptions& options, TimeUs now_us) {
   json query{{"op", "query"}, {"v", 1}, {"limit", 10'000}};
-  if (const auto since = view::parse_duration(options.since)) {
+  if (const auto since = parse_whole_seconds(options.since)) {
     query["since_time_us"] =
         std::max<TimeUs>(0, now_us - std::chrono::microseconds(*since).count());
   }
@@ -79,7 +79,7 @@ int run_tasks(std::ostream& out, std::ostream& err, const TasksOptions& options)
 CLI::Validator since_validator() {
   return CLI::Validator(
       [](const std::string& text) {
-        return view::parse_duration(text)
+        return parse_whole_seconds(text)
                    ? std::string{}
                    : fmt::format("\"{}\" is not a duration such as 90s, 10m or 2h", text);
       },

@@ -74,7 +74,7 @@ std::optional<TimeUs> parse_time_argument(std::string_view text, TimeUs now_us) 
       return std::nullopt;
     return seconds * 1'000'000;
   }
-  if (const auto ago = parse_interval(text))
+  if (const auto ago = parse_duration(text))
     return now_us - std::chrono::duration_cast<std::chrono::microseconds>(*ago).count();
   return local_time(text);
 }

@@ -68,6 +68,17 @@ Maybe<std::vector<BufferedSample>> DriverWait::drain_device_samples(
   return source_->drain_device_samples(device_index, buffer, last_seen_us);
 }
 
+Maybe<GpuMemoryHeld> DriverWait::process_memory(Pid pid, std::span<const std::uint32_t> devices) {
+  GpuSource* source = nullptr;
+  {
+    // Called from other threads than the sampler's, which sets source_ once under this lock.
+    const std::lock_guard lock(status_mutex_);
+    source = source_.get();
+  }
+  if (source == nullptr) return std::unexpected(Unavailable::not_supported);
+  return source->process_memory(pid, devices);
+}
+
 AccountingControl* DriverWait::accounting_control() noexcept {
   return source_ ? source_->accounting_control() : nullptr;
 }

@@ -52,6 +52,8 @@ class DriverWait final : public GpuSource {
       std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
   Maybe<std::vector<BufferedSample>> drain_device_samples(
       std::uint32_t device_index, DeviceBuffer buffer, std::optional<TimeUs> last_seen_us) override;
+  // Any thread, as GpuSource says.
+  Maybe<GpuMemoryHeld> process_memory(Pid pid, std::span<const std::uint32_t> devices) override;
   AccountingControl* accounting_control() noexcept override;
   Maybe<void> clear_vgpu_accounting(std::uint32_t instance) override;
 
@@ -63,7 +65,8 @@ class DriverWait final : public GpuSource {
   RetryDelays delays_;
   Log log_;
   Clock clock_;
-  std::unique_ptr<GpuSource> source_;  // null until the driver opens; the sampler's thread only
+  // Null until the driver opens, then kept; set under status_mutex_ by the sampler's thread.
+  std::unique_ptr<GpuSource> source_;
   mutable std::mutex status_mutex_;
   DriverStatus status_;
   std::chrono::milliseconds delay_{0};

@@ -43,6 +43,47 @@ TimeUs stretch_begin(const RingBuffer<PowerSample>& power, std::size_t i, TimeUs
   return joined ? previous : own;
 }
 
+// How power is taken to have moved within the stretch of one power sample. GPU power moves in
+// steps with the load (a kernel starts, a task ends), and a driver's power sample is the mean
+// over its period: so where that mean lies strictly between the levels of the stretches on
+// either side, the stretch is taken as the earlier level up to one step and the later level
+// after it, the step placed where the mean comes out right. A step at a task's edge inside a
+// period then lands on the right side of the edge, where an even spread put part of it on the
+// wrong one. Elsewhere (steady power, a burst within one period, no neighbour joined to it) the
+// power is the mean throughout. Either way the stretch's energy is its mean × its length.
+struct StretchShape {
+  TimeUs begin_us;
+  TimeUs step_us;  // end_us when the power is the mean throughout
+  TimeUs end_us;
+  double before_w;
+  double after_w;
+
+  // The energy the shape draws over (from, to] within the stretch, in watt-µs.
+  double energy(TimeUs from, TimeUs to) const {
+    const auto overlap = [&](TimeUs lo, TimeUs hi) {
+      return static_cast<double>(std::max<TimeUs>(std::min(to, hi) - std::max(from, lo), 0));
+    };
+    return before_w * overlap(begin_us, step_us) + after_w * overlap(step_us, end_us);
+  }
+};
+
+StretchShape stretch_shape(const RingBuffer<PowerSample>& power, std::size_t i, TimeUs period_us) {
+  const TimeUs begin = stretch_begin(power, i, period_us);
+  const TimeUs end = power[i].time_us;
+  const double mean = power[i].watts;
+  const StretchShape flat{begin, end, end, mean, mean};
+  const bool joined_before = i > 0 && power[i - 1].time_us == begin;
+  const bool joined_after = i + 1 < power.size() && stretch_begin(power, i + 1, period_us) == end;
+  if (!joined_before || !joined_after) return flat;
+  const double before = power[i - 1].watts;
+  const double after = power[i + 1].watts;
+  if (!(std::min(before, after) < mean && mean < std::max(before, after))) return flat;
+  // mean × (end − begin) = before × (step − begin) + after × (end − step)
+  const double before_part = (after - mean) / (after - before);
+  const auto step = begin + static_cast<TimeUs>(static_cast<double>(end - begin) * before_part);
+  return {begin, step, end, before, after};
+}
+
 // The share of the counter's rise over (a, b] that falls in (a, t]: ∫_a^t p / ∫_a^b p over the
 // power samples' stretches. Absent when they leave part of (a, b] uncovered, or their
 // integral is not positive (a board that reports 0 W).
@@ -54,12 +95,12 @@ std::optional<double> power_share(const DeviceSeries& device, TimeUs a, TimeUs t
   double to_b = 0.0;
   TimeUs covered = a;  // (a, covered] is covered so far
   for (std::size_t i = power.upper_bound(a); i < power.size() && covered < b; ++i) {
-    const TimeUs begin = std::max(stretch_begin(power, i, *period), a);
+    const StretchShape shape = stretch_shape(power, i, *period);
+    const TimeUs begin = std::max(shape.begin_us, a);
     if (begin > covered) return std::nullopt;
-    const TimeUs end = power[i].time_us;
-    to_b += power[i].watts * static_cast<double>(std::min(end, b) - begin);
-    to_t += power[i].watts * static_cast<double>(std::max<TimeUs>(std::min(end, t) - begin, 0));
-    covered = end;
+    to_b += shape.energy(begin, b);
+    to_t += shape.energy(begin, t);
+    covered = shape.end_us;
   }
   if (covered < b || to_b <= 0.0) return std::nullopt;
   return to_t / to_b;

@@ -131,6 +131,10 @@ struct HostProcess {
 };
 
 // What consumers read: one collection, immutable once published.
+// GPU memory a process holds, in bytes, by DeviceIdentity::index: one entry per GPU whose
+// process lists were read (0 where they did not name the process).
+using GpuMemoryHeld = std::map<std::uint32_t, std::uint64_t>;
+
 struct Snapshot {
   TimeUs time_us = 0;
   std::string hostname;

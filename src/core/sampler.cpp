@@ -596,6 +596,36 @@ std::optional<ProcessKey> Sampler::key_for(Pid pid) const {
   return state_->start_times.peek(pid, start_of(described));
 }
 
+namespace {
+
+bool lists(const Maybe<std::vector<GpuProcess>>& processes, Pid pid) {
+  return processes && std::ranges::find(*processes, pid, &GpuProcess::pid) != processes->end();
+}
+
+// The GPUs whose process lists (or their MIG devices') named the process in the snapshot.
+std::vector<std::uint32_t> gpus_listing(const Snapshot& snapshot, Pid pid) {
+  std::vector<std::uint32_t> listing;
+  for (const Device& device : snapshot.gpus.devices) {
+    bool listed = lists(device.processes, pid);
+    if (!listed && device.mig) {
+      listed = std::ranges::any_of(device.mig->devices,
+                                   [&](const MigDevice& mig) { return lists(mig.processes, pid); });
+    }
+    if (listed) listing.push_back(device.identity.index);
+  }
+  return listing;
+}
+
+}  // namespace
+
+Maybe<GpuMemoryHeld> Sampler::gpu_memory_now(Pid pid) const {
+  const std::shared_ptr<const Snapshot> newest = snapshot();
+  if (!newest) return std::unexpected(Unavailable::no_data);
+  const std::vector<std::uint32_t> devices = gpus_listing(*newest, pid);
+  if (devices.empty()) return GpuMemoryHeld{};
+  return state_->gpus.process_memory(pid, devices);
+}
+
 void Sampler::watch(const ProcessKey& key) {
   std::lock_guard lock(state_->watch_mutex);
   state_->watched.insert(key);

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -129,6 +130,14 @@ class Sampler {
   // remembered from earlier rounds, else 0, when the host cannot tell it now. Absent when
   // the process does not exist.
   std::optional<ProcessKey> key_for(Pid pid) const;
+
+  // The GPU memory the process holds now, by DeviceIdentity::index, read from the driver's
+  // process lists at once (GpuSource::process_memory) on the GPUs the newest round listed it
+  // on: for a task's edges, without waiting for a round or for the sampler's locks. A GPU it
+  // was not listed on is not read (and not in the map): reading every GPU's lists at every
+  // edge would cost a CPU-only worker on an 8-GPU machine 48 driver calls a request. Any
+  // thread.
+  Maybe<GpuMemoryHeld> gpu_memory_now(Pid pid) const;
 
   // Keeps host samples (CPU time, RSS) for a process that has no GPU context yet, e.g. one
   // with an open task; unwatch when its last task ends. A watched key whose pid now belongs

@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <expected>
+#include <map>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -66,6 +68,18 @@ class GpuSource {
   virtual Maybe<std::vector<BufferedSample>> drain_device_samples(
       std::uint32_t /*device_index*/, DeviceBuffer /*buffer*/,
       std::optional<TimeUs> /*last_seen_us*/) {
+    return std::unexpected(Unavailable::not_supported);
+  }
+
+  // The GPU memory process `pid` holds now, in bytes, on each of `devices` (by
+  // DeviceIdentity::index) whose process lists could be read: 0 where the lists do not name
+  // it. Reads only those devices' process lists: a task's edge wants the figure when its
+  // request arrives, not a round later. Any thread, also while read() runs: it uses nothing
+  // of the source that read() changes.
+  // Errors: not_supported (no list of `devices` could be read, the process is listed without
+  // a figure, or this default).
+  virtual Maybe<GpuMemoryHeld> process_memory(Pid /*pid*/,
+                                              std::span<const std::uint32_t> /*devices*/) {
     return std::unexpected(Unavailable::not_supported);
   }
 

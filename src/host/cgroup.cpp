@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "host/text.h"
+#include "core/text.h"
 
 namespace gpumeter::host {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <vector>
 
+#include "core/text.h"
 #include "host/files.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 namespace {

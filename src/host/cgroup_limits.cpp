@@ -8,8 +8,8 @@
 #include <string>
 #include <system_error>
 
+#include "core/text.h"
 #include "host/files.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 namespace {

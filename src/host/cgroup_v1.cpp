@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "core/text.h"
 #include "host/cgroup_parts.h"
-#include "host/text.h"
 
 namespace gpumeter::host::cgroup_parts {
 namespace {

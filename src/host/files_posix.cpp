@@ -6,26 +6,12 @@
 #include <cerrno>
 #include <utility>
 
+#include "core/unique_fd.h"
 #include "host/files.h"
 #include "host/os_error.h"
 
 namespace gpumeter::host {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 std::expected<void, std::error_code> write_all(int fd, std::string_view content) {
   while (!content.empty()) {
@@ -39,7 +25,7 @@ std::expected<void, std::error_code> write_all(int fd, std::string_view content)
 
 std::expected<void, std::error_code> write_new_file(const std::filesystem::path& path,
                                                     std::string_view content) {
-  Fd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) return std::unexpected(last_os_error());
   auto written = write_all(fd.get(), content);
   if (close(fd.release()) != 0 && written) return std::unexpected(last_os_error());
@@ -49,7 +35,7 @@ std::expected<void, std::error_code> write_new_file(const std::filesystem::path&
 }  // namespace
 
 std::expected<std::string, std::error_code> read_file(const std::filesystem::path& path) {
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return std::unexpected(last_os_error());
   std::string text;
   std::array<char, 4096> chunk{};
@@ -76,7 +62,7 @@ std::expected<void, std::error_code> write_file_atomically(const std::filesystem
 
 std::expected<DirectoryLock, std::error_code> DirectoryLock::acquire(
     const std::filesystem::path& dir) {
-  Fd fd(open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(open((dir / ".lock").c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) return std::unexpected(last_os_error());
   while (flock(fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return std::unexpected(last_os_error());

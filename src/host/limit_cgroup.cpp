@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/text.h"
 #include "host/cgroup_parts.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 namespace {

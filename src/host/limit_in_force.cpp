@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "core/text.h"
 #include "host/cgroup_parts.h"
 #include "host/limit_cgroup.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "host/text.h"
+#include "core/text.h"
 
 namespace gpumeter::host {
 namespace {
@@ -13,6 +13,7 @@ constexpr std::size_t kParentField = 4;
 constexpr std::size_t kUtimeField = 14;
 constexpr std::size_t kStimeField = 15;
 constexpr std::size_t kStartTimeField = 22;
+constexpr std::size_t kVsizeField = 23;
 constexpr std::size_t kRssField = 24;
 
 // Fields separated by runs of spaces and tabs, walked without allocating: the sampler parses
@@ -59,12 +60,14 @@ bool fill_stat_numbers(ProcStat& stat, std::string_view rest) {
   auto utime = stat_field<std::uint64_t>(fields, kUtimeField);
   auto stime = stat_field<std::uint64_t>(fields, kStimeField);
   auto start = stat_field<std::uint64_t>(fields, kStartTimeField);
+  auto vsize = stat_field<std::uint64_t>(fields, kVsizeField);
   auto rss = stat_field<std::int64_t>(fields, kRssField);
-  if (!parent || !utime || !stime || !start || !rss) return false;
+  if (!parent || !utime || !stime || !start || !vsize || !rss) return false;
   stat.parent_pid = *parent;
   stat.utime_ticks = *utime;
   stat.stime_ticks = *stime;
   stat.start_ticks = *start;
+  stat.vsize_bytes = *vsize;
   stat.rss_pages = *rss;
   return true;
 }
@@ -172,6 +175,18 @@ std::optional<std::int64_t> parse_boot_time(std::string_view proc_stat) {
     auto fields = split_fields(*value);
     if (fields.size() != 1) return std::nullopt;
     return parse_integer<std::int64_t>(fields[0]);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_open_files_limit(std::string_view limits) {
+  for (std::string_view line : split_lines(limits)) {
+    auto value = after_prefix(line, "Max open files ");
+    if (!value) continue;
+    auto fields = split_fields(*value);
+    // Soft limit, hard limit, unit.
+    if (fields.size() != 3 || fields[2] != "files") return std::nullopt;
+    return parse_integer<std::uint64_t>(fields[0]);
   }
   return std::nullopt;
 }

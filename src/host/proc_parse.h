@@ -23,6 +23,7 @@ struct ProcStat {
   std::uint64_t utime_ticks = 0;  // field 14: user CPU time, clock ticks
   std::uint64_t stime_ticks = 0;  // field 15: system CPU time, clock ticks
   std::uint64_t start_ticks = 0;  // field 22: start time, clock ticks since boot
+  std::uint64_t vsize_bytes = 0;  // field 23: virtual memory size, bytes
   std::int64_t rss_pages = 0;     // field 24: resident set size, pages
 };
 
@@ -60,6 +61,10 @@ std::vector<std::string> parse_cmdline(std::string_view text);
 
 // The "btime" line of /proc/stat: boot time, seconds since the Unix epoch.
 std::optional<std::int64_t> parse_boot_time(std::string_view proc_stat);
+
+// The soft limit of the "Max open files" line of /proc/<pid>/limits; absent when the line is
+// missing, malformed or "unlimited".
+std::optional<std::uint64_t> parse_open_files_limit(std::string_view limits);
 
 // Converts clock ticks since boot to µs since the Unix epoch. `ticks_per_second` > 0.
 TimeUs ticks_since_boot_to_epoch_us(std::int64_t boot_time_s, std::uint64_t ticks,

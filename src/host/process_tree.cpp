@@ -5,9 +5,9 @@
 #include <set>
 #include <string>
 
+#include "core/text.h"
 #include "host/files.h"
 #include "host/proc_parse.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "host/text.h"
+#include "core/text.h"
 
 namespace gpumeter::host {
 namespace {

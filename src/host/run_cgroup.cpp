@@ -7,8 +7,8 @@
 #include <chrono>
 #include <thread>
 
+#include "core/text.h"
 #include "host/cgroup_parts.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 namespace cgroup_parts {

@@ -1,7 +1,7 @@
 #include "host/user_names.h"
 
+#include "core/text.h"
 #include "host/files.h"
-#include "host/text.h"
 
 namespace gpumeter::host {
 std::optional<std::string> find_passwd_name(std::string_view passwd, std::uint32_t uid) {

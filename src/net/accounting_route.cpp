@@ -19,7 +19,7 @@ std::optional<view::LedgerProcesses> ledger_for(StorePool* pool, const Snapshot&
   if (pool == nullptr) return std::nullopt;
   std::optional<view::LedgerProcesses> found;
   // Rendered once per round for every client: the ledger read is bounded like a request's.
-  const RequestDeadline deadline;
+  const RequestDeadline deadline(pool->request_budget());
   const auto opened = pool->with_store(
       [&](store::Store& store) {
         if (auto read = view::LedgerProcesses::read(store, snapshot)) found = std::move(*read);

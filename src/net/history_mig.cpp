@@ -94,7 +94,10 @@ bool answer_mig_history(const HistorySources& sources, const Snapshot& snapshot,
   std::expected<void, Error> stored;
   auto opened = sources.store->with_store(
       [&](store::Store& store) { stored = add_stored(store, request, buckets); }, deadline.at());
-  if (!opened) stored = std::unexpected(std::move(opened.error()));
+  if (!opened) {
+    reply_store_unavailable(response, opened.error());
+    return true;
+  }
   if (!stored) {
     reply_store_error(response, stored.error(), deadline);
     return true;

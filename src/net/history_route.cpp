@@ -108,7 +108,8 @@ std::expected<void, Error> add_stored(store::Store& store, const Gpu& gpu,
 
 void answer(const HistorySources& sources, const httplib::Request& request,
             httplib::Response& response) {
-  const RequestDeadline deadline;
+  const RequestDeadline deadline(sources.store != nullptr ? sources.store->request_budget()
+                                                          : kRequestDeadline);
   const auto snapshot = sources.sampler.snapshot();
   if (!snapshot) return reply_error(response, 503, "no sample yet: the sampler is starting");
   const auto parsed = parse_history_request(request, sources.now_us(), sources.interval);
@@ -127,7 +128,7 @@ void answer(const HistorySources& sources, const httplib::Request& request,
           stored = add_stored(store, *gpu, *parsed, memory_from, buckets);
         },
         deadline.at());
-    if (!opened) stored = std::unexpected(std::move(opened.error()));
+    if (!opened) return reply_store_unavailable(response, opened.error());
     if (!stored) return reply_store_error(response, stored.error(), deadline);
   }
   const MetricSpec& metric = spec(parsed->metric);

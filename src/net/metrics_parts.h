@@ -11,6 +11,7 @@
 
 #include "core/model.h"
 #include "core/sampler.h"
+#include "core/self_usage.h"
 #include "net/metrics.h"
 #include "net/prometheus_text.h"
 
@@ -46,6 +47,11 @@ void append_build_info(fmt::memory_buffer& out, const Labels& host);
 
 // gpumeter_sampler_*, gpumeter_source_*, gpumeter_series_bytes.
 void append_sampler_metrics(fmt::memory_buffer& out, const Labels& host, const SamplerStats& stats);
+
+// The process's own cost under Prometheus' conventional names (process_cpu_seconds_total,
+// process_resident_memory_bytes, ...) and gpumeter_heap_*, gpumeter_sqlite_memory_bytes; a
+// figure the usage lacks writes no family.
+void append_self_metrics(fmt::memory_buffer& out, const Labels& host, const SelfUsage& usage);
 
 // gpumeter_http_requests_total: responses sent, by status code.
 void append_http_metrics(fmt::memory_buffer& out, const Labels& host,

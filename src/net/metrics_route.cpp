@@ -23,19 +23,22 @@ void append_driver_metrics(fmt::memory_buffer& out, const Labels& host,
 }  // namespace
 
 void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options,
-                            std::function<DriverStatus()> driver) {
+                            MetricsExtras extras) {
   auto cache = std::make_shared<MetricsCache>(sampler, options);
-  server.get("/metrics", [cache, &server, driver = std::move(driver)](const httplib::Request&,
+  server.get("/metrics", [cache, &server, extras = std::move(extras)](const httplib::Request&,
                                                                       httplib::Response& response) {
     const std::shared_ptr<const RenderedMetrics> rendered = cache->current();
     if (!rendered) {
       reply_error(response, 503, "no snapshot yet: the sampler has not finished its first round");
       return;
     }
-    // The response counts change with every request, so they are not part of the cached text.
+    // The response counts and the process's own figures change with every request, so they
+    // are not part of the cached text.
     fmt::memory_buffer counts;
-    append_http_metrics(counts, host_labels(rendered->host), server.requests_by_status());
-    if (driver) append_driver_metrics(counts, host_labels(rendered->host), driver());
+    const Labels host = host_labels(rendered->host);
+    append_http_metrics(counts, host, server.requests_by_status());
+    if (extras.driver) append_driver_metrics(counts, host, extras.driver());
+    if (extras.self) append_self_metrics(counts, host, extras.self());
     response.body.reserve(rendered->text.size() + counts.size());
     response.body.assign(rendered->text).append(counts.data(), counts.size());
     response.set_header("Content-Type", kExpositionContentType);

@@ -6,6 +6,7 @@
 
 #include "core/driver_wait.h"
 #include "core/sampler.h"
+#include "core/self_usage.h"
 #include "net/http_server.h"
 #include "net/metrics.h"
 
@@ -13,10 +14,17 @@ namespace gpumeter::net {
 
 // Registers GET /metrics on `server` (a token route: a configured token is required). 200
 // with the text format (kExpositionContentType); 503 with a JSON error before the sampler's
-// first snapshot. The sampler must outlive the server. With `driver` (the daemon), each answer
-// ends with gpumeter_driver_up (0 while the daemon waits for the driver) and
-// gpumeter_driver_open_failures_total.
+// first snapshot. The sampler must outlive the server.
+//
+// What the daemon adds, read afresh for every answer (any thread), each optional:
+struct MetricsExtras {
+  // gpumeter_driver_up (0 while the daemon waits for the driver) and
+  // gpumeter_driver_open_failures_total.
+  std::function<DriverStatus()> driver;
+  // The process's own cost: process_* and gpumeter_heap_*, gpumeter_sqlite_memory_bytes.
+  std::function<SelfUsage()> self;
+};
 void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options,
-                            std::function<DriverStatus()> driver = {});
+                            MetricsExtras extras = {});
 
 }  // namespace gpumeter::net

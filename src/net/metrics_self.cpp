@@ -2,6 +2,8 @@
 // the `host` label, as the GPU families do, so that one selector filters a machine's series.
 #include <array>
 #include <chrono>
+#include <optional>
+#include <string_view>
 
 #include "net/metrics_parts.h"
 
@@ -79,6 +81,45 @@ void append_sampler_metrics(fmt::memory_buffer& out, const Labels& host,
   Family(out, "gpumeter_series_bytes", gauge,
          "Memory the sampler's in-memory series hold for samples")
       .sample(host, static_cast<double>(stats.series_bytes));
+}
+
+void append_self_metrics(fmt::memory_buffer& out, const Labels& host, const SelfUsage& usage) {
+  struct Row {
+    std::string_view name;
+    MetricType type;
+    std::string_view help;
+    std::optional<double> value;
+  };
+  const auto number = [](const std::optional<std::uint64_t>& value) {
+    return value ? std::optional(static_cast<double>(*value)) : std::nullopt;
+  };
+  const std::array rows{
+      Row{"process_cpu_seconds_total", counter, "User and system CPU time spent, in seconds",
+          usage.cpu_seconds},
+      Row{"process_resident_memory_bytes", gauge, "Resident memory size in bytes",
+          number(usage.resident_bytes)},
+      Row{"process_virtual_memory_bytes", gauge, "Virtual memory size in bytes",
+          number(usage.virtual_bytes)},
+      Row{"process_start_time_seconds", gauge,
+          "Start time of the process since the Unix epoch in seconds", usage.start_time_s},
+      Row{"process_open_fds", gauge, "Number of open file descriptors",
+          number(usage.open_descriptors)},
+      Row{"process_max_fds", gauge, "Maximum number of open file descriptors",
+          number(usage.max_descriptors)},
+      Row{"gpumeter_heap_in_use_bytes", gauge,
+          "Heap memory allocated and not freed, as the allocator counts it (resident or not)",
+          number(usage.heap_in_use_bytes)},
+      Row{"gpumeter_heap_free_bytes", gauge,
+          "Heap memory freed and kept in the allocator's arenas (the periodic trim returns its "
+          "whole pages to the system, so much of it need not be resident)",
+          number(usage.heap_free_bytes)},
+      Row{"gpumeter_sqlite_memory_bytes", gauge,
+          "Memory SQLite holds for the history database: page caches, schemas, statements",
+          number(usage.sqlite_memory_bytes)},
+  };
+  for (const Row& row : rows) {
+    if (row.value) Family(out, row.name, row.type, row.help).sample(host, *row.value);
+  }
 }
 
 void append_http_metrics(fmt::memory_buffer& out, const Labels& host,

@@ -11,7 +11,7 @@ namespace gpumeter::net {
 // that cannot be seen: no permission, another pid namespace, a process that exited).
 std::string owner_label(const Maybe<HostProcess>& host);
 
-// The short command as `list` shows it (host::short_command of the command line, else the
+// The short command as `list` shows it (view::short_command of the command line, else the
 // kernel's name for the process), else "" (Prometheus reads an empty label as no label).
 std::string command_label(const Maybe<HostProcess>& host);
 

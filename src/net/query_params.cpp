@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include "net/query_time.h"
 
 namespace gpumeter::net {
@@ -23,6 +25,19 @@ std::expected<TimeUs, Error> time_param(const httplib::Request& request, const s
         name, fmt::format("\"{}\" is not {}, from {}", *text, kQueryTimeForms, kQueryTimeRange)));
   }
   return *time;
+}
+
+std::expected<std::size_t, Error> page_size_param(const httplib::Request& request,
+                                                  const std::string& name, std::size_t most) {
+  const auto text = query_param(request, name);
+  if (!text) return most;
+  std::size_t size = 0;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), size);
+  if (error != std::errc{} || end != text->data() + text->size() || size < 1 || size > most) {
+    return std::unexpected(
+        bad_param(name, fmt::format("\"{}\" is not a whole number from 1 to {}", *text, most)));
+  }
+  return size;
 }
 
 Error bad_param(std::string_view name, std::string_view what) {

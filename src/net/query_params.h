@@ -22,6 +22,11 @@ std::optional<std::string> query_param(const httplib::Request& request, const st
 std::expected<TimeUs, Error> time_param(const httplib::Request& request, const std::string& name,
                                         TimeUs fallback, TimeUs now_us);
 
+// A page size in parameter `name`, a whole number from 1 to `most`; `most` when it is absent.
+// Errors: invalid_input "NAME: ... is not a whole number from 1 to MOST".
+std::expected<std::size_t, Error> page_size_param(const httplib::Request& request,
+                                                  const std::string& name, std::size_t most);
+
 // An invalid_input error "NAME: WHAT".
 Error bad_param(std::string_view name, std::string_view what);
 

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdint>
 
-#include "view/duration.h"
+#include "core/duration.h"
 #include "view/report_time.h"
 
 namespace gpumeter::net {
@@ -104,7 +104,7 @@ std::optional<TimeUs> before_now(std::chrono::seconds ago, TimeUs now_us) {
 
 std::optional<TimeUs> any_form(std::string_view text, TimeUs now_us) {
   if (text.starts_with('@')) return unix_seconds(text.substr(1));
-  if (const auto ago = view::parse_duration(text)) return before_now(*ago, now_us);
+  if (const auto ago = parse_whole_seconds(text)) return before_now(*ago, now_us);
   if (const auto zoned = iso8601_with_zone(text)) return zoned;
   return view::parse_report_time(text, now_us);
 }
@@ -118,7 +118,7 @@ std::optional<TimeUs> parse_query_time(std::string_view text, TimeUs now_us) {
 }
 
 std::optional<std::chrono::seconds> parse_step(std::string_view text) {
-  const auto step = view::parse_duration(text);
+  const auto step = parse_whole_seconds(text);
   if (!step || step->count() < 1 || step->count() > kMaxSeconds) return std::nullopt;
   return step;
 }

@@ -6,8 +6,12 @@
 
 namespace gpumeter::net {
 
-StorePool::StorePool(std::filesystem::path database, std::string host, std::size_t keep)
-    : database_(std::move(database)), host_(std::move(host)), keep_(keep) {
+StorePool::StorePool(std::filesystem::path database, std::string host, std::size_t keep,
+                     std::chrono::milliseconds request_budget)
+    : database_(std::move(database)),
+      host_(std::move(host)),
+      keep_(keep),
+      request_budget_(request_budget) {
   store::enable_query_deadlines();  // before the pool opens its first connection
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "net/request_deadline.h"
 #include "store/store.h"
 
 namespace gpumeter::net {
@@ -24,7 +25,11 @@ class StorePool {
   // Connections to `database`, opened read-only when first needed, reading as `host` (the
   // name the daemon records under; empty: gethostname()); at most `keep` idle ones are kept
   // for the next requests.
-  StorePool(std::filesystem::path database, std::string host, std::size_t keep = 8);
+  StorePool(std::filesystem::path database, std::string host, std::size_t keep = 8,
+            std::chrono::milliseconds request_budget = kRequestDeadline);
+
+  // How long one request may spend reading (net/request_deadline.h).
+  std::chrono::milliseconds request_budget() const noexcept { return request_budget_; }
 
   // Runs `reader` with a connection of its own, whose queries stop at `deadline` (steady
   // clock; they fail with io, and the caller answers 503). Errors: those of store::Store::open
@@ -41,6 +46,7 @@ class StorePool {
   std::filesystem::path database_;
   std::string host_;
   std::size_t keep_;
+  std::chrono::milliseconds request_budget_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<store::Store>> idle_;
 };

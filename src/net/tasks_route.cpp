@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -13,20 +12,6 @@
 
 namespace gpumeter::net {
 namespace {
-
-std::expected<std::size_t, Error> limit_param(const httplib::Request& request) {
-  const auto text = query_param(request, "limit");
-  if (!text) return kMaxTasksPerPage;
-  std::size_t limit = 0;
-  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), limit);
-  if (error != std::errc{} || end != text->data() + text->size() || limit < 1 ||
-      limit > kMaxTasksPerPage) {
-    return std::unexpected(bad_param(
-        "limit",
-        fmt::format("\"{}\" is not a whole number from 1 to {}", *text, kMaxTasksPerPage)));
-  }
-  return limit;
-}
 
 std::expected<std::optional<task::QueryCursor>, Error> before_param(
     const httplib::Request& request) {
@@ -47,7 +32,7 @@ void answer(const TasksSources& sources, const httplib::Request& request,
   const auto since =
       time_param(request, "since", std::numeric_limits<TimeUs>::min(), sources.now_us());
   if (!since) return reply_error(response, 400, since.error().message);
-  const auto limit = limit_param(request);
+  const auto limit = page_size_param(request, "limit", kMaxTasksPerPage);
   if (!limit) return reply_error(response, 400, limit.error().message);
   const auto before = before_param(request);
   if (!before) return reply_error(response, 400, before.error().message);

@@ -1,6 +1,9 @@
 #include "net/usage_route.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <charconv>
 #include <utility>
 #include <vector>
 
@@ -14,6 +17,55 @@
 
 namespace gpumeter::net {
 namespace {
+
+// At most this many rows an answer (`limit`): a report by process over a month of churn has a
+// row per process.
+constexpr std::size_t kMaxUsageRowsPerPage = 1000;
+
+// Where the next page starts: the window of the first page, pinned (a relative `since` or the
+// default `until` would move between requests), and the rows already returned.
+struct UsageCursor {
+  TimeUs since_us = 0;
+  TimeUs until_us = 0;
+  std::size_t offset = 0;
+};
+
+std::string to_string(const UsageCursor& cursor) {
+  return fmt::format("{}:{}:{}", cursor.since_us, cursor.until_us, cursor.offset);
+}
+
+std::optional<UsageCursor> parse_cursor(std::string_view text) {
+  UsageCursor cursor;
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  const auto number = [&](auto& value, bool last) {
+    const auto [stop, error] = std::from_chars(at, end, value);
+    if (error != std::errc{} || stop == at) return false;
+    at = stop;
+    if (last) return at == end;
+    if (at == end || *at != ':') return false;
+    ++at;
+    return true;
+  };
+  if (!number(cursor.since_us, false) || !number(cursor.until_us, false) ||
+      !number(cursor.offset, true) || cursor.since_us >= cursor.until_us) {
+    return std::nullopt;
+  }
+  return cursor;
+}
+
+std::expected<std::optional<UsageCursor>, Error> after_param(const httplib::Request& request) {
+  const auto text = query_param(request, "after");
+  if (!text) return std::nullopt;
+  auto cursor = parse_cursor(*text);
+  if (!cursor) {
+    return std::unexpected(bad_param(
+        "after",
+        fmt::format("\"{}\" is not the \"next\" of an earlier answer (SINCE_US:UNTIL_US:ROWS)",
+                    *text)));
+  }
+  return cursor;
+}
 
 // "user,gpu" and the bucket as the names of view/group_by.h.
 std::vector<std::string> group_names(const httplib::Request& request) {
@@ -43,12 +95,20 @@ std::expected<store::UsageQuery, Error> usage_query(const httplib::Request& requ
   auto until = time_param(request, "until", now_us, now_us);
   if (!until) return std::unexpected(std::move(until.error()));
   if (*since >= *until) return std::unexpected(bad_param("since", "not before until"));
-  return store::UsageQuery{.since_us = *since,
-                           .until_us = *until,
+  auto limit = page_size_param(request, "limit", kMaxUsageRowsPerPage);
+  if (!limit) return std::unexpected(std::move(limit.error()));
+  auto after = after_param(request);
+  if (!after) return std::unexpected(std::move(after.error()));
+  const UsageCursor page = after->value_or(UsageCursor{*since, *until, 0});
+  // One row more than the page tells whether another page follows.
+  return store::UsageQuery{.since_us = page.since_us,
+                           .until_us = page.until_us,
                            .group_by = std::move(*group),
                            .local_time = true,
                            .user = query_param(request, "user"),
-                           .host = query_param(request, "host")};
+                           .host = query_param(request, "host"),
+                           .limit = *limit + 1,
+                           .offset = page.offset};
 }
 
 void answer(const UsageSources& sources, const httplib::Request& request,
@@ -56,7 +116,8 @@ void answer(const UsageSources& sources, const httplib::Request& request,
   if (sources.store == nullptr) {
     return reply_error(response, 404, "this daemon keeps no history database");
   }
-  const RequestDeadline deadline;
+  const RequestDeadline deadline(sources.store != nullptr ? sources.store->request_budget()
+                                                          : kRequestDeadline);
   const auto query = usage_query(request, sources.now_us());
   if (!query) return reply_error(response, 400, query.error().message);
   // Quota standing is per user: only a report grouped by user carries it.
@@ -67,9 +128,21 @@ void answer(const UsageSources& sources, const httplib::Request& request,
         report = view::build_usage_report(store, *query, by_user ? sources.quotas : nullptr);
       },
       deadline.at());
-  if (!read) return reply_error(response, 500, "history database: " + read.error().message);
+  if (!read) return reply_store_unavailable(response, read.error());
   if (!report) return reply_store_error(response, report.error(), deadline);
-  reply_json(response, view::usage_json(*report));
+  const std::size_t page_size = query->limit.value_or(1) - 1;  // usage_query() asks one more
+  const bool truncated = report->rows.size() > page_size;
+  if (truncated) {
+    report->rows.resize(page_size);
+    if (std::optional<view::QuotaSummary>& quota = report->quota; quota.has_value())
+      quota->rows.resize(page_size);
+  }
+  view::Json document = view::usage_json(*report);
+  document["truncated"] = truncated;
+  document["next"] = truncated ? view::Json(to_string(UsageCursor{query->since_us, query->until_us,
+                                                                  query->offset + page_size}))
+                               : view::Json(nullptr);
+  reply_json(response, document);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 
@@ -13,6 +14,7 @@
 #include "nvml/library.h"
 #include "nvml/mig.h"
 #include "nvml/process_utilization.h"
+#include "nvml/processes.h"
 #include "nvml/status.h"
 #include "nvml/vgpu.h"
 
@@ -45,6 +47,7 @@ class NvmlSource final : public GpuSource, public AccountingControl {
       std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
   Maybe<std::vector<BufferedSample>> drain_device_samples(
       std::uint32_t device_index, DeviceBuffer buffer, std::optional<TimeUs> last_seen_us) override;
+  Maybe<GpuMemoryHeld> process_memory(Pid pid, std::span<const std::uint32_t> devices) override;
   AccountingControl* accounting_control() noexcept override { return this; }
   std::expected<void, AccountingRefusal> set_accounting_mode(std::uint32_t device_index,
                                                              bool enabled) override;
@@ -148,6 +151,27 @@ Maybe<std::vector<BufferedSample>> NvmlSource::drain_device_samples(
   if (code != abi::kSuccess) return std::unexpected(to_unavailable(code));
   DeviceQuery query(api(), handle);
   return read_device_samples(query, buffer, last_seen_us);
+}
+
+Maybe<GpuMemoryHeld> NvmlSource::process_memory(Pid pid, std::span<const std::uint32_t> devices) {
+  // Only the library's entry points and per-call queries: NVML is thread-safe, and nothing
+  // of this object that read() changes is touched.
+  GpuMemoryHeld held;
+  for (const std::uint32_t index : devices) {
+    abi::Device handle = nullptr;
+    if (api().handle_by_index.fn(index, &handle) != abi::kSuccess) continue;
+    DeviceQuery query(api(), handle);
+    const Maybe<std::vector<GpuProcess>> processes = read_processes(query);
+    if (!processes) continue;
+    const auto it = std::ranges::find(*processes, pid, &GpuProcess::pid);
+    std::uint64_t& bytes = held[index];
+    if (it == processes->end()) continue;
+    // Listed without a figure (the driver's "N/A"): what it holds cannot be told.
+    if (!it->used_memory_bytes) return std::unexpected(it->used_memory_bytes.error());
+    bytes = *it->used_memory_bytes;
+  }
+  if (held.empty()) return std::unexpected(Unavailable::not_supported);
+  return held;
 }
 
 template <class Change>

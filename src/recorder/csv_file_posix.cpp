@@ -10,25 +10,12 @@
 #include <map>
 #include <system_error>
 
+#include "core/unique_fd.h"
 #include "recorder/csv_file.h"
 #include "recorder/windows.h"
 
 namespace gpumeter::recorder {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 Error io_error(const std::filesystem::path& path, std::string_view what) {
   return Error{ErrorCode::io,
@@ -66,7 +53,8 @@ bool write_all(int fd, std::string_view text) {
 // Appends `lines` to one file; true when a partial last line had to be removed first.
 std::expected<bool, Error> append_file(const std::filesystem::path& path, const std::string& lines,
                                        mode_t mode) {
-  const Fd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, mode));
+  const UniqueFd fd(
+      ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, mode));
   if (fd.get() < 0) return std::unexpected(io_error(path, "open"));
   struct stat status{};
   if (::fstat(fd.get(), &status) != 0) return std::unexpected(io_error(path, "examine"));

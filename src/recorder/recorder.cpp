@@ -36,7 +36,12 @@ Recorder::Recorder(store::Store* store, RecorderConfig config, Log log)
       config_(std::move(config)),
       log_(std::move(log)),
       csv_(config_.csv_interval_us) {
-  if (store_ != nullptr) writer_ = std::make_unique<store::Writer>(*store_);
+  if (store_ != nullptr) {
+    if (!config_.database) config_.database = store_->path();
+    writer_ = std::make_unique<store::Writer>(*store_);
+  } else if (config_.open_database) {
+    writer_ = std::make_unique<store::Writer>(store::WriterConfig{});
+  }
 }
 
 Recorder::~Recorder() {
@@ -186,10 +191,41 @@ void Recorder::queue_accounted(std::vector<store::AccountedProcess> records) {
 }
 
 void Recorder::write(TimeUs now_us, bool final) {
-  if (store_ == nullptr) return;
+  if (!writer_) return;
+  if (store_ == nullptr && !open_database()) return;
   flush_store(now_us);
   if (final) return;
   keep_up(now_us);
+}
+
+std::string Recorder::database_name() const {
+  return config_.database ? config_.database->string() : std::string("the database");
+}
+
+void Recorder::could_not_open(const Error& error) {
+  {
+    const std::lock_guard lock(mutex_);
+    open_error_ = error.message;
+  }
+  note_state("database",
+             fmt::format("{}; sampling, the live figures and tasks go on, {} records wait in "
+                         "memory and each record interval tries again",
+                         error.message, writer_ ? writer_->state().queued_rows : 0),
+             "");
+}
+
+bool Recorder::open_database() {
+  auto opened = config_.open_database();
+  if (!opened) {
+    could_not_open(opened.error());
+    return false;
+  }
+  opened_late_.emplace(std::move(*opened));
+  store_ = &*opened_late_;
+  writer_->attach(*store_);
+  const std::lock_guard lock(mutex_);
+  open_error_.reset();
+  return true;
 }
 
 void Recorder::flush_store(TimeUs now_us) {
@@ -201,14 +237,14 @@ void Recorder::flush_store(TimeUs now_us) {
   const store::WriterState state = writer_->state();
   const std::uint64_t dropped =
       state.dropped_device_samples + state.dropped_process_intervals + state.dropped_tasks;
-  note_state("database",
-             flushed ? std::nullopt
-                     : std::optional<std::string>(fmt::format(
-                           "cannot write: {}; sampling goes on, {} records wait in memory and "
-                           "each record interval tries again",
-                           flushed.error().message, state.queued_rows)),
-             fmt::format("writing {} again ({} records lost while it failed)",
-                         store_->path().string(), dropped));
+  note_state(
+      "database",
+      flushed ? std::nullopt
+              : std::optional<std::string>(
+                    fmt::format("cannot write: {}; sampling goes on, {} records wait in memory and "
+                                "each record interval tries again",
+                                flushed.error().message, state.queued_rows)),
+      fmt::format("writing {} again ({} records lost while it failed)", database_name(), dropped));
 }
 
 // A passive checkpoint every few minutes bounds what a power loss can take back; downsampling
@@ -312,24 +348,24 @@ void Recorder::finish(const Sampler& sampler) {
   write(wall_clock_us(), true);
   if (writer_ && writer_->state().queued_rows > 0) {
     log_(fmt::format("{} records could not be written to {} and are lost",
-                     writer_->state().queued_rows, store_->path().string()));
+                     writer_->state().queued_rows, database_name()));
   }
 }
 
 task::HistoryStatus Recorder::status() const {
   task::HistoryStatus status;
+  const std::lock_guard lock(mutex_);
   if (writer_) {
     const store::WriterState state = writer_->state();
-    status.database = store_->path().string();
-    status.failing = state.consecutive_failures > 0;
-    status.last_error = state.last_error;
+    status.database = database_name();
+    status.failing = state.consecutive_failures > 0 || open_error_.has_value();
+    status.last_error = open_error_ ? open_error_ : state.last_error;
     status.queued_rows = state.queued_rows;
     status.written_rows = state.written_rows;
     status.dropped_rows =
         state.dropped_device_samples + state.dropped_process_intervals + state.dropped_tasks;
   }
   if (config_.csv_directory) status.csv_directory = config_.csv_directory->string();
-  const std::lock_guard lock(mutex_);
   status.recorded_until_us = recorded_until_us_;
   status.last_write_time_us = last_write_us_;
   status.csv_error = csv_error_;

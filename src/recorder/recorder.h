@@ -11,7 +11,10 @@
 //  - Accounting records of processes that exited (recorder/accounted_exits.h): queued once
 //    the record intervals have passed their end, after the process intervals.
 // A write that fails (a full disk) keeps the records queued for the next record interval and
-// sampling goes on; each change between failing and writing is logged once.
+// sampling goes on; each change between failing and writing is logged once. So does a database
+// that could not be opened at start (damaged, read-only, a newer schema's): the recorder tries
+// to open it again every record interval (RecorderConfig::open_database), the records queue
+// meanwhile, and the first write after it opens catches up.
 #pragma once
 
 #include <sys/types.h>
@@ -53,6 +56,11 @@ struct RecorderConfig {
   TimeUs maintenance_interval_us = 3'600'000'000;  // store::maintain()
   std::size_t maintenance_batches = 16;        // transactions per record interval while it is due
   std::size_t max_pending_csv_rows = 100'000;  // rows kept for retry while appends fail
+  // The history database's path, for the status and the logs; absent with history off.
+  std::optional<std::filesystem::path> database;
+  // Opens the database where the recorder was given none because it could not be opened at
+  // start; tried every record interval until it succeeds. Empty: no database is wanted.
+  std::function<std::expected<store::Store, Error>()> open_database;
 };
 
 // Where the recorder says what happened: one line, without a newline. Called from any thread.
@@ -61,7 +69,8 @@ using Log = std::function<void(const std::string& line)>;
 class Recorder final : public task::ResultSink {
  public:
   // `store`: the opened database, which must outlive the recorder and is used only by it (in
-  // record() and finish()); null with history off (CSV files only).
+  // record() and finish()); null with history off (CSV files only), or when it could not be
+  // opened yet (config.open_database).
   Recorder(store::Store* store, RecorderConfig config, Log log);
   ~Recorder() override;  // stops the thread (without a last record: call finish())
   Recorder(const Recorder&) = delete;
@@ -85,6 +94,10 @@ class Recorder final : public task::ResultSink {
   // interval in progress and flushes once more. The sampler should be stopped first.
   void finish(const Sampler& sampler);
 
+  // Why the database given in config.database could not be opened: logged (once while it
+  // lasts) and in the status, until open_database succeeds. The daemon's first try is its own.
+  void could_not_open(const Error& error);
+
   // For the task server's status reply.
   task::HistoryStatus status() const;
 
@@ -104,6 +117,8 @@ class Recorder final : public task::ResultSink {
   void queue_interval(const Sampler& sampler, const ProcessFigures& figures, Window window);
   void finish_pending(const Sampler& sampler, TimeUs until);
   void write(TimeUs now_us, bool final);
+  bool open_database();
+  std::string database_name() const;
   void flush_store(TimeUs now_us);
   void append_csv(std::vector<CsvRow> rows);
   void keep_up(TimeUs now_us);
@@ -113,6 +128,7 @@ class Recorder final : public task::ResultSink {
                   const std::string& recovered);
 
   store::Store* store_;
+  std::optional<store::Store> opened_late_;  // opened by open_database(); store_ points to it
   std::unique_ptr<store::Writer> writer_;
   RecorderConfig config_;
   Log log_;
@@ -137,6 +153,7 @@ class Recorder final : public task::ResultSink {
   std::optional<TimeUs> recorded_until_us_;
   std::optional<TimeUs> last_write_us_;
   std::optional<std::string> csv_error_;
+  std::optional<std::string> open_error_;  // why the database could not be opened, until it is
 
   std::mutex wake_mutex_;
   std::condition_variable_any wake_;

@@ -1,6 +1,7 @@
 // The top level of a scenario file: driver, devices, processes, faults.
 #include <fmt/format.h>
 
+#include <array>
 #include <fstream>
 #include <sstream>
 
@@ -128,10 +129,15 @@ std::expected<Scenario, Error> load_scenario(const std::filesystem::path& path) 
     return std::unexpected(
         Error{ErrorCode::io, fmt::format("{}: cannot read the scenario file", path.string())});
   }
-  // One byte past the cap tells a file that is too large from one that fits.
-  std::string text(kMaxScenarioBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // Read in chunks until the end or past the cap (more than the cap tells a file that is too
+  // large from one that fits): a buffer of the cap's size, zeroed for every command that loads
+  // a scenario, cost more than the parse of a typical file.
+  std::string text;
+  std::array<char, std::size_t{1} << 16> chunk{};
+  while (in && text.size() <= kMaxScenarioBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (text.size() > kMaxScenarioBytes) {
     return std::unexpected(
         Error{ErrorCode::invalid_input,

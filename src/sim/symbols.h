@@ -16,9 +16,11 @@ namespace gpumeter::sim::signatures {
 
 using namespace gpumeter::nvml::abi;  // NOLINT(google-build-using-namespace): signatures only
 
-// Shapes that gpumeter's loader does not use, so src/nvml/abi.h does not declare them.
-using DeviceTemperatureThresholdFn = Return(Device, unsigned threshold_type, unsigned* out);
-using DeviceLegacyPciInfoFn = Return(Device, PciInfoLegacy* out);
+// Shapes that gpumeter's loader does not use, so src/nvml/abi.h does not declare them. Named in
+// full: where core/model.h is also included, an unqualified Device is gpumeter::Device too.
+using DeviceTemperatureThresholdFn = nvml::abi::Return(nvml::abi::Device, unsigned threshold_type,
+                                                       unsigned* out);
+using DeviceLegacyPciInfoFn = nvml::abi::Return(nvml::abi::Device, nvml::abi::PciInfoLegacy* out);
 
 }  // namespace gpumeter::sim::signatures
 

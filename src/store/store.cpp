@@ -37,36 +37,46 @@ Error unreadable(const sqlite::Connection& connection, const Error& error) {
   return not_a_database(connection.path(), sqlite3_errstr(connection.last_error_code()));
 }
 
-// What a read-only look at the file tells: refusals never write a byte. Returns the schema
-// version.
-std::expected<std::int64_t, Error> probe(const fs::path& path,
-                                         std::chrono::milliseconds busy_timeout) {
-  auto connection = sqlite::Connection::open(path, SQLITE_OPEN_READONLY);
-  if (!connection) return std::unexpected(std::move(connection.error()));
+struct Probe {
+  std::expected<std::int64_t, Error> version;  // the schema version
+  // A writer stopped mid-transaction (killed, power lost): a rollback journal to play back or a
+  // log index to rebuild, which SQLite refuses a read-only connection (SQLITE_READONLY_ROLLBACK,
+  // _RECOVERY) and does itself on a writing connection's first read.
+  bool needs_recovery = false;
+};
+
+// What a look at the file tells, without a write of ours: refusals leave the file as it was.
+Probe probe(const fs::path& path, int open_flags, std::chrono::milliseconds busy_timeout) {
+  auto connection = sqlite::Connection::open(path, open_flags);
+  if (!connection) return {std::unexpected(std::move(connection.error()))};
   if (auto set = (*connection)->exec(fmt::format("PRAGMA busy_timeout = {}", busy_timeout.count()));
       !set) {
-    return std::unexpected(std::move(set.error()));
+    return {std::unexpected(std::move(set.error()))};
   }
   sqlite::Connection& probe = **connection;
+  const auto failed = [&probe](const Error& error) {
+    return Probe{std::unexpected(unreadable(probe, error)),
+                 probe.last_error_code() == SQLITE_READONLY};
+  };
   // The first read of the file: a file that is not a database fails here.
   const auto version = probe.scalar("PRAGMA user_version");
-  if (!version) return std::unexpected(unreadable(probe, version.error()));
+  if (!version) return failed(version.error());
   const auto application = probe.scalar("PRAGMA application_id");
-  if (!application) return std::unexpected(unreadable(probe, application.error()));
+  if (!application) return failed(application.error());
   const auto objects = probe.scalar("SELECT count(*) FROM sqlite_schema");
-  if (!objects) return std::unexpected(unreadable(probe, objects.error()));
+  if (!objects) return failed(objects.error());
   if (*version > latest_schema_version()) {
-    return std::unexpected(Error{
+    return {std::unexpected(Error{
         ErrorCode::invalid_input,
         fmt::format("{} was written by a newer gpumeter (schema {}; this one knows up to {}); it "
                     "was not modified",
-                    path.string(), *version, latest_schema_version())});
+                    path.string(), *version, latest_schema_version())})};
   }
   if (*application != 0 && *application != kApplicationId)
-    return std::unexpected(not_a_database(path, "it belongs to another application"));
+    return {std::unexpected(not_a_database(path, "it belongs to another application"))};
   if (*version == 0 && *objects > 0)
-    return std::unexpected(not_a_database(path, "it is an SQLite database of something else"));
-  return *version;
+    return {std::unexpected(not_a_database(path, "it is an SQLite database of something else"))};
+  return {*version};
 }
 
 std::expected<std::string, Error> configure(sqlite::Connection& connection,
@@ -145,8 +155,11 @@ std::expected<Store, Error> Store::open_for_writing(const fs::path& path,
                                                     const OpenOptions& options) {
   auto prepared = prepare_database_path(path, options.owner);
   if (!prepared) return std::unexpected(std::move(prepared.error()));
-  if (auto probed = probe(*prepared, options.busy_timeout); !probed)
-    return std::unexpected(std::move(probed.error()));
+  Probe probed = probe(*prepared, SQLITE_OPEN_READONLY, options.busy_timeout);
+  // SQLite's recovery only brings back the last commit, so the second look writes nothing of ours
+  // either.
+  if (probed.needs_recovery) probed = probe(*prepared, SQLITE_OPEN_READWRITE, options.busy_timeout);
+  if (!probed.version) return std::unexpected(std::move(probed.version.error()));
   auto connection = sqlite::Connection::open(*prepared, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   if (!connection) return std::unexpected(std::move(connection.error()));
   auto state = std::make_unique<State>();
@@ -174,8 +187,16 @@ std::expected<Store, Error> Store::open_for_reading(const fs::path& path,
                                                     const OpenOptions& options) {
   auto checked = check_database_for_reading(path);
   if (!checked) return std::unexpected(std::move(checked.error()));
-  auto version = probe(*checked, options.busy_timeout);
-  if (!version) return std::unexpected(std::move(version.error()));
+  Probe probed = probe(*checked, SQLITE_OPEN_READONLY, options.busy_timeout);
+  if (probed.needs_recovery) {
+    return std::unexpected(Error{
+        ErrorCode::invalid_input,
+        fmt::format("{} was left mid-transaction by a writer that stopped (killed, or the power "
+                    "failed): open it for writing once (start the daemon) to recover it",
+                    checked->string())});
+  }
+  const auto& version = probed.version;
+  if (!version) return std::unexpected(version.error());
   if (*version < latest_schema_version()) {
     return std::unexpected(
         Error{ErrorCode::invalid_input,
@@ -259,6 +280,16 @@ std::expected<std::vector<std::string>, Error> Store::integrity_check() {
 
 std::expected<void, Error> Store::checkpoint() {
   return connection().exec("PRAGMA wal_checkpoint(PASSIVE)");
+}
+
+std::optional<std::uint64_t> sqlite_memory_bytes() noexcept {
+  sqlite3_int64 current = 0;
+  sqlite3_int64 highest = 0;
+  if (sqlite3_status64(SQLITE_STATUS_MEMORY_USED, &current, &highest, 0) != SQLITE_OK ||
+      highest == 0) {
+    return std::nullopt;  // statistics off: nothing was ever counted
+  }
+  return static_cast<std::uint64_t>(current);
 }
 
 }  // namespace gpumeter::store

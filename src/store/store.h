@@ -115,4 +115,8 @@ class Store {
 // The application_id gpumeter stamps in its database header ("gpmt").
 inline constexpr std::int64_t kApplicationId = 0x67706D74;
 
+// The memory SQLite holds in this process, over every connection (page caches, schemas,
+// prepared statements); absent where the library was built without its memory statistics.
+std::optional<std::uint64_t> sqlite_memory_bytes() noexcept;
+
 }  // namespace gpumeter::store

@@ -140,7 +140,7 @@ std::string usage_sql(const UsageQuery& query, const std::vector<Segment>& parts
       "MAX(s.peak), COUNT(DISTINCT l.host_id || '/' || l.pid || '/' || l.start_time_us), "
       "SUM(s.unknown) / 3600.0, MAX(CASE WHEN s.unknown > 0 THEN l.sm_unknown_reason END) "
       "FROM slices s JOIN ledger l ON l.id = s.process_id {}"
-      "WHERE (?3 IS NULL OR l.user = ?3) {}{}{})",
+      "WHERE (?3 IS NULL OR l.user = ?3) {}{}{}) LIMIT ?5 OFFSET ?6",
       period != query.group_by.end() ? period_start(*period, query.local_time) : "NULL",
       slices_sql(parts), keys_sql(query.group_by, query.local_time), joins_sql(query),
       query.host ? "AND h.name = ?4 " : "", group.empty() ? "" : "GROUP BY " + group,
@@ -204,7 +204,10 @@ std::expected<std::vector<UsageRow>, Error> usage(Store& store, const UsageQuery
   auto statement = store.connection().prepare(
       usage_sql(query, segments(query.since_us, query.until_us, *pruned)));
   if (!statement) return std::unexpected(std::move(statement.error()));
-  statement->bind_all(query.since_us, query.until_us, query.user, query.host);
+  // SQLite reads a negative limit as none.
+  const auto limit = query.limit ? static_cast<std::int64_t>(*query.limit) : std::int64_t{-1};
+  statement->bind_all(query.since_us, query.until_us, query.user, query.host, limit,
+                      static_cast<std::int64_t>(query.offset));
   std::vector<UsageRow> rows;
   for (;;) {
     auto row = statement->step();

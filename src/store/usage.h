@@ -35,6 +35,10 @@ struct UsageQuery {
   bool local_time = false;
   std::optional<std::string> user;  // only this user's processes
   std::optional<std::string> host;  // only this host's
+  // A page of the rows, in their order: at most `limit` of them (all when absent), after the
+  // first `offset`. The aggregation still runs over the whole window; only the page is kept.
+  std::optional<std::size_t> limit;
+  std::size_t offset = 0;
 };
 
 struct UsageRow {

@@ -32,7 +32,13 @@ std::size_t drop_oldest(std::deque<T>& queue, std::size_t excess) {
 
 }  // namespace
 
-Writer::Writer(Store& store, WriterConfig config) : store_(store), config_(config) {}
+Writer::Writer(Store& store, WriterConfig config) : store_(&store), config_(config) {}
+
+Writer::Writer(WriterConfig config) : config_(config) {}
+
+void Writer::attach(Store& store) noexcept {
+  store_ = &store;
+}
 
 template <class Record>
 std::expected<void, Error> Writer::validated(const Record& record) {
@@ -109,12 +115,19 @@ std::expected<WriteReport, Error> Writer::flush() {
   Batch batch;
   {
     const std::lock_guard lock(mutex_);
+    if (store_ == nullptr) {
+      Error error{ErrorCode::io, "no database is open"};
+      ++state_.failed_flushes;
+      ++state_.consecutive_failures;
+      state_.last_error = error.message;
+      return std::unexpected(std::move(error));
+    }
     batch = take();
     flushing_rows_ = batch.rows();
   }
   if (batch.empty()) return WriteReport{};
   // The transaction runs without the lock, so that adds never wait for the disk.
-  auto report = write(store_, batch);
+  auto report = write(*store_, batch);
   const std::lock_guard lock(mutex_);
   flushing_rows_ = 0;
   if (!report) {

@@ -4,8 +4,11 @@
 // and state() says so. The queue is bounded: past max_queued_rows the oldest device samples
 // go first, then the oldest process intervals, then the oldest tasks, each counted.
 //
-// add() and state() may be called from any thread; flush() from one thread at a time, the one
-// that owns the Store.
+// A writer may start without a store (the daemon's database could not be opened yet): records
+// queue, bounded as above, until attach() gives it one; flushes before that fail and keep them.
+//
+// add() and state() may be called from any thread; flush() and attach() from one thread at a
+// time, the one that owns the Store.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +54,11 @@ class Writer {
  public:
   // The store must outlive the writer.
   explicit Writer(Store& store, WriterConfig config = {});
+  // Without a store until attach().
+  explicit Writer(WriterConfig config);
+
+  // Writes to `store` from the next flush on; it must outlive the writer.
+  void attach(Store& store) noexcept;
 
   // Queues a record; a device record replaces a queued one of the same GPU.
   // Errors: invalid_input from validate() (the record is not queued, and counted).
@@ -66,7 +74,7 @@ class Writer {
   void set_recorded_until(TimeUs until_us);
 
   // Writes everything queued in one transaction; nothing to write is a success that touches
-  // nothing. Errors: those of write(); the records stay queued.
+  // nothing. Errors: those of write(), and io before attach(); the records stay queued.
   std::expected<WriteReport, Error> flush();
 
   WriterState state() const;
@@ -93,7 +101,7 @@ class Writer {
   void put_back(Batch&& batch);  // caller holds mutex_
   void enforce_bound();          // caller holds mutex_
 
-  Store& store_;
+  Store* store_ = nullptr;
   WriterConfig config_;
   mutable std::mutex mutex_;
   Queue queue_;

@@ -28,47 +28,6 @@ Connection::Connection(int fd, Caller caller, const Limits& limits)
       stalled_after_(limits.stalled_ms),
       input_(limits.line_bytes) {}
 
-Connection::Connection(Connection&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
-      caller_(other.caller_),
-      pending_limit_(other.pending_limit_),
-      unsent_limit_(other.unsent_limit_),
-      stalled_after_(other.stalled_after_),
-      last_progress_(other.last_progress_),
-      ready_bytes_(other.ready_bytes_),
-      input_(std::move(other.input_)),
-      slots_(std::move(other.slots_)),
-      output_(std::move(other.output_)),
-      reading_(other.reading_),
-      closing_(other.closing_),
-      failed_(other.failed_),
-      peer_gone_(other.peer_gone_) {}
-
-Connection& Connection::operator=(Connection&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = std::exchange(other.fd_, -1);
-    caller_ = other.caller_;
-    pending_limit_ = other.pending_limit_;
-    unsent_limit_ = other.unsent_limit_;
-    stalled_after_ = other.stalled_after_;
-    last_progress_ = other.last_progress_;
-    ready_bytes_ = other.ready_bytes_;
-    input_ = std::move(other.input_);
-    slots_ = std::move(other.slots_);
-    output_ = std::move(other.output_);
-    reading_ = other.reading_;
-    closing_ = other.closing_;
-    failed_ = other.failed_;
-    peer_gone_ = other.peer_gone_;
-  }
-  return *this;
-}
-
-Connection::~Connection() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
 short Connection::events() const noexcept {
   short events = 0;
   if (reading_ && input_.wants_more() && output_.size() < kOutputBacklogBytes) events |= POLLIN;
@@ -78,7 +37,7 @@ short Connection::events() const noexcept {
 
 void Connection::receive() {
   std::array<char, kReadBytes> buffer{};
-  const ssize_t got = ::recv(fd_, buffer.data(), buffer.size(), MSG_DONTWAIT);
+  const ssize_t got = ::recv(fd_.get(), buffer.data(), buffer.size(), MSG_DONTWAIT);
   if (got > 0) {
     last_progress_ = std::chrono::steady_clock::now();
     input_.append({buffer.data(), static_cast<std::size_t>(got)});
@@ -155,7 +114,8 @@ void Connection::release_output() {
 void Connection::send() {
   flush_slots();
   while (!output_.empty() && !failed_) {
-    const ssize_t sent = ::send(fd_, output_.data(), output_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    const ssize_t sent =
+        ::send(fd_.get(), output_.data(), output_.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     if (sent < 0) {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) failed_ = true;
       return;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "core/unique_fd.h"
 #include "task/line_buffer.h"
 #include "task/service.h"
 
@@ -18,13 +19,13 @@ class Connection {
  public:
   // Takes ownership of the connected socket `fd`.
   Connection(int fd, Caller caller, const Limits& limits);
-  Connection(Connection&& other) noexcept;
-  Connection& operator=(Connection&& other) noexcept;
+  Connection(Connection&& other) noexcept = default;
+  Connection& operator=(Connection&& other) noexcept = default;
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
-  ~Connection();
+  ~Connection() = default;
 
-  int fd() const noexcept { return fd_; }
+  int fd() const noexcept { return fd_.get(); }
   // What to poll for: input while it may read more, output while some is unsent.
   short events() const noexcept;
 
@@ -69,7 +70,7 @@ class Connection {
   void release_output();
   void drop();
 
-  int fd_ = -1;
+  UniqueFd fd_;
   Caller caller_;
   std::size_t pending_limit_ = 0;
   std::size_t unsent_limit_ = 0;

@@ -25,9 +25,32 @@ double seconds_between(std::int64_t begin_us, std::int64_t end_us) {
   return static_cast<double>(std::max<std::int64_t>(end_us - begin_us, 0)) / kUsPerSecond;
 }
 
+// What the process lists said at an edge of the GPU; absent when they were not read there.
+std::optional<std::uint64_t> held_on(const Maybe<GpuMemoryHeld>& held, std::uint32_t device) {
+  if (!held) return std::nullopt;
+  const auto it = held->find(device);
+  if (it == held->end()) return std::nullopt;
+  return it->second;
+}
+
+// Each GPU's memory at start and at end from the process lists read at both edges; the peak
+// is at least both (the rounds between may have seen neither).
+void apply_gpu_memory(const Task& task, TaskFigures& figures) {
+  for (GpuUsage& gpu : figures.usage.gpus) {
+    const auto at_start = held_on(task.begin_edge.gpu_memory, gpu.device);
+    const auto at_end = held_on(task.end_edge.gpu_memory, gpu.device);
+    if (!at_start || !at_end) continue;
+    gpu.memory.at_start_bytes = *at_start;
+    gpu.memory.at_end_bytes = *at_end;
+    gpu.memory.peak_bytes = std::max({gpu.memory.peak_bytes.value_or(0), *at_start, *at_end});
+    figures.gpu_memory_at_edges.insert(gpu.device);
+  }
+}
+
 }  // namespace
 
 void apply_edges(const Task& task, TaskFigures& figures) {
+  apply_gpu_memory(task, figures);
   HostUsage& host = figures.usage.host;
   std::string_view source = "series";
   if (const auto cpu = cpu_edges(task, source)) {

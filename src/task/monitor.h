@@ -20,6 +20,8 @@ struct EdgeReading {
   // The resident high-water mark as read (before a reset, when one was asked for).
   Maybe<std::uint64_t> peak_rss_bytes = std::unexpected(Unavailable::no_data);
   bool peak_reset = false;  // the mark was reset to the resident amount after it was read
+  // GPU memory from the driver's process lists, read now.
+  Maybe<GpuMemoryHeld> gpu_memory = std::unexpected(Unavailable::no_data);
 };
 
 class Monitor {
@@ -38,7 +40,7 @@ class Monitor {
   // Also forgets what read_edge() kept of the process. A key that is not watched is ignored.
   virtual void unwatch(const ProcessKey& key) = 0;
 
-  // Reads the process's CPU times, resident memory and high-water mark now, and with
+  // Reads the process's CPU times, resident memory, high-water mark and GPU memory now, and with
   // `reset_peak` then resets the mark (so that the next reading's mark is the peak since
   // now). Figures that cannot be read are absent with their reason.
   virtual EdgeReading read_edge(const ProcessKey& key, bool reset_peak) = 0;

@@ -101,7 +101,7 @@ Task Registry::close(std::map<TaskId, Task>::iterator open, TimeUs end_us, bool 
 }
 
 std::expected<Task, ReplyError> Registry::end(TaskId id, const Caller& caller, TimeUs end_us,
-                                              HostEdge edge) {
+                                              TaskEdge edge) {
   const auto open = open_.find(id);
   if (open == open_.end()) {
     return std::unexpected(

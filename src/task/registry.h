@@ -59,7 +59,7 @@ class Registry {
   // Ends an open task at end_us with what was read at its end: it becomes `ending`. Only the
   // owning process or root may. Errors: unknown_task, not_permitted.
   std::expected<Task, ReplyError> end(TaskId id, const Caller& caller, TimeUs end_us,
-                                      HostEdge edge = {});
+                                      TaskEdge edge = {});
 
   // The open task `id`; null when there is none.
   const Task* find_open(TaskId id) const;

@@ -40,12 +40,13 @@ EdgeReading SamplerMonitor::read_edge(const ProcessKey& key, bool reset_peak) {
   const auto known = start_ticks_.try_emplace(key, ticks.value_or(0)).first;
   if (!ticks || *ticks != known->second) {
     const auto gone = std::unexpected(Unavailable::process_gone);
-    return EdgeReading{gone, gone, gone, false};
+    return EdgeReading{gone, gone, gone, false, gone};
   }
+  edge.gpu_memory = sampler_.gpu_memory_now(key.pid);
   const auto usage = procfs_.usage(key.pid, UsageDetail::with_peak);
   if (!usage) {
     const auto absent = std::unexpected(usage.error());
-    return EdgeReading{absent, absent, absent, false};
+    return EdgeReading{absent, absent, absent, false, std::move(edge.gpu_memory)};
   }
   edge.cpu = CpuTimes{usage->cpu_user_us, usage->cpu_system_us};
   edge.rss_bytes = usage->rss_bytes;

@@ -112,7 +112,7 @@ Outcome Service::begin(const RequestId& id, const BeginRequest& request, const C
   if (!task) return refused(id, std::move(task.error()));
   task->begin_us = now_us;
   const EdgeReading reading = read_edge(task->owner, true);
-  task->begin_edge = HostEdge{request.rusage, reading.cpu, reading.rss_bytes};
+  task->begin_edge = TaskEdge{request.rusage, reading.cpu, reading.rss_bytes, reading.gpu_memory};
   // After the reset the mark is the resident amount, the start of this task's peak.
   if (reading.peak_reset) task->peak_rss_bytes = reading.rss_bytes.value_or(0);
   const ProcessKey owner = task->owner;
@@ -129,7 +129,7 @@ Outcome Service::begin(const RequestId& id, const BeginRequest& request, const C
 Outcome Service::end(const RequestId& id, const EndRequest& request, const Caller& caller,
                      TimeUs now_us) {
   const Task* open = registry_.find_open(request.task);
-  HostEdge edge;
+  TaskEdge edge;
   if (open != nullptr) {
     const bool own = caller.key == open->owner;
     if (request.rusage && !own) {
@@ -139,7 +139,7 @@ Outcome Service::end(const RequestId& id, const EndRequest& request, const Calle
                                     {}});
     }
     const EdgeReading reading = read_edge(open->owner, false);
-    edge = HostEdge{request.rusage, reading.cpu, reading.rss_bytes};
+    edge = TaskEdge{request.rusage, reading.cpu, reading.rss_bytes, reading.gpu_memory};
   }
   auto ended = registry_.end(request.task, caller, now_us, std::move(edge));
   if (!ended) return refused(id, std::move(ended.error()));

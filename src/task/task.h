@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -31,13 +32,15 @@ struct CpuTimes {
   friend bool operator==(const CpuTimes&, const CpuTimes&) = default;
 };
 
-// What the daemon knows of the owner's CPU and memory at a task's edge: what the client sent
-// of its own CPU time with the request (getrusage, exact to the µs), and what the daemon read
-// from procfs when the request arrived (CPU in clock ticks; resident memory exact to the page).
-struct HostEdge {
+// What the daemon knows of the owner at a task's edge: what the client sent of its own CPU
+// time with the request (getrusage, exact to the µs), what the daemon read from procfs when
+// the request arrived (CPU in clock ticks; resident memory exact to the page), and the GPU
+// memory the driver's process lists gave at that moment.
+struct TaskEdge {
   std::optional<CpuTimes> reported;  // the client's own figure; only for its own tasks
   Maybe<CpuTimes> read = std::unexpected(Unavailable::no_data);
   Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::no_data);
+  Maybe<GpuMemoryHeld> gpu_memory = std::unexpected(Unavailable::no_data);
 };
 
 enum class TaskState : std::uint8_t {
@@ -56,6 +59,9 @@ struct TaskFigures {
   Maybe<std::uint64_t> rss_at_end_bytes = std::unexpected(Unavailable::no_data);
   std::string_view cpu_source = "series";       // "client", "procfs" or "series"
   std::string_view peak_rss_source = "series";  // "high_water_mark" or "series"
+  // The GPUs (by DeviceIdentity::index) whose memory at start and at end was read from the
+  // process lists when the requests arrived; the others' is the series' (the nearest rounds).
+  std::set<std::uint32_t> gpu_memory_at_edges;
 };
 
 struct Task {
@@ -69,8 +75,8 @@ struct Task {
   bool abandoned = false;  // its process exited with the task open
   TimeUs begin_us = 0;
   std::optional<TimeUs> end_us;  // set once ended
-  HostEdge begin_edge;
-  HostEdge end_edge;
+  TaskEdge begin_edge;
+  TaskEdge end_edge;
   // The owner's resident high-water mark was reset when the task began (clear_refs), so the
   // highest mark read while it was open is its peak; absent when the reset failed.
   std::optional<std::uint64_t> peak_rss_bytes;

@@ -15,13 +15,15 @@ json optional_json(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
-json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>& uuids) {
+json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>& uuids,
+              std::string_view memory_source) {
   const auto uuid = uuids.find(usage.device);
   json gpu{{"index", usage.device},
            {"uuid", uuid == uuids.end() ? json(nullptr) : json(uuid->second)},
            {"unavailable", json::object()}};
   put_engine_figures(gpu, usage, kAllEngines);
   put_memory_and_energy(gpu, usage);
+  gpu["memory_source"] = memory_source;
   gpu["sample_period_us"] = usage.confidence.sample_period_us;
   gpu["coverage"] = usage.confidence.coverage;
   gpu["shorter_than_sample_period"] = usage.confidence.shorter_than_sample_period;
@@ -74,7 +76,10 @@ std::string_view to_string(TaskState state) noexcept {
 
 json figures_json(const TaskFigures& figures) {
   json gpus = json::array();
-  for (const GpuUsage& gpu : figures.usage.gpus) gpus.push_back(gpu_json(gpu, figures.gpu_uuids));
+  for (const GpuUsage& gpu : figures.usage.gpus) {
+    const bool at_edges = figures.gpu_memory_at_edges.contains(gpu.device);
+    gpus.push_back(gpu_json(gpu, figures.gpu_uuids, at_edges ? "edges" : "series"));
+  }
   return json{{"gpus", std::move(gpus)}, {"host", host_json(figures)}};
 }
 

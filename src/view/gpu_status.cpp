@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <span>
 
-#include "host/command_name.h"
+#include "view/command_name.h"
 
 namespace gpumeter::view {
 namespace {
@@ -103,7 +103,7 @@ Maybe<std::string> full_command(const Maybe<HostProcess>& host) {
 
 Maybe<std::string> brief_command(const Maybe<HostProcess>& host) {
   return command_of(host,
-                    [](const std::vector<std::string>& argv) { return host::short_command(argv); });
+                    [](const std::vector<std::string>& argv) { return view::short_command(argv); });
 }
 
 }  // namespace gpumeter::view

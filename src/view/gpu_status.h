@@ -48,7 +48,7 @@ std::optional<TimeUs> oldest_start(const Device& device, const HostProcesses& ho
 // and zombies have an empty command line), else the reason neither is known.
 Maybe<std::string> full_command(const Maybe<HostProcess>& host);
 
-// host::short_command of the command line, else comm, else the reason neither is known.
+// view::short_command of the command line, else comm, else the reason neither is known.
 Maybe<std::string> brief_command(const Maybe<HostProcess>& host);
 
 }  // namespace gpumeter::view

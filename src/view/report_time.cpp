@@ -6,7 +6,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "view/duration.h"
+#include "core/duration.h"
 
 namespace gpumeter::view {
 namespace {
@@ -100,7 +100,7 @@ std::optional<TimeUs> parse_report_time(std::string_view text, TimeUs now_us) {
   if (text == "now") return now_us;
   if (text == "today") return period_start(CalendarPeriod::day, now_us);
   if (const auto date = parse_local_date(text)) return date;
-  const auto ago = parse_duration(text);
+  const auto ago = parse_whole_seconds(text);
   // Past 100,000,000,000 s (about 3,200 years) the µs would overflow.
   if (!ago || ago->count() > 100'000'000'000) return std::nullopt;
   return now_us - ago->count() * 1'000'000;

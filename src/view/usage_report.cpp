@@ -7,6 +7,8 @@ namespace {
 
 std::expected<store::UsageRow, Error> total(store::Store& store, store::UsageQuery query) {
   query.group_by.clear();
+  query.limit.reset();  // the whole window's one row, whatever page the rows are
+  query.offset = 0;
   auto rows = store::usage(store, query);
   if (!rows) return std::unexpected(std::move(rows.error()));
   return rows->empty() ? store::UsageRow{} : rows->front();

@@ -5,8 +5,7 @@
 #include <sstream>
 #include <vector>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::bar_chart_test {
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -62,5 +61,4 @@ TEST(BarChart, PaintsBarsAndMarkersOnlyWithColour) {
   EXPECT_EQ(render_bar_chart("t", bars, 30, false).find('\x1b'), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::bar_chart_test

@@ -14,8 +14,7 @@
 #include "cli/run_cli.h"
 #include "cli/terminal.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::commands_test {
 
 std::string scenario() {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
@@ -140,5 +139,4 @@ TEST_F(Commands, InfoJsonHasOneEntryPerGpu) {
   EXPECT_EQ(info[1]["mem_used"], 893);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::commands_test

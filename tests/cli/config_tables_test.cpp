@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::config_tables_test {
 
 std::string error_of(std::string_view text) {
   const auto tables = parse_config_tables(text, "fleet.toml");
@@ -70,5 +69,4 @@ TEST(ConfigTables, TheSameKeyInTwoTablesIsFine) {
   EXPECT_EQ(error_of("[[agent]]\nurl = \"self\"\n[[agent]]\nurl = \"self\"\n"), "no error");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::config_tables_test

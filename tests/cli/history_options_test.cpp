@@ -12,8 +12,7 @@
 
 #include "cli/daemon_options.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::history_options_test {
 
 using std::chrono::milliseconds;
 
@@ -177,5 +176,4 @@ TEST(ExampleConfig, ServesTheDaemonAndRecord) {
   EXPECT_EQ(settings->record_interval, milliseconds(60'000));
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::history_options_test

@@ -4,8 +4,7 @@
 
 #include "sample_snapshot.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::humanize_test {
 
 using testing::kGiB;
 using testing::kMiB;
@@ -54,5 +53,4 @@ TEST(FormatWhole, RoundsAndAppendsTheUnit) {
   EXPECT_EQ(format_whole(std::unexpected(Unavailable::gpu_lost), "%"), "N/A");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::humanize_test

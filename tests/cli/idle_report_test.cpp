@@ -4,8 +4,7 @@
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::idle_report_test {
 
 constexpr TimeUs kMinute = 60'000'000;
 constexpr TimeUs kHour = 60 * kMinute;
@@ -80,5 +79,4 @@ TEST(IdleCsv, KeysAsInTheJson) {
             "2026-11-03T00:00:00Z,2026-11-03T06:00:00Z,21600,0,ended\n");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::idle_report_test

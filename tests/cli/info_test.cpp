@@ -4,8 +4,7 @@
 
 #include "sample_snapshot.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::info_test {
 
 using testing::sample_snapshot;
 
@@ -54,5 +53,4 @@ TEST(InfoTable, ZeroGpus) {
   EXPECT_EQ(render_info_table(snapshot, false), "GPU  NAME  UUID  MEMORY  USED\nno GPUs found\n");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::info_test

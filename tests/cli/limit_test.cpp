@@ -17,8 +17,7 @@
 #include "cli/limit_state.h"
 #include "cli/run_cli.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::limit_test {
 
 namespace fs = std::filesystem;
 
@@ -229,5 +228,4 @@ TEST(LimitCommand, HelpListsTheOptionsAndErrorsAreOneLine) {
             "(0, 100]\n");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::limit_test

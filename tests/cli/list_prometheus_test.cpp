@@ -7,8 +7,7 @@
 
 #include "cli/run_cli.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::list_prometheus_test {
 
 Result list_prometheus(const std::vector<std::string>& extra = {}) {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
@@ -60,5 +59,4 @@ TEST(ListPrometheus, RefusesOptionsThatDoNotGoWithIt) {
   EXPECT_EQ(bad.out, "");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::list_prometheus_test

@@ -8,8 +8,7 @@
 
 #include "sample_snapshot.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::list_table_test {
 
 using testing::sample_snapshot;
 
@@ -127,5 +126,4 @@ TEST_F(ListTable, UnknownDriverVersionsPrintNa) {
             "node1  driver N/A  CUDA N/A  2024-05-01 12:00:00");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::list_table_test

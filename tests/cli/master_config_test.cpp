@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::master_config_test {
 
 using namespace std::chrono_literals;
 
@@ -166,12 +165,6 @@ TEST(MasterConfig, UnreadableFileSaysSo) {
             "/nonexistent/master.toml: cannot read: No such file or directory");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
-
-namespace gpumeter::cli {
-namespace {
-
 TEST(MasterConfigExample, TheShippedExampleReads) {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
   const auto config =
@@ -185,5 +178,4 @@ TEST(MasterConfigExample, TheShippedExampleReads) {
   EXPECT_FALSE(config->options.listen);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::master_config_test

@@ -10,8 +10,7 @@
 
 #include "cli/daemon_options.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::metrics_option_test {
 
 const task::SocketEnvironment kUser{nullptr, "/run/user/1000", false};
 
@@ -77,5 +76,4 @@ TEST_F(MetricsConfig, RecordOnceIgnoresIt) {
   EXPECT_NE(std::ranges::find(kDaemonOnlyKeys, "metrics-processes"), kDaemonOnlyKeys.end());
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::metrics_option_test

@@ -9,8 +9,7 @@
 #include "cli/cli.h"
 #include "cli/run_cli.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::options_test {
 
 Result run_with(const std::vector<std::string>& args) {
   return run_cli(args);
@@ -90,5 +89,4 @@ TEST(Options, GlobalOptionsMayFollowTheSubcommand) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::options_test

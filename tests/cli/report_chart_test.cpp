@@ -5,8 +5,7 @@
 #include "cli/sample_report.h"
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::report_chart_test {
 
 TEST(ReportChart, ThreeFiguresWithAlignedLabelsAndQuotaMarks) {
   const testing::TimeZone utc("UTC0");
@@ -42,5 +41,4 @@ TEST(ReportChart, NothingRecorded) {
             "no usage recorded between 2026-11-01 00:00 and 2026-12-01 00:00 UTC\n");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::report_chart_test

@@ -4,8 +4,7 @@
 
 #include "store/temp_dir.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::report_database_test {
 
 namespace fs = std::filesystem;
 
@@ -64,5 +63,4 @@ TEST(ReportDatabase, AForeignFileIsRefusedAsBadInput) {
   EXPECT_NE(opened.error().message.find("is not a gpumeter database"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::report_database_test

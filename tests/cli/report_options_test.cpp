@@ -4,8 +4,7 @@
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::report_options_test {
 
 using store::GroupBy;
 
@@ -104,5 +103,4 @@ TEST(ReportOptions, RefusesWhatDoesNotFit) {
             "--max-sm: expected a percentage from 0 to 100");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::report_options_test

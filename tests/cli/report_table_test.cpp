@@ -5,8 +5,7 @@
 #include "cli/sample_report.h"
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::report_table_test {
 
 using testing::sample_report;
 
@@ -148,5 +147,4 @@ TEST(OverQuota, OneLinePerUserAndPeriod) {
   EXPECT_EQ(render_over_quota({}), "");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::report_table_test

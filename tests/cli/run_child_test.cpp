@@ -14,8 +14,7 @@
 #include "cli/run_signals.h"
 #include "cli/run_supervise.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::run_child_test {
 
 sigset_t current_mask() {
   sigset_t mask;
@@ -121,5 +120,4 @@ TEST_F(Supervise, ASignalSentToUsGoesOnToTheCommand) {
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::run_child_test

@@ -10,8 +10,7 @@
 
 #include "cli/run_cli.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::run_options_test {
 
 // A root whose sys/devices/system/cpu/online says `online`.
 class Machine {
@@ -137,5 +136,4 @@ TEST(RunOptions, TheSubcommandIsRegisteredAndHelpSaysCpuMaxIsNotPerCore) {
   EXPECT_NE(missing.err.find("command is required"), std::string::npos) << missing.err;
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::run_options_test

@@ -12,8 +12,7 @@
 #include "cli/run_json.h"
 #include "cli/run_summary.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::run_report_test {
 
 GpuUsage busy_gpu() {
   GpuUsage usage;
@@ -182,5 +181,4 @@ TEST(RunJson, KeysAreThoseOfThePublishedSchema) {
   EXPECT_EQ(schema["properties"]["schema_version"]["const"], kRunSchemaVersion);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::run_report_test

@@ -8,7 +8,7 @@ namespace gpumeter::cli::testing {
 
 inline constexpr TimeUs kNov1 = 1'793'491'200'000'000;  // 2026-11-01T00:00:00Z
 inline constexpr TimeUs kDec1 = kNov1 + 30LL * 86'400'000'000;
-inline constexpr std::uint64_t kGiB = 1ULL << 30;
+inline constexpr std::uint64_t kBytesPerGiB = 1ULL << 30;
 
 inline store::UsageRow usage_row(std::string user, double gpu_hours, double busy_hours, double kwh,
                                  std::uint64_t peak, std::int64_t processes) {
@@ -27,10 +27,10 @@ inline view::UsageReport sample_report(bool with_quota) {
                            .since_us = kNov1,
                            .until_us = kDec1,
                            .group_by = {store::GroupBy::user, store::GroupBy::month}};
-  report.rows = {usage_row("ada", 4, 1.5, 0.6, 4 * kGiB, 2),
-                 usage_row("bob", 12.5, 12, 3.61, 8 * kGiB, 2),
-                 usage_row("", 0.5, 0, 0.01, kGiB, 1)};
-  report.total = usage_row("", 17, 13.5, 4.22, 8 * kGiB, 5);
+  report.rows = {usage_row("ada", 4, 1.5, 0.6, 4 * kBytesPerGiB, 2),
+                 usage_row("bob", 12.5, 12, 3.61, 8 * kBytesPerGiB, 2),
+                 usage_row("", 0.5, 0, 0.01, kBytesPerGiB, 1)};
+  report.total = usage_row("", 17, 13.5, 4.22, 8 * kBytesPerGiB, 5);
   report.total.period.clear();
   report.total.period_start_us.reset();
   if (!with_quota) return report;

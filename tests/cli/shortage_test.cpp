@@ -4,8 +4,7 @@
 
 #include "sample_snapshot.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::shortage_test {
 
 using testing::sample_snapshot;
 
@@ -54,5 +53,4 @@ TEST(Reserved, SomeTakenByOthers) {
             "other `gpumeter available` calls");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::shortage_test

@@ -4,8 +4,7 @@
 
 #include "cli/sources.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::simulate_test {
 
 TEST(Simulate, LibraryLiesUnderLibNextToBin) {
   EXPECT_EQ(simulated_library_path("/opt/gpumeter/bin/gpumeter"),
@@ -22,5 +21,4 @@ TEST(Sources, NvmlIsTheDefaultSource) {
   EXPECT_NE(sources[0].open, nullptr);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::simulate_test

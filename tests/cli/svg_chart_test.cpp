@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::svg_chart_test {
 
 std::size_t count(const std::string& text, std::string_view what) {
   std::size_t n = 0;
@@ -62,5 +61,4 @@ TEST(StackedSvg, SaysWhenThereIsNothing) {
   EXPECT_NE(svg.find(">no usage recorded</text>"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::svg_chart_test

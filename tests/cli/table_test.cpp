@@ -4,8 +4,7 @@
 
 #include <array>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::table_test {
 
 const std::array<Column, 3> kColumns{{{"ID", Align::right}, {"NAME"}, {"NOTE"}}};
 
@@ -34,5 +33,4 @@ TEST(Table, WidthCountsCodePointsNotBytes) {
   EXPECT_EQ(render_table(kColumns, rows, false), "ID  NAME   NOTE\n 1  Grüße  x\n");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::table_test

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::terminal_test {
 
 TEST(Colors, OnlyOnATerminal) {
   EXPECT_TRUE(colors_wanted(false, nullptr, true));
@@ -35,5 +34,4 @@ TEST(TerminalWidth, ColumnsThenTheTerminalThen80) {
   EXPECT_EQ(terminal_width(nullptr, false), 80U);
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::terminal_test

@@ -6,8 +6,7 @@
 
 #include <ctime>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::time_argument_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kNow = 1'767'225'600 * kSecond;  // 2026-01-01T00:00:00Z
@@ -46,5 +45,4 @@ TEST_F(TimeArgument, AnythingElseIsRefused) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::time_argument_test

@@ -4,8 +4,7 @@
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::usage_keys_test {
 
 using store::GroupBy;
 
@@ -59,5 +58,4 @@ TEST(Cut, CountsCodePoints) {
   EXPECT_EQ(cut("日本語のコマンド", 4), "日本語…");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::usage_keys_test

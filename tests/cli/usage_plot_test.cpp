@@ -5,8 +5,7 @@
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::usage_plot_test {
 
 constexpr TimeUs kHour = 3'600'000'000;
 constexpr TimeUs kDay = 24 * kHour;
@@ -82,5 +81,4 @@ TEST_F(UsagePlot, TenUsersAreAllShown) {
   EXPECT_EQ(chart.series[9].name, "(unknown user)");
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::usage_plot_test

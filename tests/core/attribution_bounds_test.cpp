@@ -13,8 +13,7 @@
 
 #include "core/attribution.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::attribution_bounds_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kSecond = 1'000'000;
@@ -319,5 +318,4 @@ TEST(AttributionBounds, TheCoarseTierBoundsHoldTheTruthWithBucketsAsPeriods) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::attribution_bounds_test

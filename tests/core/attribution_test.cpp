@@ -7,8 +7,7 @@
 #include <functional>
 #include <vector>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::attribution_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kSecond = 1'000'000;
@@ -442,5 +441,4 @@ TEST(Attribution, AnEmptyWindowIsAnError) {
   EXPECT_EQ(result.error().code, ErrorCode::invalid_input);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::attribution_test

@@ -11,8 +11,7 @@
 
 #include "core/attribution.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::attribution_tiers_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;  // a whole second
 constexpr TimeUs kSecond = 1'000'000;
@@ -249,5 +248,4 @@ TEST(AttributionTiers, ChangeOnlyStorageGivesTheFiguresOfEveryReading) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::attribution_tiers_test

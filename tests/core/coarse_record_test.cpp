@@ -14,8 +14,7 @@
 #include "core/packed_gpu_records.h"
 #include "core/utilization_series.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::coarse_record_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;  // a whole second
 constexpr TimeUs kSecond = 1'000'000;
@@ -195,12 +194,6 @@ TEST(UtilizationSeries, RefusesRecordsWhoseBucketHasNoNumber) {
   EXPECT_TRUE(series.fine().empty());
 }
 
-}  // namespace
-}  // namespace gpumeter
-
-namespace gpumeter {
-namespace {
-
 constexpr TimeUs kMaxSpan = FineGpuRecords::kMaxSpanUs;
 
 TEST(FineGpuRecords, KeepsExactTimesAndFindsThem) {
@@ -274,5 +267,4 @@ TEST(UtilizationSeries, ALongFineHorizonFoldsEarlyRatherThanLoseARecord) {
   EXPECT_EQ(series.coarse().front()[Engine::sm], 50);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::coarse_record_test

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::collect_test {
 
 class TwoProcessesOnOneGpu final : public GpuSource {
  public:
@@ -65,5 +64,4 @@ TEST(Collect, PassesSourceErrorsThrough) {
   EXPECT_EQ(exit_status(snapshot.error()), 2);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::collect_test

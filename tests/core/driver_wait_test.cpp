@@ -7,8 +7,7 @@
 
 #include <vector>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::driver_wait_test {
 
 using std::chrono::seconds;
 using Clock = std::chrono::steady_clock;
@@ -20,6 +19,12 @@ class OneGpu final : public GpuSource {
     GpuReading reading;
     reading.devices.emplace_back();
     return reading;
+  }
+  Maybe<std::map<std::uint32_t, std::uint64_t>> process_memory(
+      Pid pid, std::span<const std::uint32_t> devices) override {
+    std::map<std::uint32_t, std::uint64_t> held;
+    for (const std::uint32_t device : devices) held[device] = pid * 1000ULL;
+    return held;
   }
 };
 
@@ -67,6 +72,18 @@ TEST_F(DriverWaitTest, ADriverThereAtStartIsReadAtOnceAndSaysNothing) {
   EXPECT_EQ(wait.name(), "scripted");
 }
 
+TEST_F(DriverWaitTest, ProcessMemoryIsTheSourcesOnceTheDriverOpened) {
+  failures_left_ = 1;
+  DriverWait wait = make();
+  const std::vector<std::uint32_t> first{0};
+  EXPECT_EQ(wait.process_memory(7, first), std::unexpected(Unavailable::not_supported));
+  read_for(wait, 1);
+  ASSERT_TRUE(wait.status().up);
+  const auto held = wait.process_memory(7, first);
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->at(0), 7000U);
+}
+
 TEST_F(DriverWaitTest, TriesAgainAtDoublingDelaysUpToTheCap) {
   failures_left_ = 1'000;
   DriverWait wait = make();
@@ -105,5 +122,4 @@ TEST_F(DriverWaitTest, PicksTheGpusUpWhenTheDriverArrivesAndSaysSo) {
   EXPECT_EQ(log_[2], "the NVIDIA driver answers after 3 failed tries; reading the GPUs");
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::driver_wait_test

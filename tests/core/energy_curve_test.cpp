@@ -9,8 +9,7 @@
 #include "core/attribution.h"
 #include "core/series.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::energy_curve_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kPeriod = 250'000;
@@ -113,6 +112,54 @@ TEST(EnergyCurve, TheSplitAddsUpToTheShapedDeviceEnergy) {
               *use.device_joules, 1e-9);
 }
 
+// A board whose power steps from `low` to `high` W at `step` s, with counter readings every
+// second and power samples every 250 ms, each the mean over its period as drivers report it.
+Series stepping_board(double step, double low, double high) {
+  const auto joules = [&](double s) {
+    return 1000.0 + low * std::min(s, step) + high * std::max(s - step, 0.0);
+  };
+  Series series;
+  series.add_process_memory_sample(0, kA, {.time_us = at(0), .used_bytes = 1 << 20});
+  for (int s = 0; s <= 20; ++s) {
+    series.add_device_sample(0, {.time_us = at(s), .energy_joules = joules(s)});
+  }
+  std::vector<PowerSample> power;
+  for (TimeUs t = at(0.25); t <= at(20); t += kPeriod) {
+    const double end = static_cast<double>(t - kT0) / 1e6;
+    power.push_back({t, (joules(end) - joules(end - 0.25)) / 0.25});
+  }
+  series.add_power_samples(0, power);
+  return series;
+}
+
+TEST(EnergyCurve, AStepInsideAPowerPeriodIsPlacedWhereTheMeanPutsIt) {
+  // 100 W up to 10.6 s, 300 W after: the sample of (10.5, 10.75] says 220 W. An even spread of
+  // that period gives [10.6, 11] 108 J; the step it implies gives the truth, 120 J.
+  const Series rising = stepping_board(10.6, 100.0, 300.0);
+  EXPECT_NEAR(energy(rising, 10.6, 11.0).device_joules.value(), 120.0, 1e-6);
+  EXPECT_NEAR(energy(rising, 10.3, 10.6).device_joules.value(), 30.0, 1e-6);
+  EXPECT_NEAR(energy(rising, 10.55, 10.7).device_joules.value(), 5.0 + 30.0, 1e-6);
+  // And down again: 300 W up to 10.7 s, 50 W after.
+  const Series falling = stepping_board(10.7, 300.0, 50.0);
+  EXPECT_NEAR(energy(falling, 10.2, 10.7).device_joules.value(), 150.0, 1e-6);
+  EXPECT_NEAR(energy(falling, 10.7, 11.3).device_joules.value(), 30.0, 1e-6);
+  // The counter is kept at every reading whatever the shape.
+  EXPECT_NEAR(energy(rising, 10.0, 11.0).device_joules.value(), 60.0 + 120.0, 1e-9);
+}
+
+TEST(EnergyCurve, AStretchAboveOrBelowBothNeighboursIsTakenAsSteady) {
+  // A burst within one period: its mean is not between its neighbours', so no step is implied
+  // and the period's energy is spread evenly (the period's mean is all that is known).
+  Series series = readings(20);
+  std::vector<PowerSample> power;
+  for (TimeUs t = at(0.25); t <= at(20); t += kPeriod) {
+    power.push_back({t, t == at(10.75) ? 300.0 : 100.0});
+  }
+  series.add_power_samples(0, power);
+  // The counter's second (10, 11] is 200 J (joules_until): shaped as 100, 100, 300, 100 W.
+  EXPECT_NEAR(energy(series, 10.5, 10.625).device_joules.value(), 200.0 * 37.5 / 150.0, 1e-6);
+}
+
 TEST(EnergyCurve, PowerSamplesAreKeptForTheFineHorizonOnly) {
   Series series = board();
   const std::size_t held = series.device(0)->power().size();
@@ -124,5 +171,4 @@ TEST(EnergyCurve, PowerSamplesAreKeptForTheFineHorizonOnly) {
   EXPECT_GT(series.allocated_bytes(), 0U);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::energy_curve_test

@@ -6,8 +6,7 @@
 
 #include <cmath>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::held_time_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr std::uint64_t kGiB = 1ULL << 30;
@@ -107,5 +106,4 @@ TEST_F(HeldTimeTest, AnAmountKeptAcrossTheHorizonStillCounts) {
   EXPECT_DOUBLE_EQ(held_time(series_, kB, 1, between(20, 30)).seconds, 10.0);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::held_time_test

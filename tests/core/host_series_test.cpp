@@ -6,8 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::host_series_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kSecond = 1'000'000;
@@ -94,5 +93,4 @@ TEST(HostSeries, DroppingKeepsTheFiguresStillHeldWhileTheProcessIsRead) {
   EXPECT_TRUE(series.empty());
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::host_series_test

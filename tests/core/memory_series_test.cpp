@@ -7,8 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::memory_series_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kSecond = 1'000'000;
@@ -59,5 +58,4 @@ TEST(MemorySeries, AZeroAmountAfterTheProcessLeftIsForgotten) {
   EXPECT_TRUE(series.empty());  // no sample means 0 bytes too
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::memory_series_test

@@ -5,8 +5,7 @@
 #include <set>
 #include <string>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::metrics_test {
 
 TEST(Metrics, KeysAreUniqueAndCarryTheirUnit) {
   std::set<std::string_view> keys;
@@ -33,5 +32,4 @@ TEST(Metrics, LookupByKey) {
   EXPECT_FALSE(metric_by_key("no_such_metric").has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::metrics_test

@@ -15,8 +15,7 @@
 #include "core/sampler.h"
 #include "core/sampler_sim.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::sampler_energy_sim_test {
 
 using testing::SimulatedMachine;
 
@@ -160,5 +159,4 @@ TEST_F(SimulatedMachine, ThePeriodIsLearnedFromDeviceSamplesWhileProcessesIdle) 
   EXPECT_EQ(sampler.complete_after(time_us(3)), time_us(3.25));
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::sampler_energy_sim_test

@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,24 @@ class ScriptedGpus final : public GpuSource {
     return newer;
   }
 
+  // The scripted lists as they stand now, for the devices asked about (each call's devices are
+  // kept in memory_asked).
+  Maybe<std::map<std::uint32_t, std::uint64_t>> process_memory(
+      Pid pid, std::span<const std::uint32_t> devices) override {
+    std::lock_guard lock(mutex_);
+    memory_asked.emplace_back(devices.begin(), devices.end());
+    std::map<std::uint32_t, std::uint64_t> held;
+    for (const std::uint32_t index : devices) {
+      const Gpu& gpu = gpus.at(index);
+      if (!gpu.processes) continue;
+      std::uint64_t& bytes = held[index];
+      for (const GpuProcess& process : *gpu.processes) {
+        if (process.pid == pid) bytes = process.used_memory_bytes.value_or(0);
+      }
+    }
+    return held;
+  }
+
   // Holds the source's lock while `edit` changes the script (for the threaded test).
   template <class F>
   void edit(F&& f) {
@@ -80,6 +99,7 @@ class ScriptedGpus final : public GpuSource {
   std::vector<Gpu> gpus;
   bool fail = false;
   int reads = 0;
+  std::vector<std::vector<std::uint32_t>> memory_asked;
 
  private:
   Device device(std::uint32_t index) const {

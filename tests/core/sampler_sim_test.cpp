@@ -12,8 +12,7 @@
 
 #include "core/sampler.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::sampler_sim_test {
 
 using testing::SimulatedMachine;
 
@@ -244,5 +243,4 @@ TEST_F(SimulatedMachine, TheThreadSamplesTheSimulatorOnTheWallClock) {
   EXPECT_EQ(sampler.stats().utilization_drain.failures, 0U);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::sampler_sim_test

@@ -10,8 +10,7 @@
 
 #include "core/sampler_fakes.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::sampler_test {
 
 using testing::busy;
 using testing::on_gpu;
@@ -180,6 +179,25 @@ TEST_F(SamplerTest, AProcessLeavingTheListGetsOneZeroMemorySample) {
   EXPECT_EQ(memory_of(0, {10, kStart10}), (Samples{{kT0, kGiB}}));
   EXPECT_EQ(memory_read_at(0, {10, kStart10}), kT0 + 2 * kSecond);
   EXPECT_EQ(memory_read_at(0, {20, kStart20}), kT0 + kSecond);
+}
+
+TEST_F(SamplerTest, GpuMemoryNowReadsTheGpusTheNewestRoundListedTheProcessOn) {
+  using Held = std::map<std::uint32_t, std::uint64_t>;
+  EXPECT_EQ(sampler().gpu_memory_now(10), std::unexpected(Unavailable::no_data)) << "no round";
+  gpus_.gpus.resize(3);
+  gpus_.gpus[2].processes = std::vector<GpuProcess>{on_gpu(10, kGiB)};
+  round(kT0);
+  // Since the round, pid 10 grew on GPU 2 and took up GPU 1: GPU 1 is not read until a round
+  // lists it there.
+  gpus_.gpus[0].processes = std::vector<GpuProcess>{on_gpu(10, 3 * kGiB), on_gpu(20, 2 * kGiB)};
+  gpus_.gpus[1].processes = std::vector<GpuProcess>{on_gpu(10, kGiB)};
+  gpus_.gpus[2].processes = std::vector<GpuProcess>{on_gpu(10, 4 * kGiB)};
+  EXPECT_EQ(sampler().gpu_memory_now(10), (Held{{0, 3 * kGiB}, {2, 4 * kGiB}}));
+  EXPECT_EQ(gpus_.memory_asked.back(), (std::vector<std::uint32_t>{0, 2}));
+  // A process no GPU listed is not read at all.
+  const std::size_t asked = gpus_.memory_asked.size();
+  EXPECT_EQ(sampler().gpu_memory_now(30), Held{});
+  EXPECT_EQ(gpus_.memory_asked.size(), asked);
 }
 
 TEST_F(SamplerTest, AnUnreadableListSaysNothingAboutWhoLeft) {
@@ -459,5 +477,4 @@ TEST_F(SamplerTest, KeyForAsksTheHostEachTime) {
   EXPECT_EQ(sampler().key_for(10), (ProcessKey{10, kT0}));
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::sampler_test

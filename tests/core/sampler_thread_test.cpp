@@ -11,8 +11,7 @@
 #include "core/sampler.h"
 #include "core/sampler_fakes.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::sampler_thread_test {
 
 using testing::on_gpu;
 using testing::ScriptedHost;
@@ -128,5 +127,4 @@ TEST_F(SamplerThreadTest, StartsAgainAfterStopAndTheDestructorStops) {
   sampler.reset();  // joins the running thread
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::sampler_thread_test

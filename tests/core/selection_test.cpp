@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::selection_test {
 
 using enum DeviceMetric;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -104,5 +103,4 @@ TEST(Selection, MemoryPercent) {
   EXPECT_FALSE(memory_used_percent(zero_total).has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::selection_test

@@ -4,8 +4,7 @@
 
 #include <vector>
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::series_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kSecond = 1'000'000;
@@ -292,5 +291,4 @@ TEST(Series, TheDocumentedBudgetOfTheDefaultConfiguration) {
   EXPECT_EQ(budget.coarse_host_bytes, 1'998'848U);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::series_test

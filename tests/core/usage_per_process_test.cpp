@@ -9,8 +9,7 @@
 
 #include "core/attribution.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::usage_per_process_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;
 constexpr TimeUs kPeriod = 250'000;
@@ -116,5 +115,4 @@ TEST(UsagePerProcess, NothingForAnUnknownDeviceAndAnEmptyWindowIsAnError) {
   EXPECT_FALSE(usage_per_process(series, 0, {at(10), at(10)}).has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::usage_per_process_test

@@ -11,8 +11,7 @@
 
 #include "core/tiers.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::utilization_series_test {
 
 constexpr TimeUs kT0 = 1'700'000'000'000'000;  // a multiple of every bucket below
 constexpr TimeUs kSecond = 1'000'000;
@@ -197,5 +196,4 @@ TEST(UtilizationSeries, DropsByTheEndOfEachRecordsPeriod) {
   EXPECT_EQ(series.allocated_bytes(), 0U);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::utilization_series_test

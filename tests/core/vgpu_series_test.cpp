@@ -11,8 +11,7 @@
 #include "core/sampler.h"
 #include "core/sampler_sim.h"
 
-namespace gpumeter {
-namespace {
+namespace gpumeter::vgpu_series_test {
 
 using testing::SimulatedMachine;
 
@@ -144,5 +143,4 @@ TEST(VgpuSeries, OneInstanceForAnHourAtOneSecond) {
   EXPECT_EQ(series.allocated_bytes(), 0U);
 }
 
-}  // namespace
-}  // namespace gpumeter
+}  // namespace gpumeter::vgpu_series_test

@@ -4,8 +4,7 @@
 
 #include "temp_dir.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::cgroup_layout_test {
 
 using testing::TempDir;
 
@@ -91,5 +90,4 @@ TEST(CgroupLayout, ReadsTheProcessesOwnFilesUnderTheRoot) {
   EXPECT_NE(missing.error().find("proc/self/mountinfo: No such file"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::cgroup_layout_test

@@ -4,8 +4,7 @@
 
 #include "temp_dir.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::cgroup_limits_test {
 
 using testing::TempDir;
 
@@ -96,5 +95,4 @@ TEST(OnlineCpus, ReadsTheKernelsListUnderTheRoot) {
       << missing.error();
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::cgroup_limits_test

@@ -4,8 +4,7 @@
 
 #include <string>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::cgroup_test {
 
 const std::string kId64 = "3f4e8a1b2c9d0e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f";
 
@@ -80,5 +79,4 @@ TEST(ParseCgroup, PathsMayContainColons) {
   expect_container("0::/weird:name/docker-" + kId64 + ".scope\n", "docker", kId64);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::cgroup_test

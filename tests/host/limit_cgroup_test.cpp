@@ -8,8 +8,7 @@
 #include "emulated_cgroup_fs.h"
 #include "temp_dir.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::limit_cgroup_test {
 
 using testing::EmulatedCgroupFs;
 using testing::TempDir;
@@ -262,5 +261,4 @@ TEST_F(LimitV1, AHierarchyWithoutTheControllerIsNamed) {
   EXPECT_EQ(limited.error(), "no cgroup v1 hierarchy has the cpuset controller");
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::limit_cgroup_test

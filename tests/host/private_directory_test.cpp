@@ -5,8 +5,7 @@
 
 #include <fstream>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::private_directory_test {
 
 using Paths = std::vector<std::filesystem::path>;
 
@@ -41,5 +40,4 @@ TEST(EnsurePrivateDirectory, MissingParentIsAnIoError) {
   EXPECT_EQ(result.error().code, ErrorCode::io);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::private_directory_test

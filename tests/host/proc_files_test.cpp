@@ -13,8 +13,7 @@
 #include "host/files.h"
 #include "host/proc_parse.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::proc_files_test {
 
 const std::filesystem::path kFixtureProc = GPUMETER_HOST_FIXTURES "/root/proc";
 
@@ -148,5 +147,4 @@ TEST(ProcFiles, TheDefaultBudgetLeavesRoomForEverythingElse) {
   with_soft_limit(20000, [] { EXPECT_EQ(default_kept_processes(), 4096U); });  // the cap
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::proc_files_test

@@ -4,8 +4,7 @@
 
 #include <string>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::proc_parse_test {
 
 // A real-world line (fields 1..52) with a given comm; utime 1500, stime 300, start 123456,
 // rss 25600 pages.
@@ -26,6 +25,7 @@ TEST(ParseStat, ReadsTheFieldsByNumber) {
   EXPECT_EQ(stat->utime_ticks, 1500U);
   EXPECT_EQ(stat->stime_ticks, 300U);
   EXPECT_EQ(stat->start_ticks, 123456U);
+  EXPECT_EQ(stat->vsize_bytes, 9876543210U);
   EXPECT_EQ(stat->rss_pages, 25600);
 }
 
@@ -141,6 +141,24 @@ TEST(ParseBootTime, FindsTheBtimeLine) {
   EXPECT_FALSE(parse_boot_time("btime soon\n"));
 }
 
+// /proc/<pid>/limits as Linux writes it: a header, then columns padded with spaces.
+constexpr const char* kLimits =
+    "Limit                     Soft Limit           Hard Limit           Units     \n"
+    "Max cpu time              unlimited            unlimited            seconds   \n"
+    "Max open files            1024                 524288               files     \n"
+    "Max locked memory         8388608              8388608              bytes     \n";
+
+TEST(ParseOpenFilesLimit, TakesTheSoftLimit) {
+  EXPECT_EQ(parse_open_files_limit(kLimits), 1024U);
+}
+
+TEST(ParseOpenFilesLimit, MissingUnlimitedOrMalformedIsAbsent) {
+  EXPECT_FALSE(parse_open_files_limit("Limit Soft Limit Hard Limit Units\n"));
+  EXPECT_FALSE(parse_open_files_limit("Max open files unlimited unlimited files\n"));
+  EXPECT_FALSE(parse_open_files_limit("Max open files 1024 files\n"));
+  EXPECT_FALSE(parse_open_files_limit("Max open files 1024 4096 bytes\n"));
+}
+
 TEST(Ticks, ConvertToMicroseconds) {
   EXPECT_EQ(ticks_to_us(150, 100), 1'500'000);
   EXPECT_EQ(ticks_to_us(1, 1024), 976);
@@ -150,5 +168,4 @@ TEST(Ticks, ConvertToMicroseconds) {
   EXPECT_EQ(ticks_to_us(3'153'600'000ULL, 100), 31'536'000'000'000);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::proc_parse_test

@@ -4,8 +4,7 @@
 
 #include "temp_dir.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::process_tree_test {
 
 using testing::TempDir;
 
@@ -51,5 +50,4 @@ TEST(CgroupMembers, AGroupThatIsGoneIsAnError) {
   EXPECT_EQ(members.error(), std::errc::no_such_file_or_directory);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::process_tree_test

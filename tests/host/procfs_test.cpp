@@ -9,8 +9,7 @@
 #include <chrono>
 #include <fstream>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::procfs_test {
 
 const std::filesystem::path kFixtureRoot = GPUMETER_HOST_FIXTURES "/root";
 constexpr std::int64_t kFixtureBootTimeS = 1'700'000'000;
@@ -375,5 +374,4 @@ TEST(ProcfsLive, ReapedChildIsGone) {
   EXPECT_EQ(p.error(), Unavailable::process_gone);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::procfs_test

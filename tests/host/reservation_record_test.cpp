@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::reservation_record_test {
 
 TEST(ReservationRecord, RoundTrips) {
   ReservationRecord record{
@@ -66,5 +65,4 @@ TEST(ReservationFileName, KeepsUuidsReadableAndOthersSafe) {
   EXPECT_NE(reservation_file_name(""), "");
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::reservation_record_test

@@ -13,8 +13,7 @@
 #include "host/procfs.h"
 #include "host/reservation_record.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::reservation_test {
 
 namespace fs = std::filesystem;
 using Uuids = std::vector<std::string>;
@@ -276,5 +275,4 @@ TEST_F(ReservationsTest, ConcurrentReservationsNeverShareAGpu) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::reservation_test

@@ -7,8 +7,7 @@
 #include "emulated_cgroup_fs.h"
 #include "temp_dir.h"
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::run_cgroup_test {
 
 using testing::EmulatedCgroupFs;
 using testing::TempDir;
@@ -243,5 +242,4 @@ TEST(NoCgroupFileSystem, IsSaidPlainly) {
   EXPECT_EQ(created.error(), "no cgroup file system is mounted");
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::run_cgroup_test

@@ -3,8 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::host::user_names_test {
 
 constexpr const char* kPasswd =
     "root:x:0:0:root:/root:/bin/bash\n"
@@ -52,5 +51,4 @@ TEST(UserNames, LiveSystemAgreesWithTheNameService) {
   EXPECT_EQ(names.name(getuid()), expected);
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::host::user_names_test

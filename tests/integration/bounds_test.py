@@ -255,5 +255,54 @@ class BoundsTest(unittest.TestCase):
         idle.close()
 
 
+class SlowQuery(unittest.TestCase):
+    """A history query that runs past the daemon's --request-deadline is stopped: 503 naming
+    the deadline, and the daemon goes on answering. A day of 50 processes' minutes (72,000
+    intervals, written by the store's own writer) under a 10 ms deadline."""
+
+    def test_a_query_past_the_deadline_is_stopped_with_503(self):
+        directory = Path(tempfile.mkdtemp(prefix="gpumeter-slow-"))
+        (directory / "state").mkdir()
+        minute_us = 60_000_000
+        day_start_us = (int(time.time()) // 86400 - 1) * 86400 * 1_000_000
+        lines = "".join(
+            json.dumps({"pid": 1000 + p, "gpu_uuid": f"GPU-{p % 8}", "gpu_index": p % 8,
+                        "user": f"user-{p % 5}", "begin_us": day_start_us + m * minute_us,
+                        "end_us": day_start_us + (m + 1) * minute_us, "held_seconds": 60,
+                        "sm_busy_seconds": 30, "peak_memory_bytes": 1 << 30,
+                        "energy_joules": 6000}) + "\n"
+            for p in range(50) for m in range(1440))
+        subprocess.run([os.environ["GPUMETER_HISTORY_WRITER"], directory / "state" / "gpumeter.db",
+                        "--host", "slow-host"], input=lines, text=True, check=True, timeout=300)
+        log = directory / "daemon.log"
+        with open(log, "wb") as out:
+            daemon = subprocess.Popen(
+                [GPUMETER, "--simulate", scenario("dgx-8gpu"), "daemon", "--state-dir",
+                 directory / "state", "--socket", directory / "task.sock", "--listen",
+                 "127.0.0.1:0", "--request-deadline", "10ms"],
+                stdout=out, stderr=subprocess.STDOUT, env=clean_env())
+        self.addCleanup(daemon.wait)
+        self.addCleanup(daemon.kill)
+        port = daemon_http_port(daemon, log)
+
+        def get(path):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as reply:
+                    return reply.status, json.loads(reply.read())
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())
+
+        started = time.monotonic()
+        status, document = get("/api/v1/usage?by=process,user&bucket=hour&since=3d&host=slow-host")
+        self.assertEqual(status, 503, document)
+        self.assertEqual(document["error"], "history database: the query ran past the request's "
+                         "0.01 s deadline and was stopped; ask for a shorter window")
+        self.assertLess(time.monotonic() - started, PROMPT_S)
+        status, document = get("/api/v1/status")
+        self.assertEqual(status, 200)
+        self.assertEqual(len(document["gpus"]), 8)
+        self.assertIsNone(daemon.poll())
+
+
 if __name__ == "__main__":
     unittest.main()

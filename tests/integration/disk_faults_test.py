@@ -6,10 +6,13 @@ CAP_SYS_ADMIN; elsewhere the tests are skipped and say so):
 - full: a file fills the tmpfs while the daemon runs; the daemon logs one clear error, keeps
   serving live data over HTTP and the task socket, and once the file is removed writes every
   queued record;
-- read-only: the tmpfs is mounted read-only before the daemon starts; the daemon refuses to
-  start with one line naming the database and the reason, and leaves the file as it was;
+- read-only: the tmpfs is mounted read-only before the daemon starts; the daemon says so in
+  one line naming the database and the reason, serves live data, leaves the file as it was,
+  and once the file system is writable again writes every queued record;
 - damaged: two b-tree pages of a database are overwritten; the daemon says the database is
   malformed, keeps serving live data, and integrity_check finds the damage.
+
+And without a mount: a file in the database's place that is not a database at all.
 """
 
 import json
@@ -21,6 +24,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -132,22 +136,32 @@ class DiskFaults(unittest.TestCase):
         self.assertEqual(db.execute("PRAGMA integrity_check").fetchall(), [("ok",)])
         db.close()
 
-    def test_a_read_only_file_system_stops_the_daemon_with_one_clear_line(self):
+    def test_a_read_only_file_system_is_named_live_data_goes_on_and_writes_resume(self):
         self.start()
         wait_for(lambda: self.database.exists() and count_rows(self.database, "device_samples"),
                  "the first samples in the database")
         self.daemon.terminate()
         self.daemon.wait()
+        written_before = count_rows(self.database, "device_samples")
         subprocess.run(["mount", "-o", "remount,ro", self.mount], check=True)
         before = self.database.read_bytes()
-        result = subprocess.run(
-            [GPUMETER, "--simulate", scenario("dgx-8gpu"), "daemon", "--state-dir", self.state,
-             "--socket", self.directory / "task2.sock", "--no-http"],
-            capture_output=True, text=True, env=clean_env(), timeout=60)
-        self.assertNotEqual(result.returncode, 0)
-        self.assertEqual(result.stderr.strip(),
-                         f"{self.database}: attempt to write a readonly database")
+        self.start()
+        wait_for(lambda: self.log_count("history: "), "the error")
+        first = self.log.read_text().splitlines()[0]
+        self.assertTrue(first.startswith(f"gpumeter daemon: history: {self.database}: "), first)
+        self.assertIn("readonly database", first)
+        self.assertIn("each record interval tries again", first)
+        self.assert_serves_live_data()
+        time.sleep(2)  # two record intervals that fail, their records kept in memory
         self.assertEqual(self.database.read_bytes(), before)
+        self.assertEqual(self.log_count("readonly database"), 1, "one line, not one a try")
+        subprocess.run(["mount", "-o", "remount,rw", self.mount], check=True)
+        wait_for(lambda: self.log_count("history: writing"), "the writes to resume")
+        # The samples of the seconds it could not write are written too: 8 GPUs, 10 rounds a
+        # second.
+        self.assertGreater(count_rows(self.database, "device_samples"),
+                           written_before + 8 * 10 * 2)
+        self.assertEqual(self.daemon.poll(), None)
 
     def test_a_damaged_database_is_named_and_live_data_goes_on(self):
         self.start()
@@ -175,6 +189,52 @@ class DiskFaults(unittest.TestCase):
         except sqlite3.DatabaseError as error:
             self.assertIn("malformed", str(error))
         db.close()
+
+
+class UnopenableDatabase(unittest.TestCase):
+    """A file in the database's place that is not a database (no mount needed): the daemon
+    serves live data, the history routes answer 503 naming the file, and once the file is
+    moved away the next record interval creates the database and writes what waited."""
+
+    def test_the_daemon_serves_and_opens_the_database_once_the_file_is_moved_away(self):
+        directory = Path(tempfile.mkdtemp(prefix="gpumeter-unopenable-"))
+        state = directory / "state"
+        state.mkdir()
+        database = state / "gpumeter.db"
+        junk = b"not a database\n" * 1000
+        database.write_bytes(junk)
+        log = directory / "daemon.log"
+        with open(log, "wb") as out:
+            daemon = subprocess.Popen(
+                [GPUMETER, "--simulate", scenario("dgx-8gpu"), "daemon", "--state-dir", state,
+                 "--socket", directory / "task.sock", "--listen", "127.0.0.1:0", "--interval",
+                 "100ms", "--record-interval", "1s"],
+                stdout=out, stderr=subprocess.STDOUT, env=clean_env())
+        self.addCleanup(daemon.wait)
+        self.addCleanup(daemon.kill)
+        port = daemon_http_port(daemon, log)
+        self.assertIn(f"history: {database} is not a gpumeter database or is damaged",
+                      log.read_text())
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status",
+                                    timeout=10) as reply:
+            self.assertEqual(len(json.loads(reply.read())["gpus"]), 8)
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/history?gpu=0&since=2h",
+                                   timeout=10)
+        self.assertEqual(refused.exception.code, 503)
+        self.assertIn("is not a gpumeter database", json.loads(refused.exception.read())["error"])
+        time.sleep(2.5)  # two record intervals that cannot open it
+        self.assertEqual(database.read_bytes(), junk)
+        self.assertEqual(log.read_text().count("is not a gpumeter database"), 1,
+                         "one line while it lasts, not one a try")
+        database.rename(directory / "junk")
+        wait_for(lambda: "history: writing" in log.read_text(), "the database to open")
+        # The rounds of the seconds it could not open the database are written too.
+        self.assertGreater(count_rows(database, "device_samples"), 8 * 10 * 2)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/history?gpu=0&since=2h",
+                                    timeout=10) as reply:
+            self.assertEqual(reply.status, 200)
+        self.assertIsNone(daemon.poll())
 
 
 if __name__ == "__main__":

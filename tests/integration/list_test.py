@@ -4,7 +4,7 @@ import json
 import re
 import unittest
 
-from gpumeter_testlib import SCENARIOS, list_json, simulate, validate_list_schema
+from gpumeter_testlib import SCENARIOS, clean_env, list_json, simulate, validate_list_schema
 
 BUSY_MEMORY = 936378368  # bytes held by each busy GPU's process in the 8-GPU scenario
 
@@ -15,6 +15,23 @@ NO_DRIVER_AT_START = ("init-fails", "driver-late")
 
 def scenario_names():
     return sorted(p.stem for p in SCENARIOS.glob("*.json"))
+
+
+class SimulateGivesTheLibraryPath(unittest.TestCase):
+    """--simulate hands the simulated library's path to the NVML loader itself: it wins over
+    $GPUMETER_NVML_LIBRARY and leaves the environment of child processes as it was, but for
+    the scenario the simulated library reads."""
+
+    def test_wins_over_the_environment(self):
+        env = clean_env(GPUMETER_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1")
+        listed = simulate("dgx-8gpu", "list", "--json", env=env, check=True)
+        self.assertEqual(len(json.loads(listed.stdout)["gpus"]), 8)
+
+    def test_a_child_sees_the_scenario_and_not_a_library_path(self):
+        child = simulate("dgx-8gpu", "run", "--", "env", env=clean_env(), check=True)
+        names = {line.split("=", 1)[0] for line in child.stdout.splitlines() if "=" in line}
+        self.assertIn("GPUMETER_SIM_SCENARIO", names)
+        self.assertNotIn("GPUMETER_NVML_LIBRARY", names)
 
 
 class EightGpuMachine(unittest.TestCase):

@@ -6,7 +6,9 @@ with the scenarios. One agent wants a bearer token, which Prometheus reads from 
 Run alone with: ctest -L prometheus (or ctest -R integration.prometheus_server)."""
 
 import json
+import os
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -258,6 +260,36 @@ class PrometheusScrapesAgents(unittest.TestCase):
                         "the flaky driver's failures")
         self.eventually('gpumeter_http_requests_total{code="200"} > 0',
                         lambda r: len(r) == len(AGENTS), "HTTP requests")
+
+    def test_each_agent_reports_its_own_cost(self):
+        """process_* under the names Prometheus' client libraries use: what /proc says of the
+        daemon that answered."""
+        ticks = os.sysconf("SC_CLK_TCK")
+        boot = next(int(line.split()[1]) for line in
+                    Path("/proc/stat").read_text().splitlines() if line.startswith("btime "))
+        for name, agent in self.agents.items():
+            pid = agent["process"].popen.pid
+            result = self.eventually(
+                f'{{scenario="{name}", __name__=~"process_.*"}}',
+                lambda r: len(r) == 6, f"{name}'s process families")
+            reported = {r["metric"]["__name__"]: float(r["value"][1]) for r in result}
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu_now = (int(stat[11]) + int(stat[12])) / ticks  # fields 14 and 15
+            self.assertAlmostEqual(reported["process_start_time_seconds"],
+                                   boot + int(stat[19]) / ticks, delta=0.02, msg=name)
+            self.assertGreater(reported["process_cpu_seconds_total"], 0, name)
+            self.assertLessEqual(reported["process_cpu_seconds_total"], cpu_now, name)
+            rss = int(next(line.split()[1] for line in
+                           Path(f"/proc/{pid}/status").read_text().splitlines()
+                           if line.startswith("VmRSS:"))) * 1024
+            self.assertAlmostEqual(reported["process_resident_memory_bytes"], rss,
+                                   delta=rss * 0.25, msg=name)
+            self.assertGreater(reported["process_virtual_memory_bytes"], rss, name)
+            # The scrape's own connection and the listing come and go.
+            self.assertAlmostEqual(reported["process_open_fds"],
+                                   len(os.listdir(f"/proc/{pid}/fd")), delta=4, msg=name)
+            self.assertEqual(reported["process_max_fds"],
+                             resource.prlimit(pid, resource.RLIMIT_NOFILE)[0], name)
 
     def test_the_dashboards_queries_run(self):
         dashboard = json.loads(DASHBOARD.read_text())

@@ -26,6 +26,8 @@ POWER_IDLE_W, POWER_LIMIT_W = 20.0, 150.0
 NEIGHBOUR_SM = 20
 # Task lengths in seconds: short ones of a video-analytics worker, and a few longer ones.
 LENGTHS = [0.3, 1.0, 0.5, 2.5, 0.3, 1.2, 0.7, 1.0, 0.4, 3.0, 0.3]
+# GPU memory a task allocates a quarter into it and keeps after (a caching allocator), MiB.
+GPU_GROWTH_MIB = [0, 256, 512]
 
 
 def make_plan(seed, background_sm=0):
@@ -37,6 +39,9 @@ def make_plan(seed, background_sm=0):
                      "sm": rng.randint(40, 75), "cpu_fraction": rng.choice([0.2, 0.5, 0.8]),
                      "touch_mib": rng.choice([0, 16, 64])})
         t += length + 0.6 + rng.random() * 0.8
+    growth = random.Random(seed + 1)  # apart, so that the edges stay those of the seed
+    for task in plan:
+        task["gpu_growth_mib"] = growth.choice(GPU_GROWTH_MIB)
     return plan, background_sm
 
 
@@ -47,12 +52,23 @@ def worker_steps(plan, background_sm):
     return steps
 
 
+def worker_memory_steps(plan):
+    """The worker's GPU memory: 1 GiB, grown a quarter into each task that allocates."""
+    held, steps = GiB, [[0, GiB]]
+    for task in plan:
+        if task["gpu_growth_mib"]:
+            held += task["gpu_growth_mib"] << 20
+            steps.append([round(task["begin_s"] + 0.25 * (task["end_s"] - task["begin_s"]), 6), held])
+    return steps
+
+
 def scenario(plan, background_sm):
     return {
         "devices": [{"name": "NVIDIA A10", "memory_total_bytes": 24 * GiB,
                      "power_limit_w": POWER_LIMIT_W, "power_idle_w": POWER_IDLE_W}],
         "processes": [
-            {"device": 0, "pid_env": "TRUTH_WORKER_PID", "used_memory_bytes": GiB,
+            {"device": 0, "pid_env": "TRUTH_WORKER_PID",
+             "used_memory_bytes": {"steps": worker_memory_steps(plan)},
              "utilization": {"sm": {"steps": worker_steps(plan, background_sm)}}},
             {"device": 0, "pid": 4242, "used_memory_bytes": 2 * GiB,
              "utilization": {"sm": NEIGHBOUR_SM},
@@ -76,6 +92,9 @@ class Truth:
         for task in self.plan:
             busy += (task["sm"] - self.background) * overlap(t0, t1, task["begin_s"], task["end_s"])
         return busy
+
+    def gpu_memory_at(self, t):
+        return [held for at, held in worker_memory_steps(self.plan) if at <= t][-1]
 
     def device_joules(self, t0, t1):
         busy = self.worker_busy_percent_seconds(t0, t1) + NEIGHBOUR_SM * (t1 - t0)
@@ -154,15 +173,18 @@ class TaskTruth(unittest.TestCase):
         self.assertEqual(host["rss_at_end_bytes"], mine["rss_at_end_bytes"], name)
         self.assertEqual(host["peak_rss_bytes"], mine["peak_rss_bytes"], name)
         self.assertEqual(host["peak_rss_source"], "high_water_mark", name)
+        # GPU memory at the edges, read from the process lists when the requests arrived: the
+        # level before the task's allocation and after it, which no round may have seen yet.
+        self.assertEqual(gpu["memory_source"], "edges", name)
+        self.assertEqual(gpu["memory_at_start_bytes"], truth.gpu_memory_at(t0), name)
+        self.assertEqual(gpu["memory_at_end_bytes"], truth.gpu_memory_at(t1), name)
+        self.assertGreaterEqual(gpu["memory_peak_bytes"], gpu["memory_at_end_bytes"], name)
         device = gpu["energy_device_joules"]
         energy_truth = truth.device_joules(t0, t1)
-        # The driver's power samples give each 1/6 s period's mean power, spread evenly over
-        # the period: at an edge inside a period whose power steps there, up to a quarter of
-        # the period times the step is put on the wrong side (docs/attribution.md, Energy).
-        if length >= 2.5:
+        # The driver's power samples give each 1/6 s period's mean power; a step inside a
+        # period is placed where that mean puts it (docs/attribution.md, Energy).
+        if length >= 1.0:
             self.assertAlmostEqual(device, energy_truth, delta=0.03 * energy_truth, msg=name)
-        elif length >= 1.0:
-            self.assertAlmostEqual(device, energy_truth, delta=0.06 * energy_truth, msg=name)
         parts = gpu["energy_joules"] + gpu["energy_other_processes_joules"] + gpu["energy_idle_joules"]
         self.assertAlmostEqual(parts, device, delta=0.01 * device, msg=name)
         return (length, step["sm"], sm_truth, sm, gpu["sm_percent_lower"], gpu["sm_percent_upper"],

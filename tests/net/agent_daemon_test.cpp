@@ -13,8 +13,7 @@
 #include "net/outside_address.h"
 #include "net/raw_http.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::agent_daemon_test {
 
 using testing::Daemon;
 using testing::Process;
@@ -76,6 +75,15 @@ TEST_F(AgentDaemon, RefusesAnEmptyTokenFile) {
   const auto [status, err] = refused({"--token-file", path.string()});
   EXPECT_EQ(status, 2) << err;
   EXPECT_NE(err.find("empty"), std::string::npos) << err;
+}
+
+TEST_F(AgentDaemon, RefusesARequestDeadlineOutOfRange) {
+  for (const char* deadline : {"5ms", "11m", "soon"}) {
+    const auto [status, err] = refused({"--request-deadline", deadline});
+    EXPECT_EQ(status, 2) << deadline << ": " << err;
+    EXPECT_NE(err.find("--request-deadline: a duration from 10ms to 10m"), std::string::npos)
+        << err;
+  }
 }
 
 TEST_F(AgentDaemon, AnOutsideAddressNeedsATokenOrInsecure) {
@@ -188,5 +196,4 @@ TEST_F(AgentDaemon, KeepsServingAfterBadRequestsAndStopsOnSigterm) {
   EXPECT_FALSE(after.Get("/healthz"));
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::agent_daemon_test

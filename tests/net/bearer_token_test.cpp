@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::bearer_token_test {
 
 TEST(BearerToken, TakesTheTokenAfterTheScheme) {
   EXPECT_EQ(bearer_token("Bearer abc.def"), "abc.def");
@@ -30,5 +29,4 @@ TEST(SameToken, EqualOnlyWhenEveryByteAndTheLengthMatch) {
   EXPECT_FALSE(same_token(std::string_view("s3cret\0", 7), "s3cret"));
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::bearer_token_test

@@ -15,8 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::dashboard_assets_test {
 
 std::filesystem::path source_dir() {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
@@ -125,5 +124,4 @@ TEST(DashboardAssets, EveryModuleImportIsServed) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::dashboard_assets_test

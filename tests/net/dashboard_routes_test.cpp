@@ -11,8 +11,7 @@
 
 #include "net/dashboard_assets.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::dashboard_routes_test {
 
 class DashboardRoutes : public ::testing::Test {
  protected:
@@ -111,5 +110,4 @@ TEST_F(DashboardRoutes, HeadAnswersWithoutABody) {
   EXPECT_EQ(result->get_header_value("ETag"), asset("/").etag);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::dashboard_routes_test

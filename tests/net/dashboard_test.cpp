@@ -16,8 +16,7 @@
 #include "net/metrics_parts.h"
 #include "net/process_activity.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::dashboard_test {
 
 using Json = nlohmann::json;
 
@@ -116,5 +115,4 @@ TEST(DashboardFile, IsAnImportableDashboard) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::dashboard_test

@@ -4,8 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::gzip_body_test {
 
 std::string gunzip(const std::string& compressed) {
   z_stream stream{};
@@ -51,5 +50,4 @@ TEST(GzipBody, RoundTrips) {
   EXPECT_EQ(gunzip(gzip("").value()), "");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::gzip_body_test

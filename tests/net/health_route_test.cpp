@@ -8,8 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::health_route_test {
 
 constexpr TimeUs kNow = 1'700'000'000'000'000;
 
@@ -95,5 +94,4 @@ TEST(StaleAfter, FiveIntervalsAtLeastTenSeconds) {
   EXPECT_EQ(stale_after(std::chrono::seconds(5)), std::chrono::seconds(25));
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::health_route_test

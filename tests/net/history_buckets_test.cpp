@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::history_buckets_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kStart = 1'700'000'040 * kSecond;  // a multiple of 60 s
@@ -68,5 +67,4 @@ TEST(BucketCount, CountsPartialBuckets) {
   EXPECT_EQ(bucket_count(kStart, kStart, 10 * kSecond), 0);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::history_buckets_test

@@ -5,8 +5,7 @@
 #include "net/history_buckets.h"
 #include "net/query_time.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::history_request_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kNow = 1'700'000'000 * kSecond;
@@ -111,5 +110,4 @@ TEST(HistoryRequest, TheWholeRangeGetsBoundedBuckets) {
             kDefaultHistoryPoints + 1);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::history_request_test

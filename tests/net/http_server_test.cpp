@@ -12,8 +12,7 @@
 #include "net/raw_http.h"
 #include "net/response.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::http_server_test {
 
 using testing::exchange;
 using testing::send_and_read;
@@ -388,5 +387,4 @@ TEST(HttpServerRules, TheTokenIsEnforcedOnAnOutsideAddress) {
   EXPECT_EQ(allowed->status, 200);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::http_server_test

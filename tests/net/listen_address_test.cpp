@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::listen_address_test {
 
 TEST(ParseListen, HostAndPort) {
   const auto address = parse_listen("0.0.0.0:8080");
@@ -54,5 +53,4 @@ TEST(IsLoopback, OnlyAddressesThisMachineAloneReaches) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::listen_address_test

@@ -4,8 +4,7 @@
 
 #include <string>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_backoff_test {
 
 // Which of `rounds` rounds poll, as a string of 'P' (polled) and '.' (skipped), when every
 // poll fails.
@@ -56,5 +55,4 @@ TEST(Backoff, LongOutagesDoNotOverflow) {
   EXPECT_EQ(backoff.rounds_to_skip(), (1U << 31) - 1);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_backoff_test

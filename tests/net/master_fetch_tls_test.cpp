@@ -8,8 +8,7 @@
 #include "net/master_fetch.h"
 #include "tls_files.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_fetch_tls_test {
 
 using namespace std::chrono_literals;
 
@@ -66,5 +65,4 @@ TEST_F(HttpsAgent, PlainHttpToATlsPortGetsNoStatus) {
   EXPECT_EQ(outcome.document, nullptr);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_fetch_tls_test

@@ -6,8 +6,7 @@
 #include "fake_agent.h"
 #include "net/master_fleet_json.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_fleet_test {
 
 using namespace std::chrono_literals;
 using Clock = FleetState::Clock;
@@ -147,5 +146,4 @@ TEST_F(Fleet, FleetErrorIsCarried) {
   EXPECT_EQ(document["error"], "Prometheus at http://prom:9090: cannot connect");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_fleet_test

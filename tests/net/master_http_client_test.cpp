@@ -16,8 +16,7 @@
 #include "fake_agent.h"
 #include "raw_agent.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_http_client_test {
 
 using namespace std::chrono_literals;
 using testing::RawAgent;
@@ -206,5 +205,4 @@ TEST(MasterHttpClient, AStopEndsEveryRequestInFlight) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_http_client_test

@@ -13,8 +13,7 @@
 #include "net/master_fleet_json.h"
 #include "raw_agent.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_poller_test {
 
 using namespace std::chrono_literals;
 using testing::FakeAgent;
@@ -243,5 +242,4 @@ TEST(MasterPoller, AStoppedRoundEndsAtOnceAndRecordsNothing) {
   EXPECT_EQ(node.counters.failures, 0U);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_poller_test

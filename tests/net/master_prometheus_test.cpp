@@ -13,8 +13,7 @@
 #include "net/master_prometheus_status.h"
 #include "net/master_status_check.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_prometheus_test {
 
 using namespace std::chrono_literals;
 using testing::FakeSample;
@@ -245,5 +244,4 @@ TEST(PrometheusAnswer, ParsesVectorsAndRefusesOtherShapes) {
       "expected sample values written as strings");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_prometheus_test

@@ -7,8 +7,7 @@
 #include "net/master_fleet_json.h"
 #include "net/master_poller.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_routes_test {
 
 using namespace std::chrono_literals;
 
@@ -68,5 +67,4 @@ TEST_F(FleetRoute, NeedsTheToken) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_routes_test

@@ -4,8 +4,7 @@
 
 #include "fake_agent.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_status_check_test {
 
 Json good_document() {
   return Json::parse(testing::status_body("node1", 1'000));
@@ -66,5 +65,4 @@ TEST(StatusCheck, NamesTheFirstPartThatDoesNotFit) {
   EXPECT_EQ(problem_in(document), "gpus[0]: expected an object");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_status_check_test

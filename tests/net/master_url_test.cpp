@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::master_url_test {
 
 TEST(AgentUrl, HostAndPort) {
   const auto url = parse_agent_url("http://gpu01:9500");
@@ -55,5 +54,4 @@ TEST(AgentUrl, RejectsWhatItCannotUseAndSaysWhatWasExpected) {
   expect_error("http://user:secret@gpu01", "token-file");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::master_url_test

@@ -9,8 +9,7 @@
 #include "core/sampler_sim.h"
 #include "net/exposition.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::metrics_cache_test {
 
 using Cache = gpumeter::testing::SimulatedMachine;
 
@@ -58,5 +57,4 @@ TEST_F(Cache, ConcurrentReadersOfOneSnapshotShareOneText) {
   ASSERT_NE(seen.front(), nullptr);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::metrics_cache_test

@@ -3,8 +3,7 @@
 
 #include "net/metrics.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::metrics_options_test {
 
 TEST(ProcessLimit, ReadsTheThreeForms) {
   const auto top = parse_process_limit("top:5");
@@ -34,5 +33,4 @@ TEST(ProcessLimit, PrintsAsItIsRead) {
   EXPECT_EQ(to_string(ProcessLimit{}), "top:20");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::metrics_options_test

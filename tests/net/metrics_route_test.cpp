@@ -7,12 +7,11 @@
 #include "net/exposition.h"
 #include "net/prometheus_text.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::metrics_route_test {
 
 class Route : public gpumeter::testing::SimulatedMachine {
  protected:
-  void serve(std::optional<std::string> token = std::nullopt) {
+  void serve(std::optional<std::string> token = std::nullopt, MetricsExtras extras = {}) {
     open_example("dgx-8gpu");
     sampler_ = std::make_unique<Sampler>(gpus(), host(), SamplerConfig{});
     HttpConfig config;
@@ -21,7 +20,7 @@ class Route : public gpumeter::testing::SimulatedMachine {
     auto opened = HttpServer::open(config);
     ASSERT_TRUE(opened.has_value()) << opened.error().message;
     server_ = std::move(*opened);
-    register_metrics_route(*server_, *sampler_, {});
+    register_metrics_route(*server_, *sampler_, {}, std::move(extras));
     server_->start();
   }
 
@@ -78,5 +77,49 @@ TEST_F(Route, ATokenIsRequiredWhenOneIsConfigured) {
   EXPECT_EQ(get("s3cret-token")->status, 200);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+// The daemon's extras are read for every answer: its own cost under the conventional names,
+// a figure it lacks left out, and the driver's state.
+TEST_F(Route, TheProcessOwnFiguresAreReadForEveryAnswer) {
+  int reads = 0;
+  serve(std::nullopt, {.driver = [] { return DriverStatus{.up = false, .failed_opens = 3}; },
+                       .self =
+                           [&reads] {
+                             ++reads;
+                             return SelfUsage{.cpu_seconds = 1.5 * reads,
+                                              .resident_bytes = 52'428'800,
+                                              .start_time_s = 1'700'000'000.25,
+                                              .open_descriptors = 31,
+                                              .max_descriptors = 1024,
+                                              .heap_in_use_bytes = 20'000'000,
+                                              .heap_free_bytes = 1'000'000,
+                                              .sqlite_memory_bytes = 2'500'000};
+                           }});
+  run(*sampler_, 0, 1);
+  const auto first = testing::parse_exposition(get()->body);
+  ASSERT_TRUE(first.has_value()) << first.error();
+  const std::string host = sampler_->snapshot()->hostname;
+  const auto value = [&](const testing::Exposition& e, const char* name) {
+    const auto found = e.find(name, {{"host", host}});
+    return found.size() == 1 ? found[0].value : -1.0;
+  };
+  EXPECT_EQ(first->types.at("process_cpu_seconds_total"), "counter");
+  EXPECT_EQ(value(*first, "process_cpu_seconds_total"), 1.5);
+  EXPECT_EQ(value(*first, "process_resident_memory_bytes"), 52'428'800);
+  EXPECT_EQ(value(*first, "process_start_time_seconds"), 1'700'000'000.25);
+  EXPECT_EQ(value(*first, "process_open_fds"), 31);
+  EXPECT_EQ(value(*first, "process_max_fds"), 1024);
+  EXPECT_EQ(value(*first, "gpumeter_heap_in_use_bytes"), 20'000'000);
+  EXPECT_EQ(value(*first, "gpumeter_heap_free_bytes"), 1'000'000);
+  EXPECT_EQ(value(*first, "gpumeter_sqlite_memory_bytes"), 2'500'000);
+  EXPECT_EQ(value(*first, "gpumeter_driver_up"), 0);
+  EXPECT_EQ(value(*first, "gpumeter_driver_open_failures_total"), 3);
+  // Not known: no family at all, rather than a made-up zero.
+  EXPECT_EQ(first->types.count("process_virtual_memory_bytes"), 0U);
+
+  const auto second = testing::parse_exposition(get()->body);
+  ASSERT_TRUE(second.has_value()) << second.error();
+  EXPECT_EQ(value(*second, "process_cpu_seconds_total"), 3.0);
+  EXPECT_EQ(reads, 2);
+}
+
+}  // namespace gpumeter::net::metrics_route_test

@@ -7,13 +7,12 @@
 
 #include "core/sampler.h"
 #include "core/sampler_sim.h"
-#include "host/command_name.h"
 #include "net/exposition.h"
 #include "net/metrics.h"
 #include "net/process_activity.h"
+#include "view/command_name.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::metrics_sim_test {
 
 using testing::Exposition;
 using testing::LabelMap;
@@ -206,7 +205,7 @@ TEST_F(Metrics, LabelValuesAreEscapedThroughTheWholePath) {
   const auto process = e.find("gpumeter_process_gpu_memory_used_bytes", {{"pid", "7"}});
   ASSERT_EQ(process.size(), 1U);
   EXPECT_EQ(process[0].labels.at("user"), "o\"neil");
-  EXPECT_EQ(process[0].labels.at("command"), host::short_command(argv));
+  EXPECT_EQ(process[0].labels.at("command"), view::short_command(argv));
   EXPECT_EQ(process[0].labels.at("name"), "Quote \" and \\ GPU");
   EXPECT_NE(text_.find(R"(name="Quote \" and \\ GPU")"), std::string::npos);
   EXPECT_NE(text_.find(R"(user="o\"neil")"), std::string::npos);
@@ -254,5 +253,4 @@ TEST_F(Metrics, AMachineWithoutGpusHasOnlySelfMetrics) {
   EXPECT_EQ(value(e, "gpumeter_sampler_rounds_total", {}), 2);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::metrics_sim_test

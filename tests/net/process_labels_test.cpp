@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::process_labels_test {
 
 HostProcess described() {
   HostProcess host;
@@ -35,5 +34,4 @@ TEST(CommandLabel, ShortCommandElseCommElseEmpty) {
   EXPECT_EQ(command_label(std::unexpected(Unavailable::no_permission)), "");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::process_labels_test

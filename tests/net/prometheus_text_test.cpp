@@ -8,8 +8,7 @@
 
 #include "net/exposition.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::prometheus_text_test {
 
 std::string label_value(std::string_view value) {
   fmt::memory_buffer out;
@@ -111,5 +110,4 @@ TEST(Family, ReadsBackThroughAnIndependentReader) {
   EXPECT_EQ(parsed->helps.at("odd_labels"), "Odd labels");
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::prometheus_text_test

@@ -4,8 +4,7 @@
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::query_time_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kNow = 1'700'000'000 * kSecond;  // 2023-11-14T22:13:20Z
@@ -80,5 +79,4 @@ TEST(Step, WholeSecondsAtLeastOne) {
   EXPECT_FALSE(parse_step("100000000001"));  // its µs would overflow
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::query_time_test

@@ -6,8 +6,7 @@
 
 #include "net/host_allow_list.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::request_screen_test {
 
 httplib::Request get(std::string host = "127.0.0.1:9416") {
   httplib::Request request;
@@ -109,5 +108,4 @@ TEST(HostAllowList, AWildcardListenAddressAllowsEveryName) {
   EXPECT_FALSE(HostAllowList("::", {}).allows(""));
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::request_screen_test

@@ -7,8 +7,7 @@
 #include "core/sampler_fakes.h"
 #include "net/agent_routes.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::status_routes_test {
 
 constexpr TimeUs kNow = 1'714'564'800'000'000;  // 2024-05-01T12:00:00Z
 
@@ -85,5 +84,4 @@ TEST_F(Routes, NoTaskRouteWithoutTaskResults) {
   EXPECT_EQ(get("/api/v1/tasks").first, 404);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::status_routes_test

@@ -8,8 +8,7 @@
 #include "host/temp_dir.h"
 #include "net/http_server.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::tls_test {
 
 class Tls : public ::testing::Test {
  protected:
@@ -91,5 +90,4 @@ TEST_F(Tls, AKeyOfAnotherCertificateIsRefused) {
       << server.error().message;
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::tls_test

@@ -5,8 +5,7 @@
 
 #include "host/temp_dir.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::token_file_test {
 
 class TokenFile : public ::testing::Test {
  protected:
@@ -57,5 +56,4 @@ TEST_F(TokenFile, ADirectoryIsNotAToken) {
       << read.error().message;
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::token_file_test

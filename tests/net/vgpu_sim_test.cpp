@@ -12,8 +12,7 @@
 #include "net/metrics.h"
 #include "net/process_activity.h"
 
-namespace gpumeter::net {
-namespace {
+namespace gpumeter::net::vgpu_sim_test {
 
 using testing::Exposition;
 using testing::LabelMap;
@@ -157,5 +156,4 @@ TEST_F(VgpuHost, SeriesRouteServesAnInstancesRecentRecords) {
   EXPECT_EQ(status_of("/api/v1/vgpu/series?gpu=1&vgpu=201&since=yesterday"), 400);
 }
 
-}  // namespace
-}  // namespace gpumeter::net
+}  // namespace gpumeter::net::vgpu_sim_test

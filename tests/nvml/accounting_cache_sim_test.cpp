@@ -17,8 +17,7 @@
 #include "nvml/accounting_cache.h"
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::accounting_cache_sim_test {
 
 using testing::ScopedEnv;
 using testing::SimBackendTest;
@@ -293,5 +292,4 @@ TEST(AppendedFrom, FindsWhereTheNewEntriesStart) {
   EXPECT_EQ(appended_from(V{5, 5}, V{5, 5, 5}), 2U);
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::accounting_cache_sim_test

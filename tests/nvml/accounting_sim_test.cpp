@@ -9,8 +9,7 @@
 
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::accounting_sim_test {
 
 using testing::SimBackendTest;
 
@@ -139,5 +138,4 @@ TEST_F(AccountingSimTest, RefusalsSayWhy) {
   EXPECT_EQ(control().set_accounting_mode(9, true).error(), AccountingRefusal::no_such_gpu);
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::accounting_sim_test

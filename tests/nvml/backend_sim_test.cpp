@@ -4,8 +4,7 @@
 
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::backend_sim_test {
 
 using enum DeviceMetric;
 using testing::SimBackendTest;
@@ -168,6 +167,32 @@ TEST_F(SimBackendTest, ProcessesMergedAcrossLists) {
   EXPECT_TRUE(client.contexts.mps);
   EXPECT_FALSE(client.contexts.compute);
   EXPECT_EQ(client.used_memory_bytes, std::unexpected(Unavailable::not_supported));
+}
+
+TEST_F(SimBackendTest, ProcessMemoryNowReadsOnlyTheProcessLists) {
+  auto source = open(kTwoDevices);
+  ASSERT_NE(source, nullptr);
+  // Before any read(): the lists alone, for a task's edge; 0 where they do not name it.
+  const std::vector<std::uint32_t> both{0, 1};
+  const auto trainer = source->process_memory(4242, both);
+  ASSERT_TRUE(trainer.has_value());
+  EXPECT_EQ(*trainer, (std::map<std::uint32_t, std::uint64_t>{{0, 8ull << 30}, {1, 0}}));
+  const std::vector<std::uint32_t> second{1};
+  EXPECT_EQ(source->process_memory(4242, second), (std::map<std::uint32_t, std::uint64_t>{{1, 0}}))
+      << "only the GPUs asked about are read";
+  const auto absent = source->process_memory(999, both);
+  ASSERT_TRUE(absent.has_value());
+  EXPECT_EQ(*absent, (std::map<std::uint32_t, std::uint64_t>{{0, 0}, {1, 0}}));
+  // Listed with "N/A" for its memory: what it holds cannot be told.
+  EXPECT_EQ(source->process_memory(4343, both), std::unexpected(Unavailable::not_supported));
+}
+
+TEST_F(SimBackendTest, ProcessMemoryNowWithoutProcessListsIsNotSupported) {
+  auto source = open(R"({"devices": [{"name": "Integrated", "uuid": "GPU-0",
+    "memory_total_bytes": 0, "unsupported": ["processes", "mps"]}]})");
+  ASSERT_NE(source, nullptr);
+  const std::vector<std::uint32_t> first{0};
+  EXPECT_EQ(source->process_memory(4242, first), std::unexpected(Unavailable::not_supported));
 }
 
 // A board that offers nothing optional: every metric is not_supported, nothing fails.
@@ -353,5 +378,4 @@ TEST_F(SimBackendTest, NoDevicesIsAnEmptyReading) {
   EXPECT_TRUE(reading->driver.driver_version.has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::backend_sim_test

@@ -4,8 +4,7 @@
 
 #include "nvml/abi.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::convert_test {
 
 TEST(ConvertTest, PowerMilliwattsToWatts) {
   EXPECT_DOUBLE_EQ(milliwatts_to_watts(0), 0.0);
@@ -79,5 +78,4 @@ TEST(ConvertTest, PciBusIdMatchesTheV3Text) {
   EXPECT_EQ(pci_bus_id(0x1, 0xab, 0x1f), "00000001:AB:1F.0");
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::convert_test

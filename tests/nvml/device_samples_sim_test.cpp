@@ -6,8 +6,7 @@
 
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::device_samples_sim_test {
 
 using testing::SimBackendTest;
 
@@ -73,5 +72,4 @@ TEST_F(SimBackendTest, DeviceSamplesOfUnsupportedAndLostGpus) {
             std::unexpected(Unavailable::error));  // no such index: INVALID_ARGUMENT
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::device_samples_sim_test

@@ -7,8 +7,7 @@
 
 #include <vector>
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::device_samples_test {
 
 using namespace abi;
 
@@ -94,5 +93,4 @@ TEST_F(DeviceSamplesTest, NothingNewerIsAnEmptyDrainAndNoEntryPointIsUnsupported
   EXPECT_EQ(drain(DeviceBuffer::power, std::nullopt), std::unexpected(Unavailable::not_supported));
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::device_samples_test

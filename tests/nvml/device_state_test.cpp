@@ -3,8 +3,7 @@
 
 #include "nvml/device_reader.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::device_state_test {
 
 using namespace abi;
 using enum DeviceMetric;
@@ -207,5 +206,4 @@ TEST(AbsentTest, EveryValueCarriesTheReason) {
   EXPECT_TRUE(identity_is_settled(absent_identity(0, Unavailable::not_supported)));
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::device_state_test

@@ -10,8 +10,7 @@
 #include "nvml/processes.h"
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::driver_variants_test {
 
 using enum DeviceMetric;
 using testing::kSimLegacyLibrary;
@@ -132,5 +131,4 @@ TEST_F(SimBackendTest, LegacyDriverUsesV1Fallbacks) {
   EXPECT_EQ(device.identity.architecture, "Ampere");
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::driver_variants_test

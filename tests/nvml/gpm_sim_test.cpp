@@ -9,8 +9,7 @@
 #include "nvml/gpm.h"
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::gpm_sim_test {
 
 using enum DeviceMetric;
 using testing::SimBackendTest;
@@ -95,5 +94,4 @@ TEST_F(SimBackendTest, GpmReadingSoonerThanTheMinimumKeepsTheOlderSample) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::gpm_sim_test

@@ -7,8 +7,7 @@
 
 #include "nvml/scoped_env.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::library_test {
 
 std::string fake(const std::string& variant) {
   // fmt, not chained operator+: g++ 12 reports a false -Warray-bounds on the latter at -O2.
@@ -159,5 +158,4 @@ TEST(LibraryTest, MoveKeepsTheTableAndEmptiesTheSource) {
   EXPECT_EQ(other->path(), fake("current"));
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::library_test

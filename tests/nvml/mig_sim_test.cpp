@@ -5,8 +5,7 @@
 
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::mig_sim_test {
 
 using enum DeviceMetric;
 using testing::SimBackendTest;
@@ -90,5 +89,4 @@ TEST_F(SimBackendTest, MigModeAbsencesCarryTheirReason) {
   EXPECT_EQ(reading->devices.at(2).mig, std::unexpected(Unavailable::not_supported));
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::mig_sim_test

@@ -5,8 +5,7 @@
 
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::process_utilization_sim_test {
 
 using testing::SimBackendTest;
 
@@ -72,5 +71,4 @@ TEST_F(SimBackendTest, DrainOfUnsupportedAndLostGpus) {
             std::unexpected(Unavailable::error));  // no such index: INVALID_ARGUMENT
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::process_utilization_sim_test

@@ -7,8 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::process_utilization_test {
 
 using namespace abi;
 
@@ -234,5 +233,4 @@ TEST_F(ProcessUtilizationTest, DropsJunkAtOrBeforeLastSeen) {
   EXPECT_EQ((*samples)[0].pid, 12U);
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::process_utilization_test

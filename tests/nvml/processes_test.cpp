@@ -10,8 +10,7 @@
 
 #include "nvml/device_reader.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::processes_test {
 
 using namespace abi;
 
@@ -238,5 +237,4 @@ TEST_F(MergedProcessesTest, NothingSupported) {
   EXPECT_EQ(read_processes(query_), std::unexpected(Unavailable::not_supported));
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::processes_test

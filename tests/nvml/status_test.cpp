@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::status_test {
 
 using namespace abi;
 
@@ -60,5 +59,4 @@ TEST(StatusTest, NamesForMessages) {
   EXPECT_EQ(describe_return(static_cast<Return>(77)), "UNRECOGNIZED (77)");
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::status_test

@@ -8,8 +8,7 @@
 
 #include "nvml/sim_backend.h"
 
-namespace gpumeter::nvml {
-namespace {
+namespace gpumeter::nvml::vgpu_sim_test {
 
 using testing::SimBackendTest;
 
@@ -218,5 +217,4 @@ TEST_F(SimBackendTest, VgpuClearAccountingForgetsEndedProcesses) {
   EXPECT_EQ(source->clear_vgpu_accounting(12), std::unexpected(Unavailable::error));
 }
 
-}  // namespace
-}  // namespace gpumeter::nvml
+}  // namespace gpumeter::nvml::vgpu_sim_test

@@ -4,8 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::accounted_exits_test {
 
 constexpr TimeUs kT0 = 1'767'225'600'000'000;
 constexpr TimeUs kSecond = 1'000'000;
@@ -63,5 +62,4 @@ TEST(AccountedExits, AGpuWithoutRecordsOrUuidGivesNothing) {
   EXPECT_TRUE(exits.take_all().empty());
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::accounted_exits_test

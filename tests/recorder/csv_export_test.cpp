@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::csv_export_test {
 
 constexpr TimeUs kMinute = 60'000'000;
 constexpr TimeUs kT0 = 1'767'225'600'000'000;  // 2026-01-01T00:00:00Z
@@ -45,5 +44,4 @@ TEST(CsvExport, MinutesSumIntoTheInterval) {
   EXPECT_EQ(per_five[1].usage_percent, 0);
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::csv_export_test

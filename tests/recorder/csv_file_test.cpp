@@ -11,8 +11,7 @@
 
 #include "store/temp_dir.h"
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::csv_file_test {
 
 using store::testing::read_bytes;
 using store::testing::TempDir;
@@ -137,5 +136,4 @@ TEST(DailyCsv, RowsThatCannotBeWrittenAreHandedBack) {
   EXPECT_EQ(appended.unwritten, rows);
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::csv_file_test

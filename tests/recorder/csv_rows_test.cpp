@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::csv_rows_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kT0 = 1'767'225'600 * kSecond;  // 2026-01-01T00:00:00Z
@@ -102,5 +101,4 @@ TEST(CsvIntervals, UnknownSmUseLeavesTheUsageEmptyNotZero) {
   EXPECT_EQ(rows[1].usage_percent, 50);
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::csv_rows_test

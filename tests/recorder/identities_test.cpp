@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::identities_test {
 
 constexpr TimeUs kT0 = 1'767'225'600'000'000;
 constexpr TimeUs kStart = kT0 - 3'600'000'000;
@@ -83,5 +82,4 @@ TEST(Identities, ForgottenProcessesKeepOnlyWhatTheKeySays) {
   EXPECT_EQ(alice->gpu_uuid, "GPU-1") << "GPUs are never forgotten";
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::identities_test

@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::one_shot_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kPrevious = 1'767'225'600 * kSecond;  // the previous record
@@ -144,5 +143,4 @@ TEST(OneShot, ADrainThatFailedForAnotherReasonIsNotCalledMig) {
     EXPECT_FALSE(interval.sm_unknown);
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::one_shot_test

@@ -5,8 +5,7 @@
 
 #include <cmath>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::process_figures_test {
 
 constexpr TimeUs kT0 = 1'767'225'600'000'000;
 constexpr TimeUs kPeriod = 250'000;
@@ -151,5 +150,4 @@ TEST(ProcessFigures, OnOtherGpusTheSmFiguresAreKnown) {
     EXPECT_FALSE(figures.sm_unknown);
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::process_figures_test

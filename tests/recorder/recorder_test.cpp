@@ -15,8 +15,7 @@
 #include "store/raw_database.h"
 #include "store/temp_dir.h"
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::recorder_test {
 
 using gpumeter::testing::busy;
 using gpumeter::testing::on_gpu;
@@ -41,11 +40,13 @@ TimeUs at(double seconds) {
 // One sampler over scripted sources, its rounds stepped by the test, and a recorder.
 class Machine {
  public:
+  // With `open_now` false, the recorder gets no store and opens `database` itself
+  // (RecorderConfig::open_database), as the daemon's does when it could not at start.
   Machine(const std::filesystem::path& database, RecorderConfig config,
-          std::vector<std::string>& log)
-      : store_(open(database)),
+          std::vector<std::string>& log, bool open_now = true)
+      : store_(open_now ? std::optional(open(database)) : std::nullopt),
         sampler_(gpus_, host_, sampler_config()),
-        recorder_(&store_, std::move(config),
+        recorder_(store_ ? &*store_ : nullptr, opening(database, std::move(config)),
                   [&log](const std::string& line) { log.push_back(line); }) {
     gpus_.gpus.resize(1);
     gpus_.gpus[0].uuid = "GPU-0";
@@ -73,12 +74,17 @@ class Machine {
   void record(int until) { recorder_.record(sampler_, at(until), at(until + 1)); }
   void finish() { recorder_.finish(sampler_); }
   Recorder& recorder() { return recorder_; }
-  store::Store& store() { return store_; }
+  store::Store& store() { return *store_; }
 
  private:
   SamplerConfig sampler_config() {
     SamplerConfig config;
     config.on_snapshot = [this](const Snapshot& snapshot) { recorder_.observe(snapshot); };
+    return config;
+  }
+  static RecorderConfig opening(const std::filesystem::path& path, RecorderConfig config) {
+    config.database = path;
+    config.open_database = [path] { return store::Store::open(path, {.host = "node1"}); };
     return config;
   }
   static store::Store open(const std::filesystem::path& path) {
@@ -90,7 +96,7 @@ class Machine {
     return std::move(*store);
   }
 
-  store::Store store_;
+  std::optional<store::Store> store_;
   ScriptedGpus gpus_;
   ScriptedHost host_;
   Sampler sampler_;
@@ -271,5 +277,44 @@ TEST_F(RecorderTest, AFullDatabaseIsLoggedOnceAndCaughtUpWith) {
       << "nothing lost";
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+TEST_F(RecorderTest, ADatabaseThatCouldNotBeOpenedIsTriedEachIntervalAndCaughtUpWith) {
+  const auto path = dir_ / "h.db";
+  store::testing::write_bytes(path, std::string(8192, 'x'));  // not a database
+  {
+    Machine machine(path, ten_seconds(dir_ / "csv"), log_, false);
+    machine.recorder().could_not_open(
+        Error{ErrorCode::invalid_input, "h.db is not a gpumeter database"});  // the daemon's try
+    machine.run(-1, 11);
+    machine.record(10);
+    machine.run(11, 21);
+    machine.record(20);
+    ASSERT_EQ(log_.size(), 1U) << "one line while it lasts, not one per try";
+    EXPECT_NE(log_[0].find("h.db is not a gpumeter database"), std::string::npos) << log_[0];
+    EXPECT_NE(log_[0].find("each record interval tries again"), std::string::npos) << log_[0];
+    task::HistoryStatus status = machine.recorder().status();
+    EXPECT_TRUE(status.failing);
+    EXPECT_EQ(status.database, path.string());
+    ASSERT_TRUE(status.last_error);
+    EXPECT_NE(status.last_error->find("is not a gpumeter database"), std::string::npos);
+    EXPECT_GT(status.queued_rows, 20U) << "every round's samples wait";
+    EXPECT_EQ(read_bytes(path), std::string(8192, 'x')) << "the file is left as it was";
+
+    std::filesystem::remove(path);  // the operator moves the damaged file away
+    machine.run(21, 31);
+    machine.record(30);
+    ASSERT_EQ(log_.size(), 2U);
+    EXPECT_NE(log_[1].find("again"), std::string::npos) << log_[1];
+    status = machine.recorder().status();
+    EXPECT_FALSE(status.failing);
+    EXPECT_FALSE(status.last_error);
+    EXPECT_EQ(status.queued_rows, 0U);
+  }
+  store::testing::RawDatabase raw(path);
+  EXPECT_EQ(raw.integer("SELECT count(*) FROM device_samples"), 32) << "every round, 0..31 s";
+  const std::vector<store::LedgerRow> rows = ledger(path);
+  const store::LedgerRow* trainer = row_of(rows, kTrainer);
+  ASSERT_NE(trainer, nullptr);
+  EXPECT_DOUBLE_EQ(trainer->gpu_seconds, 30.0) << "the intervals recorded while it was closed";
+}
+
+}  // namespace gpumeter::recorder::recorder_test

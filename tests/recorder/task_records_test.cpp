@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::task_records_test {
 
 constexpr TimeUs kT0 = 1'767'225'600'000'000;
 
@@ -53,5 +52,4 @@ TEST(TaskRecords, ATaskWithoutFiguresKeepsTheReason) {
   EXPECT_TRUE(record.gpus.empty());
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::task_records_test

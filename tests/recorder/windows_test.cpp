@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::recorder {
-namespace {
+namespace gpumeter::recorder::windows_test {
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kT0 = 1'767'225'600 * kSecond;  // 2026-01-01T00:00:00Z, a whole minute
@@ -51,5 +50,4 @@ TEST(Multiples, FloorAndNextAlsoBeforeTheEpoch) {
   EXPECT_EQ(next_multiple(-5, 10), 0);
 }
 
-}  // namespace
-}  // namespace gpumeter::recorder
+}  // namespace gpumeter::recorder::windows_test

@@ -12,8 +12,7 @@
 #include "sim/timeline.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::examples_test {
 
 using testing::example_scenario;
 
@@ -153,5 +152,4 @@ TEST(Examples, ValuesMoveOverTime) {
   EXPECT_GE(seen.size(), 2u);
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::examples_test

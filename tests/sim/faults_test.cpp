@@ -6,8 +6,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim::testing {
-namespace {
+namespace gpumeter::sim::testing::faults_test {
 
 class FaultsTest : public ::testing::Test {
  protected:
@@ -121,5 +120,4 @@ TEST_F(FaultsTest, FaultCountersStartAgainWithEachInit) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::sim::testing
+}  // namespace gpumeter::sim::testing::faults_test

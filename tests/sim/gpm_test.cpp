@@ -7,8 +7,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::gpm_test {
 
 namespace abi = nvml::abi;
 using testing::Session;
@@ -127,5 +126,4 @@ TEST_F(Gpm, GpuInstanceSamplesCountOnlyTheirProcesses) {
   for (const abi::GpmSample s : {a, b, c, d}) free(s);
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::gpm_test

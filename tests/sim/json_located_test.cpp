@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::json_located_test {
 
 TEST(JsonLocated, RecordsTheLineOfEveryValue) {
   const auto doc = parse_located_json(
@@ -65,5 +64,4 @@ TEST(JsonLocated, ReadablePaths) {
   EXPECT_EQ(readable_path(""), "(top level)");
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::json_located_test

@@ -11,8 +11,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim::testing {
-namespace {
+namespace gpumeter::sim::testing::library_test {
 
 class LibraryTest : public ::testing::Test {
  protected:
@@ -311,5 +310,4 @@ TEST_F(LibraryTest, ExportsEveryEntryPointTheLoaderKnows) {
   for (const char* name : names) EXPECT_TRUE(lib.exports(name)) << name;
 }
 
-}  // namespace
-}  // namespace gpumeter::sim::testing
+}  // namespace gpumeter::sim::testing::library_test

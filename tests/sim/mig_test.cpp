@@ -9,8 +9,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::mig_test {
 
 namespace abi = nvml::abi;
 using testing::Session;
@@ -244,5 +243,4 @@ TEST(MigScenario, PlacementMustNameAnInstanceOfAMigGpu) {
   EXPECT_NE(duplicate.error().message.find("two MIG instances"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::mig_test

@@ -15,8 +15,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim::testing {
-namespace {
+namespace gpumeter::sim::testing::pid_file_test {
 
 std::string error_of(const std::string& text) {
   auto parsed = parse_scenario(text, "s.json");
@@ -142,5 +141,4 @@ TEST_F(PidFileLibrary, TheProcessIsOnTheGpuWhileItsFileNamesALiveProcess) {
   EXPECT_TRUE(sampled(s).empty());
 }
 
-}  // namespace
-}  // namespace gpumeter::sim::testing
+}  // namespace gpumeter::sim::testing::pid_file_test

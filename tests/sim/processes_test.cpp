@@ -9,8 +9,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim::testing {
-namespace {
+namespace gpumeter::sim::testing::processes_test {
 
 constexpr unsigned char kSentinel = 0xAB;
 
@@ -225,5 +224,4 @@ TEST_F(ProcessesTest, DrainingWithLastSeenMissesNothingAsTimeMoves) {
   EXPECT_EQ(seen_1002, 4u);  // (100, 102] and (110, 112]
 }
 
-}  // namespace
-}  // namespace gpumeter::sim::testing
+}  // namespace gpumeter::sim::testing::processes_test

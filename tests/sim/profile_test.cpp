@@ -4,8 +4,7 @@
 
 #include <limits>
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::profile_test {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
@@ -93,5 +92,4 @@ TEST(Profile, LongIntegralsOfPeriodicProfilesAreExact) {
   EXPECT_NEAR(p.integral(0, 86400), 86400 * 20.0, 1e-6);
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::profile_test

@@ -14,8 +14,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim::testing {
-namespace {
+namespace gpumeter::sim::testing::real_process_test {
 
 constexpr const char* kScenario = R"({
   "devices": [{"name": "G", "memory_total_bytes": 1000000000}],
@@ -102,5 +101,4 @@ TEST_F(RealProcessTest, HostLookupsGoToTheRealReader) {
   EXPECT_EQ(recording->asked, std::vector<Pid>{static_cast<Pid>(child.pid())});
 }
 
-}  // namespace
-}  // namespace gpumeter::sim::testing
+}  // namespace gpumeter::sim::testing::real_process_test

@@ -5,8 +5,7 @@
 
 #include "temp_scenario.h"
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::scenario_host_test {
 
 using testing::TempScenario;
 
@@ -111,5 +110,4 @@ TEST_F(ScenarioHostTest, BadScenarioIsInvalidInputWithFileAndLine) {
       << source.error().message;
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::scenario_host_test

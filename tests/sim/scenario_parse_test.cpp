@@ -6,8 +6,7 @@
 #include "sim/scenario.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::scenario_parse_test {
 
 using testing::TempScenario;
 
@@ -236,5 +235,23 @@ TEST(ScenarioLoad, ErrorsNameTheFilePath) {
             file.path().string() + ":2: devices: expected an array, found a number");
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+// Up to the cap a file is read whole, across the reader's chunks; one byte more is refused.
+TEST(ScenarioLoad, AFileOfTheCapIsReadOneByteMoreIsRefused) {
+  const std::string scenario = R"({"devices": [{"name": "Padded", "memory_total_bytes": 1}]})";
+  std::string text = scenario + std::string(kMaxScenarioBytes - scenario.size() - 1, ' ') + "\n";
+  ASSERT_EQ(text.size(), kMaxScenarioBytes);
+  const testing::TempScenario fits(text);
+  const auto loaded = load_scenario(fits.path());
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+  EXPECT_EQ(loaded->devices.at(0).name, "Padded");
+
+  const testing::TempScenario over(text + " ");
+  const auto refused = load_scenario(over.path());
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, ErrorCode::invalid_input);
+  EXPECT_EQ(
+      refused.error().message,
+      over.path().string() + ": larger than 16 MiB (expected a scenario file of at most 16 MiB)");
+}
+
+}  // namespace gpumeter::sim::scenario_parse_test

@@ -6,8 +6,7 @@
 
 #include "sim/scenario.h"
 
-namespace gpumeter::sim {
-namespace {
+namespace gpumeter::sim::timeline_test {
 
 // One GPU with a 1-second sample period and a 10-second sample buffer; three processes:
 // a steady one, a bursty one, and one that never uses the GPU.
@@ -136,5 +135,4 @@ TEST_F(TimelineTest, LostDevices) {
   EXPECT_FALSE(t.lost(0, 10));
 }
 
-}  // namespace
-}  // namespace gpumeter::sim
+}  // namespace gpumeter::sim::timeline_test

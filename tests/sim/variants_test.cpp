@@ -9,8 +9,7 @@
 #include "sim_library.h"
 #include "temp_scenario.h"
 
-namespace gpumeter::sim::testing {
-namespace {
+namespace gpumeter::sim::testing::variants_test {
 
 #define GPUMETER_TEST_SYMBOL(symbol, type) #symbol,
 const std::vector<const char*> kAllSymbols = {GPUMETER_SIM_SYMBOLS(GPUMETER_TEST_SYMBOL)};
@@ -107,5 +106,4 @@ TEST(Variants, EachVariantKeepsItsOwnState) {
   EXPECT_EQ(legacy.fn<abi::CountFn>("nvmlDeviceGetCount_v2")(&count), abi::kErrorUninitialized);
 }
 
-}  // namespace
-}  // namespace gpumeter::sim::testing
+}  // namespace gpumeter::sim::testing::variants_test

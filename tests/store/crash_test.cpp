@@ -18,8 +18,7 @@
 #include "store/raw_database.h"
 #include "store/support.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::crash_test {
 
 using testing::TempDir;
 
@@ -102,5 +101,4 @@ TEST(Crash, EveryCommittedBatchSurvivesTheKills) {
   EXPECT_DOUBLE_EQ(raw.real("SELECT total(gpu_seconds) FROM ledger"), static_cast<double>(tasks));
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::crash_test

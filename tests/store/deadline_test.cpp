@@ -6,8 +6,7 @@
 #include "store/sqlite.h"
 #include "store/support.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::deadline_test {
 
 // Counts to a trillion: hours of work, unless something stops it.
 constexpr std::string_view kEndless =
@@ -41,5 +40,4 @@ TEST(Deadline, GoneItLetsQueriesRun) {
   EXPECT_EQ(*counted, 100'000);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::deadline_test

@@ -11,8 +11,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::gpm_history_test {
 
 using testing::kDay;
 using testing::kHour;
@@ -189,5 +188,4 @@ TEST(GpmHistory, ASnapshotsGpmBecomesTheSampleAndNotSupportedStaysAbsent) {
   EXPECT_FALSE(without->gpm_pcie_tx_bytes_per_second);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::gpm_history_test

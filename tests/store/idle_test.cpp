@@ -6,8 +6,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::idle_test {
 
 using testing::kHour;
 using testing::kMinute;
@@ -104,5 +103,4 @@ TEST_F(Idle, ANegativeThresholdIsRefused) {
   EXPECT_EQ(spells.error().code, ErrorCode::invalid_input);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::idle_test

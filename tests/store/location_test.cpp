@@ -9,8 +9,7 @@
 
 #include "store/temp_dir.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::location_test {
 
 using testing::TempDir;
 
@@ -174,5 +173,4 @@ TEST_F(Prepare, ADirectoryOwnedBySomeoneElseIsRefused) {
   EXPECT_NE(prepared.error().message.find("owned by uid 4242"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::location_test

@@ -9,8 +9,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::maintenance_test {
 
 using testing::kDay;
 using testing::kHour;
@@ -288,5 +287,4 @@ TEST(Prune, RetentionsMustNest) {
   EXPECT_TRUE(validate(Retention{}));
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::maintenance_test

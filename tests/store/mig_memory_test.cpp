@@ -14,8 +14,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::mig_memory_test {
 
 using testing::kDay;
 using testing::kHour;
@@ -239,5 +238,4 @@ TEST(MigMemoryRecord, OnlyMigDevicesWithAUuidAndAReadingAreRecorded) {
   EXPECT_TRUE(mig_memory_records(gpu, kT0).empty());
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::mig_memory_test

@@ -12,8 +12,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::migration_test {
 
 using testing::kHour;
 using testing::kMinute;
@@ -255,5 +254,4 @@ TEST(Migration, Step9GivesTheOldMigRowsNoGpmAndTakesNewFigures) {
   EXPECT_FALSE(after->front().gpm[1].avg);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::migration_test

@@ -17,8 +17,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::open_test {
 
 using testing::RawDatabase;
 using testing::TempDir;
@@ -177,6 +176,53 @@ TEST(Open, AnotherProgramsDatabaseIsRefusedUntouched) {
   EXPECT_NE(again.error().message.find("belongs to another application"), std::string::npos);
 }
 
+// A writer killed inside a transaction that uses the rollback journal (the switch to WAL on the
+// very first start is one): the journal stays behind, hot, and a read-only look at the file
+// cannot play it back.
+void kill_a_writer_mid_transaction(const std::filesystem::path& path) {
+  {
+    RawDatabase raw(path);
+    raw.exec("PRAGMA journal_mode = DELETE");
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    RawDatabase raw(path);
+    // synchronous = OFF puts the journal's header down at once rather than at the commit, and a
+    // one-page cache spills the changed pages into the database file before the end.
+    raw.exec(
+        "PRAGMA synchronous = OFF; PRAGMA cache_size = 1; BEGIN IMMEDIATE; "
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+        "INSERT INTO hosts (name) SELECT 'never-committed-' || i || printf('%.200c', 'x') FROM n;");
+    ::_exit(0);  // as a SIGKILL would leave it: no rollback, no commit, the journal on disk
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  ASSERT_TRUE(std::filesystem::exists(path.string() + "-journal"));
+}
+
+TEST(Open, AWriterKilledMidTransactionIsRolledBackByTheNextWriter) {
+  TempDir dir;
+  const auto path = dir / "killed.db";
+  {
+    testing::open_store(path);
+  }
+  kill_a_writer_mid_transaction(path);
+
+  const auto reader = Store::open(path, {.host = "node1", .read_only = true});
+  ASSERT_FALSE(reader);
+  EXPECT_NE(reader.error().message.find("was left mid-transaction by a writer that stopped"),
+            std::string::npos)
+      << reader.error().message;
+
+  auto writer = Store::open(path, {.host = "node1"});
+  ASSERT_TRUE(writer) << writer.error().message;
+  EXPECT_EQ(writer->journal_mode(), "wal");
+  RawDatabase raw(path);
+  EXPECT_EQ(raw.integer("SELECT count(*) FROM hosts WHERE name LIKE 'never-committed%'"), 0);
+  EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
+}
+
 TEST(Open, ACheckpointPutsWhatWasCommittedIntoTheDatabaseFileItself) {
   TempDir dir;
   Store store = testing::open_store(dir / "c.db");
@@ -278,5 +324,4 @@ TEST(Open, IntegrityCheckOfASoundDatabaseFindsNothing) {
   EXPECT_TRUE(problems->empty());
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::open_test

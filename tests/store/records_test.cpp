@@ -6,8 +6,7 @@
 
 #include <limits>
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::records_test {
 
 Device device_with_uuid() {
   Device device;
@@ -67,5 +66,4 @@ TEST(Records, ValidationNamesWhatIsWrong) {
   EXPECT_FALSE(validate(DeviceRecord{}));
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::records_test

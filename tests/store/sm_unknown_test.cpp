@@ -14,8 +14,7 @@
 #include "store/usage.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::sm_unknown_test {
 
 using testing::kHour;
 using testing::kMinute;
@@ -222,5 +221,4 @@ TEST(SmUnknownRecord, AProcessThatLeavesMigModeKeepsBothParts) {
   EXPECT_NEAR(*rows->front().sm_percent_while_held(), 50.0, kTolerance);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::sm_unknown_test

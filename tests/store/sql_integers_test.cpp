@@ -6,8 +6,7 @@
 #include <limits>
 #include <optional>
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::sql_integers_test {
 
 constexpr auto kInt64Max = std::numeric_limits<std::int64_t>::max();
 
@@ -33,5 +32,4 @@ TEST(SqlIntegers, UnsignedCountersPastTheLimitAreClamped) {
             kInt64Max);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::sql_integers_test

@@ -20,8 +20,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::usage_test {
 
 using testing::kDay;
 using testing::kHour;
@@ -246,5 +245,4 @@ TEST_F(Usage, AnEmptyWindowHasNoRowsAndBadQueriesAreRefused) {
   ASSERT_FALSE(two_periods);
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::usage_test

@@ -10,8 +10,7 @@
 #include "store/vgpu_use.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::vgpu_rollup_test {
 
 using testing::kDay;
 using testing::kHour;
@@ -188,5 +187,4 @@ TEST(VgpuRetention, MinutesMayNotOutliveHours) {
   EXPECT_FALSE(validate(Retention{.vgpu_minutes_us = -1}));
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::vgpu_rollup_test

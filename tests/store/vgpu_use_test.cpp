@@ -10,8 +10,7 @@
 #include "store/temp_dir.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::vgpu_use_test {
 
 using testing::kMinute;
 using testing::kSecond;
@@ -77,5 +76,4 @@ TEST(VgpuUse, BadRecordsAndWindowsAreRefused) {
   EXPECT_FALSE(vm_usage(store, kT0, kT0).has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::vgpu_use_test

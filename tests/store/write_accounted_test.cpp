@@ -9,8 +9,7 @@
 #include "store/support.h"
 #include "store/write.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::write_accounted_test {
 
 using testing::interval;
 using testing::kSecond;
@@ -113,5 +112,4 @@ TEST(WriteAccounted, ABadPercentageIsRefused) {
   EXPECT_TRUE(validate(accounted(1, kT0, 10, 50, kGiB)));
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::write_accounted_test

@@ -8,8 +8,7 @@
 #include "store/raw_database.h"
 #include "store/support.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::write_test {
 
 using testing::interval;
 using testing::kHour;
@@ -226,5 +225,4 @@ TEST(Write, TaskResultsComeBackAsTheyWent) {
   EXPECT_FALSE(stored->front().task.gpus.at(0).busy_seconds[2].has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::write_test

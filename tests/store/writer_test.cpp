@@ -14,8 +14,7 @@
 #include "store/raw_database.h"
 #include "store/support.h"
 
-namespace gpumeter::store {
-namespace {
+namespace gpumeter::store::writer_test {
 
 using testing::interval;
 using testing::kHour;
@@ -104,6 +103,27 @@ TEST(Writer, AFullDatabaseKeepsTheRecordsQueuedUntilThereIsRoomAgain) {
 
 // While a flush writes (here: waits for another connection's lock), its rows still count as
 // queued: they are not written yet, and come back to the queue if the flush fails.
+TEST(Writer, WithoutAStoreRecordsQueueUntilOneIsAttached) {
+  TempDir dir;
+  Writer writer(WriterConfig{});
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(writer.add(sample("GPU-a", kT0 + i * kSecond, i)));
+  const auto failed = writer.flush();
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code, ErrorCode::io);
+  WriterState state = writer.state();
+  EXPECT_EQ(state.queued_rows, 3U);
+  EXPECT_EQ(state.consecutive_failures, 1U);
+  EXPECT_EQ(state.last_error, "no database is open");
+  Store store = testing::open_store(dir / "late.db");
+  writer.attach(store);
+  ASSERT_TRUE(writer.flush());
+  state = writer.state();
+  EXPECT_EQ(state.queued_rows, 0U);
+  EXPECT_EQ(state.written_rows, 3U);
+  EXPECT_EQ(state.consecutive_failures, 0U);
+  EXPECT_EQ(count(store, "device_samples"), 3);
+}
+
 TEST(Writer, RowsAFlushIsWritingStillCountAsQueued) {
   TempDir dir;
   Store store = testing::open_store(dir / "busy.db", {.busy_timeout = std::chrono::seconds(3)});
@@ -239,5 +259,4 @@ TEST(Writer, TheLatestDescriptionOfAGpuWins) {
   EXPECT_EQ(all->front().device.name, "new");
 }
 
-}  // namespace
-}  // namespace gpumeter::store
+}  // namespace gpumeter::store::writer_test

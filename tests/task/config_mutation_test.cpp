@@ -17,8 +17,7 @@
 #include "cli/master_config.h"
 #include "view/quota.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::config_mutation_test {
 
 constexpr int kMutantsPerFile = 300;
 
@@ -201,5 +200,4 @@ TEST_F(ConfigMutants, TheQuotaFile) {
          });
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::config_mutation_test

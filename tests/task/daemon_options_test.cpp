@@ -8,20 +8,19 @@
 
 #include "cli/config_tables.h"
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::daemon_options_test {
 
 using std::chrono::milliseconds;
 
 TEST(DaemonOptions, Intervals) {
-  EXPECT_EQ(parse_interval("100ms"), milliseconds(100));
-  EXPECT_EQ(parse_interval("1s"), milliseconds(1000));
-  EXPECT_EQ(parse_interval("2"), milliseconds(2000));
-  EXPECT_EQ(parse_interval("10m"), milliseconds(600'000));
-  EXPECT_EQ(parse_interval("1h"), milliseconds(3'600'000));
-  EXPECT_EQ(parse_interval("1d"), milliseconds(86'400'000));
+  EXPECT_EQ(parse_duration("100ms"), milliseconds(100));
+  EXPECT_EQ(parse_duration("1s"), milliseconds(1000));
+  EXPECT_EQ(parse_duration("2"), milliseconds(2000));
+  EXPECT_EQ(parse_duration("10m"), milliseconds(600'000));
+  EXPECT_EQ(parse_duration("1h"), milliseconds(3'600'000));
+  EXPECT_EQ(parse_duration("1d"), milliseconds(86'400'000));
   for (const char* bad : {"", "s", "-1s", "1.5s", "1w", "1 s", "99999999999999999999d"}) {
-    EXPECT_FALSE(parse_interval(bad)) << bad;
+    EXPECT_FALSE(parse_duration(bad)) << bad;
   }
 }
 
@@ -225,5 +224,4 @@ TEST_F(ConfigFile, TheExampleConfigIsValid) {
   EXPECT_TRUE(resolve_daemon_options(options_, kUser).has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::daemon_options_test

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::line_buffer_test {
 
 TEST(LineBuffer, SplitsLinesAcrossReads) {
   LineBuffer buffer(100);
@@ -61,5 +60,4 @@ TEST(LineBuffer, FinishTurnsAFinalPartialLineIntoALine) {
   EXPECT_EQ(buffer.next(line), LineBuffer::Next::need_more);
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::line_buffer_test

@@ -7,8 +7,7 @@
 #include <random>
 #include <string>
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::protocol_test {
 
 using nlohmann::json;
 
@@ -342,5 +341,4 @@ TEST(Protocol, StatusReply) {
   EXPECT_EQ(reply["limits"]["line_bytes"], kLimits.line_bytes);
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::protocol_test

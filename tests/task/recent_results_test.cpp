@@ -5,8 +5,7 @@
 #include <limits>
 #include <thread>
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::recent_results_test {
 
 constexpr std::size_t kAll = std::numeric_limits<std::size_t>::max();
 
@@ -72,5 +71,4 @@ TEST(RecentResults, ReadersOnOtherThreads) {
   EXPECT_EQ(recent.ended_since(0, kAll).tasks.size(), 100U);
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::recent_results_test

@@ -7,8 +7,7 @@
 
 #include "task/fake_monitor.h"
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::registry_test {
 
 using testing::kSecond;
 using testing::kT0;
@@ -276,5 +275,4 @@ TEST(Registry, FootprintGrowsWithWhatTheClientSends) {
   EXPECT_EQ(footprint(Task(large)), footprint(large)) << "a copy counts the same";
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::registry_test

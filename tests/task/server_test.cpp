@@ -17,8 +17,7 @@
 #include "task/exchange.h"
 #include "task/fake_monitor.h"
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::server_test {
 
 using nlohmann::json;
 using testing::FakeMonitor;
@@ -367,5 +366,4 @@ TEST_F(ServerTest, ExchangeSendsOneRequestAndReadsItsReply) {
   EXPECT_EQ(json::parse(*reply)["id"], 5);
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::server_test

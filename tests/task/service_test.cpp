@@ -6,8 +6,7 @@
 
 #include "task/fake_monitor.h"
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::service_test {
 
 using nlohmann::json;
 using testing::FakeMonitor;
@@ -305,6 +304,11 @@ class EdgeTest : public ServiceTest {
   // Ends `id` at `now_us` with `extra` keys in the request, lets the sampler pass, and returns
   // the end reply's usage.host.
   json end_and_settle(std::uint64_t id, TimeUs now_us, const json& extra = json::object()) {
+    return end_and_settle_usage(id, now_us, extra)["host"];
+  }
+
+  // The same, returning the end reply's whole usage.
+  json end_and_settle_usage(std::uint64_t id, TimeUs now_us, const json& extra = json::object()) {
     json request{{"op", "end"}, {"task", id}};
     request.update(extra);
     const Outcome end = service_.handle(request.dump(), worker_, now_us);
@@ -313,7 +317,7 @@ class EdgeTest : public ServiceTest {
     const std::vector<Task> settled = service_.advance(now_us + kSecond);
     EXPECT_EQ(settled.size(), 1U);
     if (settled.empty()) return json{};
-    return json::parse(Service::end_reply_for(end.id, settled.front()))["usage"]["host"];
+    return json::parse(Service::end_reply_for(end.id, settled.front()))["usage"];
   }
 
   std::uint64_t begin_with(const json& extra, TimeUs now_us) {
@@ -390,6 +394,52 @@ TEST_F(EdgeTest, AMarkThatCouldNotBeResetLeavesThePeakToTheSeries) {
   EXPECT_EQ(host["rss_at_end_bytes"], 120 * kMiB);
 }
 
+EdgeReading with_gpu_memory(Maybe<GpuMemoryHeld> held) {
+  EdgeReading edge = reading({0, 0}, 100 * kMiB, 100 * kMiB);
+  edge.gpu_memory = std::move(held);
+  return edge;
+}
+
+TEST_F(EdgeTest, GpuMemoryAtTheEdgesIsWhatTheProcessListsSaidThen) {
+  // GPU 1 is not among the task's figures (no samples of the process there): it is not added.
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{{0, 1024 * kMiB}, {1, 64 * kMiB}}));
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{{0, 1536 * kMiB}}));
+  const json usage = end_and_settle_usage(begin(worker_, kT0), kT0 + kSecond);
+  ASSERT_EQ(usage["gpus"].size(), 1U);
+  const json& gpu = usage["gpus"][0];
+  EXPECT_EQ(gpu["memory_source"], "edges");
+  EXPECT_EQ(gpu["memory_at_start_bytes"], 1024 * kMiB);
+  EXPECT_EQ(gpu["memory_at_end_bytes"], 1536 * kMiB);
+  EXPECT_EQ(gpu["memory_peak_bytes"], 1536 * kMiB) << "no round saw the growth; the end did";
+}
+
+TEST_F(EdgeTest, AGpuTheProcessLeftHoldsNothingAtThatEdge) {
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{{0, 512 * kMiB}}));
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{{0, 0}}));
+  const json gpu = end_and_settle_usage(begin(worker_, kT0), kT0 + kSecond)["gpus"][0];
+  EXPECT_EQ(gpu["memory_at_start_bytes"], 512 * kMiB);
+  EXPECT_EQ(gpu["memory_at_end_bytes"], 0);
+  EXPECT_EQ(gpu["memory_peak_bytes"], 512 * kMiB);
+}
+
+TEST_F(EdgeTest, WithoutProcessListsAtBothEdgesGpuMemoryIsTheSeries) {
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{{0, 512 * kMiB}}));
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(std::unexpected(Unavailable::not_supported)));
+  const json gpu = end_and_settle_usage(begin(worker_, kT0), kT0 + kSecond)["gpus"][0];
+  EXPECT_EQ(gpu["memory_source"], "series");
+  EXPECT_EQ(gpu["memory_at_start_bytes"], 0) << "the fake series' figure";
+}
+
+TEST_F(EdgeTest, AGpuNotReadAtAnEdgeKeepsTheSeries) {
+  // The newest round did not list the process on GPU 0 when the task began, so its lists
+  // were not read then (the process took it up during the task).
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{}));
+  monitor_.push_edge(kWorkerPid, with_gpu_memory(GpuMemoryHeld{{0, 256 * kMiB}}));
+  const json gpu = end_and_settle_usage(begin(worker_, kT0), kT0 + kSecond)["gpus"][0];
+  EXPECT_EQ(gpu["memory_source"], "series");
+  EXPECT_EQ(gpu["memory_at_end_bytes"], 0) << "the fake series' figure";
+}
+
 TEST_F(EdgeTest, RusageIsTheCallersOwnAndRefusedForAnotherProcess) {
   const Caller root = service_.identify(1, 0);
   const json refused =
@@ -405,5 +455,4 @@ TEST_F(EdgeTest, RusageIsTheCallersOwnAndRefusedForAnotherProcess) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::service_test

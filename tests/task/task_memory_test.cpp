@@ -13,8 +13,7 @@
 #include "task/recent_results.h"
 #include "task/service.h"
 
-namespace gpumeter::task {
-namespace {
+namespace gpumeter::task::task_memory_test {
 
 using testing::FakeMonitor;
 using testing::kSecond;
@@ -66,5 +65,4 @@ TEST(TaskMemory, ARetainedTaskAtTheLimitsIsMeasured) {
   EXPECT_LT(per_task, 64.0 * 1024);
 }
 
-}  // namespace
-}  // namespace gpumeter::task
+}  // namespace gpumeter::task::task_memory_test

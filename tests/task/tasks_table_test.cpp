@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::cli {
-namespace {
+namespace gpumeter::cli::tasks_table_test {
 
 using nlohmann::json;
 
@@ -70,5 +69,4 @@ TEST(TasksTable, AReplyOfAnotherShapeDoesNotThrow) {
   EXPECT_NO_THROW(render_tasks_table(json::array(), 0, false));
 }
 
-}  // namespace
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::cli::tasks_table_test

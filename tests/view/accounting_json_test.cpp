@@ -12,8 +12,7 @@
 
 #include "cli/sample_snapshot.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::accounting_json_test {
 
 using cli::testing::kNow;
 
@@ -135,5 +134,4 @@ TEST(AccountingJson, ARunningProcessIsNamedFromTheHostWhenTheStartTimesAgree) {
   EXPECT_FALSE(known_from_snapshot(snapshot, record(8, false)).has_value());
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::accounting_json_test

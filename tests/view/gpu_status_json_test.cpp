@@ -4,8 +4,7 @@
 
 #include "cli/sample_snapshot.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::gpu_status_json_test {
 
 class GpuStatusJson : public ::testing::Test {
  protected:
@@ -44,5 +43,4 @@ TEST_F(GpuStatusJson, WhatCannotBeReadIsNull) {
   EXPECT_TRUE(gpu(4)["temperature"].is_null());
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::gpu_status_json_test

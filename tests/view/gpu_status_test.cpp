@@ -4,8 +4,7 @@
 
 #include "cli/sample_snapshot.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::gpu_status_test {
 
 using cli::testing::sample_snapshot;
 
@@ -75,5 +74,4 @@ TEST(StatusWords, MarkersAndKeys) {
   EXPECT_EQ(status_key(GpuStatus::unknown_owner), "unknown_owner");
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::gpu_status_test

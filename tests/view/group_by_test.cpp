@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::group_by_test {
 
 using store::GroupBy;
 
@@ -34,5 +33,4 @@ TEST(GroupBy, MessagesNameTheOptionAsTyped) {
   EXPECT_TRUE(parse_group_by(names, "by").error().message.starts_with("by: \"week\""));
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::group_by_test

@@ -4,8 +4,7 @@
 
 #include "cli/sample_snapshot.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::iso_time_test {
 
 TEST(Iso8601Utc, ToTheSecondInUtc) {
   EXPECT_EQ(iso8601_utc(cli::testing::kNow), "2024-05-01T12:00:00Z");
@@ -13,5 +12,4 @@ TEST(Iso8601Utc, ToTheSecondInUtc) {
   EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00Z");
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::iso_time_test

@@ -4,8 +4,7 @@
 
 #include "cli/sample_snapshot.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::list_json_test {
 
 using cli::testing::sample_snapshot;
 
@@ -131,5 +130,4 @@ TEST(DumpJson, IndentedUnlessOneLine) {
   EXPECT_EQ(dump_json(doc, true), "{\"a\":1}");
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::list_json_test

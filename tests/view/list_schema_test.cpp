@@ -11,8 +11,7 @@
 #include "cli/sample_snapshot.h"
 #include "view/list_json.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::list_schema_test {
 
 std::string read_source_file(const std::string& relative) {
   const char* root = std::getenv("GPUMETER_SOURCE_DIR");
@@ -115,5 +114,4 @@ TEST(JsonDocs, EveryPrintedKeyIsDocumented) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::list_schema_test

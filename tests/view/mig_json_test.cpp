@@ -9,8 +9,7 @@
 
 #include "view/list_json.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::mig_json_test {
 
 Snapshot mig_snapshot() {
   MigDevice mig;
@@ -78,5 +77,4 @@ TEST(MigJson, KeysMatchTheSchema) {
   }
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::mig_json_test

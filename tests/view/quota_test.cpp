@@ -6,8 +6,7 @@
 
 #include "store/temp_dir.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::quota_test {
 
 constexpr const char* kExample = R"(# GPU-hours per user
 default = 100h per month
@@ -112,5 +111,4 @@ TEST(QuotaFile, Describes) {
   EXPECT_EQ(to_string(Quota{12.5, CalendarPeriod::week}), "12.5h/week");
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::quota_test

@@ -14,8 +14,7 @@
 #include "store/temp_dir.h"
 #include "store/write.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::quota_use_test {
 
 constexpr TimeUs kMinute = 60'000'000;
 constexpr TimeUs kHour = 60 * kMinute;
@@ -123,5 +122,4 @@ TEST_F(QuotaUseTest, WorstUseOfTheRowsPeriod) {
   EXPECT_EQ(worst_use(found, "dan", nov(15), nov(20)), nullptr);
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::quota_use_test

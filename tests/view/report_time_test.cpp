@@ -4,8 +4,7 @@
 
 #include "cli/time_zone.h"
 
-namespace gpumeter::view {
-namespace {
+namespace gpumeter::view::report_time_test {
 
 using cli::testing::TimeZone;
 
@@ -102,5 +101,4 @@ TEST(LocalMinute, FormatsInTheLocalZone) {
   EXPECT_EQ(local_minute(kNow), "2026-10-22 00:42");
 }
 
-}  // namespace
-}  // namespace gpumeter::view
+}  // namespace gpumeter::view::report_time_test

@@ -1,13 +1,13 @@
-#include "host/command_name.h"
+#include "view/command_name.h"
 
 #include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
 
-#include "host/text.h"
+#include "core/text.h"
 
-namespace gpumeter::host {
+namespace gpumeter::view {
 namespace {
 
 struct Interpreter {
@@ -141,4 +141,4 @@ std::string short_command(const std::vector<std::string>& argv, std::size_t max_
   return fit(full_name(args), max_width);
 }
 
-}  // namespace gpumeter::host
+}  // namespace gpumeter::view

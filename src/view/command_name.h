@@ -1,11 +1,12 @@
-// A short, readable name for a command line, as `gpumeter list` shows it.
+// A short, readable name for a command line, as `gpumeter list`, /metrics and the dashboard
+// show it.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace gpumeter::host {
+namespace gpumeter::view {
 
 // What a person would call the command, at most `max_width` characters (UTF-8 code points;
 // a trimmed name ends in "…"):
@@ -21,4 +22,4 @@ namespace gpumeter::host {
 // spaces first. Empty `argv` gives "".
 std::string short_command(const std::vector<std::string>& argv, std::size_t max_width = 40);
 
-}  // namespace gpumeter::host
+}  // namespace gpumeter::view

@@ -1,11 +1,10 @@
-#include "host/text.h"
+#include "core/text.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::text_test {
 
 TEST(ParseInteger, WholeTextOnly) {
   EXPECT_EQ(parse_integer<int>("42"), 42);
@@ -33,5 +32,4 @@ TEST(AfterPrefix, OnlyAtTheStart) {
   EXPECT_FALSE(after_prefix("XUid:", "Uid:"));
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::text_test

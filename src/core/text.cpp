@@ -1,6 +1,6 @@
-#include "host/text.h"
+#include "core/text.h"
 
-namespace gpumeter::host {
+namespace gpumeter {
 
 std::vector<std::string_view> split_fields(std::string_view text) {
   std::vector<std::string_view> fields;
@@ -32,4 +32,4 @@ std::optional<std::string_view> after_prefix(std::string_view line, std::string_
   return line.substr(key.size());
 }
 
-}  // namespace gpumeter::host
+}  // namespace gpumeter

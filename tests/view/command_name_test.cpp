@@ -1,9 +1,8 @@
-#include "host/command_name.h"
+#include "view/command_name.h"
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::host {
-namespace {
+namespace gpumeter::view::command_name_test {
 
 using Args = std::vector<std::string>;
 
@@ -85,5 +84,4 @@ TEST(ShortCommand, EmptyArgv) {
   EXPECT_EQ(short_command({}), "");
 }
 
-}  // namespace
-}  // namespace gpumeter::host
+}  // namespace gpumeter::view::command_name_test

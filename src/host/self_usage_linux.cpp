@@ -1,0 +1,81 @@
+#include <unistd.h>
+
+#include <system_error>
+#include <utility>
+
+#include "host/files.h"
+#include "host/proc_parse.h"
+#include "host/self_usage.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace gpumeter::host {
+namespace {
+
+std::optional<std::uint64_t> count_entries(const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::directory_iterator entry(dir, error);
+  if (error) return std::nullopt;
+  std::uint64_t count = 0;
+  for (const std::filesystem::directory_iterator end; entry != end; entry.increment(error)) {
+    if (error) return std::nullopt;
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+SelfUsageReader::SelfUsageReader(const std::filesystem::path& root, Pid pid)
+    : dir_(root / "proc" / std::to_string(pid)),
+      proc_stat_(root / "proc" / "stat"),
+      ticks_per_second_(sysconf(_SC_CLK_TCK)),
+      page_size_(sysconf(_SC_PAGESIZE)) {}
+
+SelfUsage SelfUsageReader::read() {
+  SelfUsage usage;
+  const auto text = read_file(dir_ / "stat");
+  const std::optional<ProcStat> stat = text ? parse_stat(*text) : std::nullopt;
+  if (stat && ticks_per_second_ > 0 && page_size_ > 0) {
+    usage.cpu_seconds =
+        static_cast<double>(ticks_to_us(stat->utime_ticks + stat->stime_ticks, ticks_per_second_)) /
+        1e6;
+    usage.resident_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(stat->rss_pages, 0)) *
+                           static_cast<std::uint64_t>(page_size_);
+    usage.virtual_bytes = stat->vsize_bytes;
+    const std::scoped_lock lock(mutex_);
+    if (!start_time_s_) {
+      const auto boot_text = read_file(proc_stat_);
+      if (const auto boot = boot_text ? parse_boot_time(*boot_text) : std::nullopt) {
+        start_time_s_ = static_cast<double>(ticks_since_boot_to_epoch_us(*boot, stat->start_ticks,
+                                                                         ticks_per_second_)) /
+                        1e6;
+      }
+    }
+    usage.start_time_s = start_time_s_;
+  }
+  usage.open_descriptors = count_entries(dir_ / "fd");
+  if (const auto limits = read_file(dir_ / "limits")) {
+    usage.max_descriptors = parse_open_files_limit(*limits);
+  }
+  return usage;
+}
+
+void add_heap_usage(SelfUsage& usage) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  const struct mallinfo2 info = mallinfo2();
+  // An allocator put in glibc's place (a preloaded one) leaves glibc's arenas empty: all zero
+  // then means "not counted", not "nothing in use".
+  if (info.arena == 0 && info.hblkhd == 0) return;
+  // In use: the arenas' allocated chunks and the chunks mmap()ed on their own.
+  usage.heap_in_use_bytes = info.uordblks + info.hblkhd;
+  usage.heap_free_bytes = info.fordblks;
+#else
+  // The sanitizers replace malloc; glibc's counters would read zero.
+  (void)usage;
+#endif
+}
+
+}  // namespace gpumeter::host
