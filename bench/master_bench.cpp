@@ -11,17 +11,17 @@
 #include <vector>
 
 #include "cli/session.h"
-#include "net/fake_agent.h"
-#include "net/master_fleet_json.h"
-#include "net/master_poller.h"
+#include "master/fake_agent.h"
+#include "master/fleet_json.h"
+#include "master/poller.h"
 #include "view/json.h"
 #include "view/list_json.h"
 
 namespace {
 
 using namespace std::chrono_literals;
-using gpumeter::net::PolledNode;
-using gpumeter::net::testing::FakeServer;
+using gpumeter::master::PolledNode;
+using gpumeter::master::testing::FakeServer;
 
 constexpr int kAgents = 200;
 
@@ -36,7 +36,7 @@ std::string simulated_status(const std::string& scenario) {
 struct Fleet {
   std::vector<std::unique_ptr<FakeServer>> servers;
   std::vector<std::string> urls;
-  gpumeter::net::testing::Gate gate;  // holds the slow agents' answers
+  gpumeter::master::testing::Gate gate;  // holds the slow agents' answers
   ~Fleet() { gate.open(); }
 };
 
@@ -58,20 +58,20 @@ std::unique_ptr<Fleet> start_fleet(const std::string& body, int slow, int down) 
   }
   for (int i = 0; i < down; ++i) {
     fleet->urls.push_back("http://127.0.0.1:" +
-                          std::to_string(gpumeter::net::testing::closed_port()));
+                          std::to_string(gpumeter::master::testing::closed_port()));
   }
   return fleet;
 }
 
-gpumeter::net::Poller make_poller(const Fleet& fleet) {
+gpumeter::master::Poller make_poller(const Fleet& fleet) {
   std::vector<PolledNode> nodes;
   for (std::size_t i = 0; i < fleet.urls.size(); ++i) {
-    const auto url = gpumeter::net::parse_agent_url(fleet.urls[i]);
+    const auto url = gpumeter::master::parse_agent_url(fleet.urls[i]);
     nodes.push_back({{"agent" + std::to_string(i), fleet.urls[i]},
-                     gpumeter::net::make_http_fetcher(*url, {.timeout = 1s})});
+                     gpumeter::master::make_http_fetcher(*url, {.timeout = 1s})});
   }
   // No backoff: every round polls every agent, the failing ones too.
-  return gpumeter::net::Poller(std::move(nodes), {.max_backoff_rounds = 1});
+  return gpumeter::master::Poller(std::move(nodes), {.max_backoff_rounds = 1});
 }
 
 void refresh_fleet(benchmark::State& state, const char* scenario, int slow, int down) {
@@ -81,13 +81,13 @@ void refresh_fleet(benchmark::State& state, const char* scenario, int slow, int 
     return;
   }
   const auto fleet = start_fleet(body, slow, down);
-  gpumeter::net::Poller poller = make_poller(*fleet);
+  gpumeter::master::Poller poller = make_poller(*fleet);
   std::size_t ok = 0;
   for (auto _ : state) {
     poller.refresh();
     ok = 0;
     for (const auto& node : poller.fleet().nodes(std::chrono::steady_clock::now())) {
-      ok += node.state == gpumeter::net::NodeState::ok ? 1 : 0;
+      ok += node.state == gpumeter::master::NodeState::ok ? 1 : 0;
     }
   }
   state.counters["agents"] = kAgents;
@@ -113,16 +113,16 @@ void fleet_document(benchmark::State& state, const char* scenario) {
     state.SkipWithError("cannot read the simulated machine");
     return;
   }
-  gpumeter::net::FleetState fleet({});
+  gpumeter::master::FleetState fleet({});
   const auto now = std::chrono::steady_clock::now();
   for (int i = 0; i < kAgents; ++i) {
     const std::size_t node = fleet.add({"agent" + std::to_string(i), "http://agent:9416"});
-    fleet.record(node, gpumeter::net::PollOutcome::good(gpumeter::net::Json::parse(body), body),
-                 now);
+    fleet.record(
+        node, gpumeter::master::PollOutcome::good(gpumeter::master::Json::parse(body), body), now);
   }
   std::size_t bytes = 0;
   for (auto _ : state) {
-    const std::string text = gpumeter::net::fleet_text(fleet, "agents");
+    const std::string text = gpumeter::master::fleet_text(fleet, "agents");
     bytes = text.size();
     benchmark::DoNotOptimize(text.data());
   }

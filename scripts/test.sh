@@ -70,7 +70,7 @@ cmake --build build/ci -j "$jobs"
 # enough between its two readings to fail integration.history's one-period tolerance.
 configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
 configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
-tsan_targets=(sampler_tests task_tests recorder_tests net_tests net_master_tests)
+tsan_targets=(sampler_tests task_tests recorder_tests net_tests master_tests)
 start_background build/background-builds.log bash -c \
   'cmake --build build/asan -j "$1" && cmake --build build/tsan -j "$1" --target "${@:2}" &&
    scripts/fuzz.sh --build-only' build "$jobs" "${tsan_targets[@]}"
@@ -90,7 +90,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 
 phase "sampler, task server, history recorder, HTTP server and the master's poller under TSan"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" \
-  ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|net_master_tests)\.'
+  ctest --test-dir build/tsan --output-on-failure -j "$jobs" -R '^(sampler_tests|task_tests|recorder_tests|net_tests|master_tests)\.'
 
 phase "fuzzing every parser of outside input, 10 s each (docs/fuzzing.md)"
 scripts/fuzz.sh 10

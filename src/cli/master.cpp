@@ -10,7 +10,7 @@
 #include "cli/master_fleet.h"
 #include "cli/master_options.h"
 #include "cli/master_serve.h"
-#include "net/master_fleet_json.h"
+#include "master/fleet_json.h"
 #include "view/json.h"
 
 namespace gpumeter::cli {
@@ -39,7 +39,7 @@ int run_master(const CLI::App& master, const MasterOptions& options, const Globa
   if (!fleet) return report(err, fleet.error());
   if (signals) return serve_master(*settings, **fleet, *signals, log, err);
   (*fleet)->refresh();
-  out << view::dump_json(net::fleet_json((*fleet)->state(), (*fleet)->source()), false) << '\n';
+  out << view::dump_json(master::fleet_json((*fleet)->state(), (*fleet)->source()), false) << '\n';
   return 0;
 }
 

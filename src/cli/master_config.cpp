@@ -101,7 +101,7 @@ struct AgentKey {
 Problem set_url(MasterAgentConfig& agent, std::string_view value) {
   agent.url = std::string(value);
   if (value == "self") return std::nullopt;
-  auto url = net::parse_agent_url(value);
+  auto url = master::parse_agent_url(value);
   if (!url) return fmt::format("\"self\" or an agent's URL; {}", url.error().message);
   agent.endpoint = std::move(*url);
   return std::nullopt;

@@ -21,14 +21,14 @@
 #include <vector>
 
 #include "core/error.h"
-#include "net/master_url.h"
+#include "master/url.h"
 
 namespace gpumeter::cli {
 
 struct MasterAgentConfig {
-  std::string name;                       // unique; defaults to the URL's host, or this host
-  std::string url;                        // as written, or "self"
-  std::optional<net::AgentUrl> endpoint;  // absent for "self"
+  std::string name;                          // unique; defaults to the URL's host, or this host
+  std::string url;                           // as written, or "self"
+  std::optional<master::AgentUrl> endpoint;  // absent for "self"
   std::optional<std::filesystem::path> token_file;  // relative paths: from the file's folder
   std::optional<std::filesystem::path> ca_file;
   std::chrono::milliseconds timeout{2000};

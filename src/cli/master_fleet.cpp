@@ -23,10 +23,11 @@ std::expected<std::string, Error> agent_token(const std::filesystem::path& confi
                                       agent.line, agent.name, token.error().message)});
 }
 
-std::expected<net::PolledNode, Error> http_node(const MasterSettings& settings,
-                                                const MasterAgentConfig& agent,
-                                                const net::AgentUrl& endpoint, MasterLog& log) {
-  net::HttpFetchOptions options{.ca_file = agent.ca_file, .timeout = agent.timeout};
+std::expected<master::PolledNode, Error> http_node(const MasterSettings& settings,
+                                                   const MasterAgentConfig& agent,
+                                                   const master::AgentUrl& endpoint,
+                                                   MasterLog& log) {
+  master::HttpFetchOptions options{.ca_file = agent.ca_file, .timeout = agent.timeout};
   if (agent.token_file) {
     auto token = agent_token(settings.config_file, agent, *agent.token_file);
     if (!token) return std::unexpected(std::move(token.error()));
@@ -36,17 +37,18 @@ std::expected<net::PolledNode, Error> http_node(const MasterSettings& settings,
           fmt::format("warning: the token for {} travels in clear text (use https)", agent.url));
     }
   }
-  return net::PolledNode{{agent.name, agent.url},
-                         net::make_http_fetcher(endpoint, std::move(options))};
+  return master::PolledNode{{agent.name, agent.url},
+                            master::make_http_fetcher(endpoint, std::move(options))};
 }
 
-std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterSettings& settings,
-                                                                SelfReading& self, MasterLog& log) {
-  std::vector<net::PolledNode> nodes;
+std::expected<std::vector<master::PolledNode>, Error> polled_nodes(const MasterSettings& settings,
+                                                                   SelfReading& self,
+                                                                   MasterLog& log) {
+  std::vector<master::PolledNode> nodes;
   for (const MasterAgentConfig& agent : settings.config.agents) {
     if (!agent.endpoint) {
       nodes.push_back(
-          {{agent.name, "self"}, net::make_self_fetcher([&self] { return self.read(); })});
+          {{agent.name, "self"}, master::make_self_fetcher([&self] { return self.read(); })});
       continue;
     }
     auto node = http_node(settings, agent, *agent.endpoint, log);
@@ -56,11 +58,11 @@ std::expected<std::vector<net::PolledNode>, Error> polled_nodes(const MasterSett
   return nodes;
 }
 
-net::FleetSettings fleet_settings(const MasterConfig& config) {
+master::FleetSettings fleet_settings(const MasterConfig& config) {
   return {.interval = config.interval, .stale_after = config.stale_after};
 }
 
-net::PollerSettings poller_settings(const MasterConfig& config) {
+master::PollerSettings poller_settings(const MasterConfig& config) {
   // Backoff counts rounds: max-backoff in intervals, at least one.
   const auto rounds = std::max<std::int64_t>(1, config.max_backoff / config.interval);
   return {
@@ -88,15 +90,15 @@ std::expected<std::unique_ptr<MasterFleet>, Error> MasterFleet::open(const Maste
                       "polled",
                       config.agents.size()));
     }
-    fleet->prometheus_ = std::make_unique<net::PrometheusPoller>(
-        *settings.prometheus, net::PrometheusSettings{.fleet = fleet_settings(config),
-                                                      .client = {.timeout = config.timeout}});
+    fleet->prometheus_ = std::make_unique<master::PrometheusPoller>(
+        *settings.prometheus, master::PrometheusSettings{.fleet = fleet_settings(config),
+                                                         .client = {.timeout = config.timeout}});
     return fleet;
   }
   fleet->self_ = std::make_unique<SelfReading>(global);
   auto nodes = polled_nodes(settings, *fleet->self_, log);
   if (!nodes) return std::unexpected(std::move(nodes.error()));
-  fleet->poller_ = std::make_unique<net::Poller>(std::move(*nodes), poller_settings(config));
+  fleet->poller_ = std::make_unique<master::Poller>(std::move(*nodes), poller_settings(config));
   return fleet;
 }
 
@@ -108,7 +110,7 @@ void MasterFleet::refresh(const std::stop_token& stop) {
   }
 }
 
-const net::FleetState& MasterFleet::state() const noexcept {
+const master::FleetState& MasterFleet::state() const noexcept {
   return prometheus_ ? prometheus_->fleet() : poller_->fleet();
 }
 

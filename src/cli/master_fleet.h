@@ -15,9 +15,9 @@
 #include "cli/master_options.h"
 #include "cli/master_self.h"
 #include "core/error.h"
-#include "net/master_fleet.h"
-#include "net/master_poller.h"
-#include "net/master_prometheus_poller.h"
+#include "master/fleet.h"
+#include "master/poller.h"
+#include "master/prometheus_poller.h"
 
 namespace gpumeter::cli {
 
@@ -43,15 +43,15 @@ class MasterFleet {
 
   // One poll round (returns when every poll ended, or at once when `stop` is requested).
   void refresh(const std::stop_token& stop = {});
-  const net::FleetState& state() const noexcept;
+  const master::FleetState& state() const noexcept;
   std::string_view source() const noexcept { return prometheus_ ? "prometheus" : "agents"; }
 
  private:
   MasterFleet() = default;
 
   std::unique_ptr<SelfReading> self_;  // before the poller, whose "self" fetcher reads it
-  std::unique_ptr<net::Poller> poller_;
-  std::unique_ptr<net::PrometheusPoller> prometheus_;
+  std::unique_ptr<master::Poller> poller_;
+  std::unique_ptr<master::PrometheusPoller> prometheus_;
 };
 
 }  // namespace gpumeter::cli

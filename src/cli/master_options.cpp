@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "net/master_prometheus_client.h"
+#include "master/prometheus_client.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -71,7 +71,7 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
   settings.prometheus_text =
       given(master, "--prometheus") ? options.prometheus : file.prometheus.value_or("");
   if (!settings.prometheus_text.empty()) {
-    auto url = net::parse_agent_url(settings.prometheus_text, net::kDefaultPrometheusPort);
+    auto url = master::parse_agent_url(settings.prometheus_text, master::kDefaultPrometheusPort);
     if (!url) {
       return std::unexpected(
           Error{ErrorCode::invalid_input, "--prometheus: " + url.error().message});

@@ -12,7 +12,7 @@
 
 #include "cli/master_config.h"
 #include "core/error.h"
-#include "net/master_url.h"
+#include "master/url.h"
 
 namespace gpumeter::cli {
 
@@ -38,8 +38,8 @@ struct MasterSettings {
   bool insecure = false;
   std::optional<std::filesystem::path> tls_cert;
   std::optional<std::filesystem::path> tls_key;
-  std::optional<net::AgentUrl> prometheus;  // set: Prometheus mode
-  std::string prometheus_text;              // as given
+  std::optional<master::AgentUrl> prometheus;  // set: Prometheus mode
+  std::string prometheus_text;                 // as given
   bool once = false;
 };
 

@@ -6,7 +6,7 @@
 
 namespace gpumeter::cli {
 
-std::expected<net::Json, Error> SelfReading::read() {
+std::expected<master::Json, Error> SelfReading::read() {
   if (!session_) {
     auto opened = open_session(options_);
     if (!opened) return std::unexpected(std::move(opened.error()));

@@ -9,7 +9,7 @@
 
 #include "cli/session.h"
 #include "core/error.h"
-#include "net/master_node.h"
+#include "master/node.h"
 
 namespace gpumeter::cli {
 
@@ -19,7 +19,7 @@ class SelfReading {
 
   // One reading as a `list --json` document. Errors: those of open_session() and of a
   // collection. Calls must not overlap (the poller makes one at a time).
-  std::expected<net::Json, Error> read();
+  std::expected<master::Json, Error> read();
 
  private:
   GlobalOptions options_;

@@ -12,12 +12,12 @@
 #include "cli/commands.h"
 #include "cli/systemd_notify.h"
 #include "core/wall_clock.h"
+#include "master/fleet_json.h"
+#include "master/routes.h"
+#include "master/ticker.h"
 #include "net/dashboard_routes.h"
 #include "net/health_route.h"
 #include "net/http_server.h"
-#include "net/master_fleet_json.h"
-#include "net/master_routes.h"
-#include "net/master_ticker.h"
 #include "net/token_file.h"
 
 namespace gpumeter::cli {
@@ -43,7 +43,8 @@ std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings
 void add_routes(net::HttpServer& server, MasterFleet& fleet, const MasterConfig& config,
                 const std::atomic<TimeUs>& last_round) {
   net::register_dashboard_routes(server);
-  net::add_fleet_route(server, [&fleet] { return net::fleet_text(fleet.state(), fleet.source()); });
+  master::add_fleet_route(server,
+                          [&fleet] { return master::fleet_text(fleet.state(), fleet.source()); });
   net::add_health_route(server, {.last_round_us = [&last_round]() -> std::optional<TimeUs> {
                                    const TimeUs last = last_round.load();
                                    if (last == 0) return std::nullopt;
@@ -96,7 +97,7 @@ int serve_master(const MasterSettings& settings, MasterFleet& fleet, const StopS
   });
   round(stopping.get_token());  // the first request finds every node polled once
   if (!stopping.stop_requested()) {
-    const net::Ticker ticker(settings.config.interval, round, false);
+    const master::Ticker ticker(settings.config.interval, round, false);
     (*server)->start();
     log.line(fmt::format(
         "serving the fleet ({} nodes from {}) on {}/api/v1/fleet, polling every "
