@@ -1,10 +1,12 @@
 // The Prometheus exposition on a heavy machine: 8 GPUs with 64 processes each
 // (bench/bench-8x64.json), sampled for a simulated minute through the real loader against the
 // simulated library, its clock stepped one second per round.
-//  - BM_RenderMetrics/N: render_metrics() of one snapshot with the top N processes (0: per-user
-//    series only); what a scrape of a new snapshot costs besides recent_activity().
+//  - BM_RenderMetrics/N: exposition::render_metrics() of one snapshot with the top N processes (0:
+//  per-user
+//    series only); what a scrape of a new snapshot costs besides exposition::recent_activity().
 //  - BM_RecentActivity: each process's SM ratio over the last 10 s from the series.
-//  - BM_CachedScrape: MetricsCache::current() for a snapshot already rendered: what every
+//  - BM_CachedScrape: exposition::MetricsCache::current() for a snapshot already rendered: what
+//  every
 //    other scrape of the same snapshot costs.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
@@ -13,9 +15,9 @@
 #include <string>
 
 #include "core/sampler.h"
-#include "net/metrics.h"
-#include "net/metrics_cache.h"
-#include "net/process_activity.h"
+#include "exposition/cache.h"
+#include "exposition/metrics.h"
+#include "exposition/process_activity.h"
 #include "nvml/backend.h"
 #include "sim/scenario_host.h"
 
@@ -61,14 +63,15 @@ void BM_RenderMetrics(benchmark::State& state) {
   Machine* m = machine();
   if (m == nullptr) return state.SkipWithError("cannot open the simulated machine");
   const auto snapshot = m->sampler->snapshot();
-  const auto activity = gpumeter::net::recent_activity(*m->sampler, snapshot->time_us);
+  const auto activity = gpumeter::exposition::recent_activity(*m->sampler, snapshot->time_us);
   const auto stats = m->sampler->stats();
-  gpumeter::net::MetricsOptions options;
+  gpumeter::exposition::MetricsOptions options;
   options.processes.top = static_cast<std::size_t>(state.range(0));
-  if (state.range(0) == 0) options.processes.series = gpumeter::net::ProcessSeries::users;
+  if (state.range(0) == 0) options.processes.series = gpumeter::exposition::ProcessSeries::users;
   std::size_t bytes = 0;
   for (auto _ : state) {
-    const std::string text = gpumeter::net::render_metrics(*snapshot, stats, options, activity);
+    const std::string text =
+        gpumeter::exposition::render_metrics(*snapshot, stats, options, activity);
     bytes = text.size();
     benchmark::DoNotOptimize(text.data());
   }
@@ -81,7 +84,7 @@ void BM_RecentActivity(benchmark::State& state) {
   if (m == nullptr) return state.SkipWithError("cannot open the simulated machine");
   const TimeUs now = m->sampler->snapshot()->time_us;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(gpumeter::net::recent_activity(*m->sampler, now));
+    benchmark::DoNotOptimize(gpumeter::exposition::recent_activity(*m->sampler, now));
   }
 }
 BENCHMARK(BM_RecentActivity)->Unit(benchmark::kMicrosecond);
@@ -89,7 +92,7 @@ BENCHMARK(BM_RecentActivity)->Unit(benchmark::kMicrosecond);
 void BM_CachedScrape(benchmark::State& state) {
   Machine* m = machine();
   if (m == nullptr) return state.SkipWithError("cannot open the simulated machine");
-  gpumeter::net::MetricsCache cache(*m->sampler, {});
+  gpumeter::exposition::MetricsCache cache(*m->sampler, {});
   benchmark::DoNotOptimize(cache.current());
   for (auto _ : state) benchmark::DoNotOptimize(cache.current());
 }

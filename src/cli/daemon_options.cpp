@@ -193,7 +193,7 @@ std::expected<DaemonSettings, Error> resolve_daemon_options(const DaemonOptions&
   if (!interval || *interval < kMinInterval) return bad("--interval: at least 100ms");
   if (!horizon || *horizon < *interval) return bad("--horizon: at least the interval");
   if (!mode) return bad("--socket-mode: an octal mode such as 0600 or 0660");
-  const auto metrics = net::parse_process_limit(options.metrics_processes);
+  const auto metrics = exposition::parse_process_limit(options.metrics_processes);
   if (!metrics) return bad("--metrics-processes: " + metrics.error().message);
   settings.metrics_processes = *metrics;
   settings.interval = *interval;

@@ -22,7 +22,7 @@
 #include "cli/metrics_option.h"
 #include "core/duration.h"
 #include "core/error.h"
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 #include "task/socket_path.h"
 
 namespace gpumeter::cli {
@@ -47,7 +47,7 @@ struct DaemonSettings {
   bool default_socket = true;  // the path came from the defaults
   mode_t socket_mode = 0600;
   std::size_t retain_tasks = 10'000;
-  net::ProcessLimit metrics_processes;  // the /metrics exposition's per-process series
+  exposition::ProcessLimit metrics_processes;  // the /metrics exposition's per-process series
 };
 
 // Registers the options on the `daemon` subcommand (the history and HTTP options too).

@@ -30,7 +30,7 @@ std::string render(const Snapshot& snapshot, const ListOptions& options, bool co
 }
 
 int show_prometheus(Context& context, const ListOptions& options) {
-  const auto limit = net::parse_process_limit(options.metrics_processes);
+  const auto limit = exposition::parse_process_limit(options.metrics_processes);
   if (!limit) return report(context.err, limit.error());
   const auto text = prometheus_once(context.session, *limit);
   if (!text) return report(context.err, text.error());

@@ -4,11 +4,11 @@
 
 #include "core/sampler.h"
 #include "core/wall_clock.h"
-#include "net/process_activity.h"
+#include "exposition/process_activity.h"
 
 namespace gpumeter::cli {
 std::expected<std::string, Error> prometheus_once(Session& session,
-                                                  const net::ProcessLimit& limit) {
+                                                  const exposition::ProcessLimit& limit) {
   Sampler sampler(
       session.gpus(), session.host(),
       SamplerConfig{.interval = kOneShotSampling, .collect = session.collect_options()});
@@ -20,9 +20,9 @@ std::expected<std::string, Error> prometheus_once(Session& session,
     return std::unexpected(std::move(second.error()));
   }
   const auto snapshot = sampler.snapshot();
-  const net::MetricsOptions options{.processes = limit, .sampler_metrics = false};
-  return net::render_metrics(*snapshot, sampler.stats(), options,
-                             net::recent_activity(sampler, snapshot->time_us));
+  const exposition::MetricsOptions options{.processes = limit, .sampler_metrics = false};
+  return exposition::render_metrics(*snapshot, sampler.stats(), options,
+                                    exposition::recent_activity(sampler, snapshot->time_us));
 }
 
 }  // namespace gpumeter::cli

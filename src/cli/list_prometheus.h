@@ -8,7 +8,7 @@
 
 #include "cli/session.h"
 #include "core/error.h"
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 
 namespace gpumeter::cli {
 
@@ -21,6 +21,7 @@ inline constexpr std::chrono::milliseconds kOneShotSampling{2000};
 // Two sampling rounds `kOneShotSampling` apart on the session's sources, and the exposition of
 // the second (GPU, process and user families and build info; no sampler counters, which would
 // restart at every run). Errors: the GPU source could not be read.
-std::expected<std::string, Error> prometheus_once(Session& session, const net::ProcessLimit& limit);
+std::expected<std::string, Error> prometheus_once(Session& session,
+                                                  const exposition::ProcessLimit& limit);
 
 }  // namespace gpumeter::cli

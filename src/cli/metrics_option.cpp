@@ -1,13 +1,13 @@
 #include "cli/metrics_option.h"
 
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 
 namespace gpumeter::cli {
 
 CLI::Option* add_metrics_processes_option(CLI::App& command, std::string& value) {
   const CLI::Validator valid(
       [](const std::string& text) {
-        const auto limit = net::parse_process_limit(text);
+        const auto limit = exposition::parse_process_limit(text);
         return limit ? std::string() : limit.error().message;
       },
       "top:N|users|none");

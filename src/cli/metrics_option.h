@@ -11,7 +11,7 @@ namespace gpumeter::cli {
 inline constexpr const char* kDefaultMetricsProcesses = "top:20";
 
 // Registers the option on `command`, storing its text in `value`; CLI11 refuses a value that
-// net::parse_process_limit refuses, with its message.
+// exposition::parse_process_limit refuses, with its message.
 CLI::Option* add_metrics_processes_option(CLI::App& command, std::string& value);
 
 }  // namespace gpumeter::cli

@@ -8,8 +8,9 @@
 // target or header too large, 421 for a Host name the server does not answer to.
 //
 // The routes keep httplib's Request and Response types (plain structs), filled and sent by
-// http_exchange. httplib.h is included only under src/net (its compile definitions come with
-// PkgConfig::HTTPLIB, which gpumeter::net passes on to its users).
+// http_exchange. httplib.h is included directly only under src/net (its compile definitions
+// come with PkgConfig::HTTPLIB, which gpumeter::net passes on to its users, src/master's route
+// among them).
 #pragma once
 
 #include <httplib.h>

@@ -2,32 +2,32 @@
 
 #include <memory>
 
-#include "net/metrics_cache.h"
-#include "net/metrics_parts.h"
-#include "net/prometheus_text.h"
+#include "exposition/cache.h"
+#include "exposition/parts.h"
+#include "exposition/prometheus_text.h"
 #include "net/response.h"
 
 namespace gpumeter::net {
 namespace {
 
-void append_driver_metrics(fmt::memory_buffer& out, const Labels& host,
+void append_driver_metrics(fmt::memory_buffer& out, const exposition::Labels& host,
                            const DriverStatus& status) {
-  Family(out, "gpumeter_driver_up", MetricType::gauge,
-         "1 when the GPU driver answers, 0 while the daemon waits for it to load")
+  exposition::Family(out, "gpumeter_driver_up", exposition::MetricType::gauge,
+                     "1 when the GPU driver answers, 0 while the daemon waits for it to load")
       .sample(host, status.up ? 1 : 0);
-  Family(out, "gpumeter_driver_open_failures_total", MetricType::counter,
-         "Tries to open the GPU driver that failed since the daemon started")
+  exposition::Family(out, "gpumeter_driver_open_failures_total", exposition::MetricType::counter,
+                     "Tries to open the GPU driver that failed since the daemon started")
       .sample(host, static_cast<double>(status.failed_opens));
 }
 
 }  // namespace
 
-void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options,
-                            MetricsExtras extras) {
-  auto cache = std::make_shared<MetricsCache>(sampler, options);
+void register_metrics_route(HttpServer& server, const Sampler& sampler,
+                            exposition::MetricsOptions options, MetricsExtras extras) {
+  auto cache = std::make_shared<exposition::MetricsCache>(sampler, options);
   server.get("/metrics", [cache, &server, extras = std::move(extras)](const httplib::Request&,
                                                                       httplib::Response& response) {
-    const std::shared_ptr<const RenderedMetrics> rendered = cache->current();
+    const std::shared_ptr<const exposition::RenderedMetrics> rendered = cache->current();
     if (!rendered) {
       reply_error(response, 503, "no snapshot yet: the sampler has not finished its first round");
       return;
@@ -35,13 +35,13 @@ void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsO
     // The response counts and the process's own figures change with every request, so they
     // are not part of the cached text.
     fmt::memory_buffer counts;
-    const Labels host = host_labels(rendered->host);
-    append_http_metrics(counts, host, server.requests_by_status());
+    const exposition::Labels host = exposition::host_labels(rendered->host);
+    exposition::append_http_metrics(counts, host, server.requests_by_status());
     if (extras.driver) append_driver_metrics(counts, host, extras.driver());
-    if (extras.self) append_self_metrics(counts, host, extras.self());
+    if (extras.self) exposition::append_self_metrics(counts, host, extras.self());
     response.body.reserve(rendered->text.size() + counts.size());
     response.body.assign(rendered->text).append(counts.data(), counts.size());
-    response.set_header("Content-Type", kExpositionContentType);
+    response.set_header("Content-Type", exposition::kExpositionContentType);
   });
 }
 

@@ -7,14 +7,14 @@
 #include "core/driver_wait.h"
 #include "core/sampler.h"
 #include "core/self_usage.h"
+#include "exposition/metrics.h"
 #include "net/http_server.h"
-#include "net/metrics.h"
 
 namespace gpumeter::net {
 
 // Registers GET /metrics on `server` (a token route: a configured token is required). 200
-// with the text format (kExpositionContentType); 503 with a JSON error before the sampler's
-// first snapshot. The sampler must outlive the server.
+// with the text format (exposition::kExpositionContentType); 503 with a JSON error before the
+// sampler's first snapshot. The sampler must outlive the server.
 //
 // What the daemon adds, read afresh for every answer (any thread), each optional:
 struct MetricsExtras {
@@ -24,7 +24,7 @@ struct MetricsExtras {
   // The process's own cost: process_* and gpumeter_heap_*, gpumeter_sqlite_memory_bytes.
   std::function<SelfUsage()> self;
 };
-void register_metrics_route(HttpServer& server, const Sampler& sampler, MetricsOptions options,
-                            MetricsExtras extras = {});
+void register_metrics_route(HttpServer& server, const Sampler& sampler,
+                            exposition::MetricsOptions options, MetricsExtras extras = {});
 
 }  // namespace gpumeter::net

@@ -18,11 +18,11 @@ TEST(MetricsOption, ResolvesToTheProcessLimit) {
   DaemonOptions options;
   const auto defaults = resolve_daemon_options(options, kUser);
   ASSERT_TRUE(defaults.has_value());
-  EXPECT_EQ(defaults->metrics_processes.series, net::ProcessSeries::top);
+  EXPECT_EQ(defaults->metrics_processes.series, exposition::ProcessSeries::top);
   EXPECT_EQ(defaults->metrics_processes.top, 20U);
   options.metrics_processes = "users";
   EXPECT_EQ(resolve_daemon_options(options, kUser)->metrics_processes.series,
-            net::ProcessSeries::users);
+            exposition::ProcessSeries::users);
   options.metrics_processes = "top:0";
   const auto refused = resolve_daemon_options(options, kUser);
   ASSERT_FALSE(refused.has_value());

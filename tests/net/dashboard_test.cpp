@@ -11,10 +11,10 @@
 
 #include "core/sampler.h"
 #include "core/sampler_sim.h"
-#include "net/exposition.h"
-#include "net/metrics.h"
-#include "net/metrics_parts.h"
-#include "net/process_activity.h"
+#include "exposition/metrics.h"
+#include "exposition/parts.h"
+#include "exposition/process_activity.h"
+#include "exposition/text_reader.h"
 
 namespace gpumeter::net::dashboard_test {
 
@@ -38,11 +38,12 @@ class Dashboard : public gpumeter::testing::SimulatedMachine {
     run(sampler, 0, 12);
     const auto snapshot = sampler.snapshot();
     fmt::memory_buffer http;  // what the route appends: the server's response counts
-    append_http_metrics(http, host_labels(snapshot->hostname), {{200, 1}});
-    const std::string text = render_metrics(*snapshot, sampler.stats(), {},
-                                            recent_activity(sampler, snapshot->time_us)) +
-                             fmt::to_string(http);
-    const auto parsed = testing::parse_exposition(text);
+    exposition::append_http_metrics(http, exposition::host_labels(snapshot->hostname), {{200, 1}});
+    const std::string text =
+        exposition::render_metrics(*snapshot, sampler.stats(), {},
+                                   exposition::recent_activity(sampler, snapshot->time_us)) +
+        fmt::to_string(http);
+    const auto parsed = exposition::testing::parse_exposition(text);
     EXPECT_TRUE(parsed.has_value()) << parsed.error();
     std::set<std::string> families;
     if (parsed) {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "core/sampler_sim.h"
-#include "net/exposition.h"
-#include "net/prometheus_text.h"
+#include "exposition/prometheus_text.h"
+#include "exposition/text_reader.h"
 
 namespace gpumeter::net::metrics_route_test {
 
@@ -51,8 +51,8 @@ TEST_F(Route, NotReadyBeforeTheFirstRoundThenTheExposition) {
   const auto scraped = get();
   ASSERT_TRUE(scraped);
   EXPECT_EQ(scraped->status, 200);
-  EXPECT_EQ(scraped->get_header_value("Content-Type"), kExpositionContentType);
-  const auto parsed = testing::parse_exposition(scraped->body);
+  EXPECT_EQ(scraped->get_header_value("Content-Type"), exposition::kExpositionContentType);
+  const auto parsed = exposition::testing::parse_exposition(scraped->body);
   ASSERT_TRUE(parsed.has_value()) << parsed.error();
   EXPECT_EQ(parsed->find("gpumeter_gpu_info").size(), 8U);
   EXPECT_EQ(parsed->find("gpumeter_sampler_rounds_total").at(0).value, 4);
@@ -64,7 +64,7 @@ TEST_F(Route, NotReadyBeforeTheFirstRoundThenTheExposition) {
       1);
   EXPECT_TRUE(parsed->find("gpumeter_http_requests_total", {{"code", "200"}}).empty());
 
-  const auto again = testing::parse_exposition(get()->body);
+  const auto again = exposition::testing::parse_exposition(get()->body);
   ASSERT_TRUE(again.has_value()) << again.error();
   EXPECT_EQ(again->find("gpumeter_http_requests_total", {{"code", "200"}}).at(0).value, 1);
 }
@@ -95,10 +95,10 @@ TEST_F(Route, TheProcessOwnFiguresAreReadForEveryAnswer) {
                                               .sqlite_memory_bytes = 2'500'000};
                            }});
   run(*sampler_, 0, 1);
-  const auto first = testing::parse_exposition(get()->body);
+  const auto first = exposition::testing::parse_exposition(get()->body);
   ASSERT_TRUE(first.has_value()) << first.error();
   const std::string host = sampler_->snapshot()->hostname;
-  const auto value = [&](const testing::Exposition& e, const char* name) {
+  const auto value = [&](const exposition::testing::Exposition& e, const char* name) {
     const auto found = e.find(name, {{"host", host}});
     return found.size() == 1 ? found[0].value : -1.0;
   };
@@ -116,7 +116,7 @@ TEST_F(Route, TheProcessOwnFiguresAreReadForEveryAnswer) {
   // Not known: no family at all, rather than a made-up zero.
   EXPECT_EQ(first->types.count("process_virtual_memory_bytes"), 0U);
 
-  const auto second = testing::parse_exposition(get()->body);
+  const auto second = exposition::testing::parse_exposition(get()->body);
   ASSERT_TRUE(second.has_value()) << second.error();
   EXPECT_EQ(value(*second, "process_cpu_seconds_total"), 3.0);
   EXPECT_EQ(reads, 2);

@@ -7,16 +7,16 @@
 
 #include "core/sampler.h"
 #include "core/sampler_sim.h"
+#include "exposition/metrics.h"
+#include "exposition/process_activity.h"
+#include "exposition/text_reader.h"
 #include "net/agent_routes.h"
-#include "net/exposition.h"
-#include "net/metrics.h"
-#include "net/process_activity.h"
 
 namespace gpumeter::net::vgpu_sim_test {
 
-using testing::Exposition;
-using testing::LabelMap;
-using testing::parse_exposition;
+using exposition::testing::Exposition;
+using exposition::testing::LabelMap;
+using exposition::testing::parse_exposition;
 
 class VgpuHost : public gpumeter::testing::SimulatedMachine {
  protected:
@@ -30,8 +30,9 @@ class VgpuHost : public gpumeter::testing::SimulatedMachine {
     const auto snapshot = sampler_->snapshot();
     if (!snapshot) ADD_FAILURE() << "no snapshot";
     if (!snapshot) return {};
-    const std::string text = render_metrics(*snapshot, sampler_->stats(), MetricsOptions{},
-                                            recent_activity(*sampler_, snapshot->time_us));
+    const std::string text =
+        exposition::render_metrics(*snapshot, sampler_->stats(), exposition::MetricsOptions{},
+                                   exposition::recent_activity(*sampler_, snapshot->time_us));
     auto parsed = parse_exposition(text);
     if (!parsed) ADD_FAILURE() << parsed.error() << "\n" << text;
     return parsed.value_or(Exposition{});

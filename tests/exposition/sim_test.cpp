@@ -7,12 +7,12 @@
 
 #include "core/sampler.h"
 #include "core/sampler_sim.h"
-#include "net/exposition.h"
-#include "net/metrics.h"
-#include "net/process_activity.h"
+#include "exposition/metrics.h"
+#include "exposition/process_activity.h"
+#include "exposition/text_reader.h"
 #include "view/command_name.h"
 
-namespace gpumeter::net::metrics_sim_test {
+namespace gpumeter::exposition::sim_test {
 
 using testing::Exposition;
 using testing::LabelMap;
@@ -253,4 +253,4 @@ TEST_F(Metrics, AMachineWithoutGpusHasOnlySelfMetrics) {
   EXPECT_EQ(value(e, "gpumeter_sampler_rounds_total", {}), 2);
 }
 
-}  // namespace gpumeter::net::metrics_sim_test
+}  // namespace gpumeter::exposition::sim_test

@@ -1,8 +1,8 @@
-#include "net/process_labels.h"
+#include "exposition/process_labels.h"
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::net::process_labels_test {
+namespace gpumeter::exposition::process_labels_test {
 
 HostProcess described() {
   HostProcess host;
@@ -34,4 +34,4 @@ TEST(CommandLabel, ShortCommandElseCommElseEmpty) {
   EXPECT_EQ(command_label(std::unexpected(Unavailable::no_permission)), "");
 }
 
-}  // namespace gpumeter::net::process_labels_test
+}  // namespace gpumeter::exposition::process_labels_test

@@ -1,9 +1,9 @@
-#include "net/prometheus_text.h"
+#include "exposition/prometheus_text.h"
 
 #include <cmath>
 #include <iterator>
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 // Doubles hold every integer up to 2^53 exactly; past it a whole-number look would be a lie.
@@ -90,4 +90,4 @@ void Family::sample(double value) {
   sample(Labels{}, value);
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

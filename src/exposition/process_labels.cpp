@@ -1,8 +1,8 @@
-#include "net/process_labels.h"
+#include "exposition/process_labels.h"
 
 #include "view/gpu_status.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 std::string owner_label(const Maybe<HostProcess>& host) {
   return view::owner_name(host).value_or("?");
@@ -12,4 +12,4 @@ std::string command_label(const Maybe<HostProcess>& host) {
   return view::brief_command(host).value_or("");
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

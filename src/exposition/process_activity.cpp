@@ -1,11 +1,11 @@
-#include "net/process_activity.h"
+#include "exposition/process_activity.h"
 
 #include <algorithm>
 #include <optional>
 
 #include "core/attribution.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 // The part of [begin_us, end_us] between the first and the last round, within or just before
@@ -54,4 +54,4 @@ ProcessActivity recent_activity(const Sampler& sampler, TimeUs end_us) {
   return activity;
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

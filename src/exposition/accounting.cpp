@@ -1,8 +1,8 @@
 // gpumeter_gpu_accounting_*: NVML accounting mode per GPU, and how many records its driver
 // buffer holds. A GPU whose mode cannot be read has no sample.
-#include "net/metrics_parts.h"
+#include "exposition/parts.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 void append_accounting_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                                const std::vector<Labels>& labels) {
@@ -22,4 +22,4 @@ void append_accounting_metrics(fmt::memory_buffer& out, const Snapshot& snapshot
   }
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -5,13 +5,13 @@
 #include <optional>
 #include <string_view>
 
-#include "net/metrics_parts.h"
+#include "exposition/parts.h"
 
 #ifndef GPUMETER_VERSION
 #error "GPUMETER_VERSION must be defined by the build"
 #endif
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 using enum MetricType;
@@ -131,4 +131,4 @@ void append_http_metrics(fmt::memory_buffer& out, const Labels& host,
   }
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -2,9 +2,9 @@
 // its parent GPU, instance ids, profile and MIG UUID. GPUs without MIG write nothing.
 #include <string>
 
-#include "net/metrics_parts.h"
+#include "exposition/parts.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 struct MigSample {
@@ -67,4 +67,4 @@ void append_mig_metrics(fmt::memory_buffer& out, const Snapshot& snapshot) {
                 });
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -1,7 +1,7 @@
-#include "net/metrics.h"
-#include "net/metrics_parts.h"
+#include "exposition/metrics.h"
+#include "exposition/parts.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
                            const MetricsOptions& options, const ProcessActivity& activity) {
@@ -18,4 +18,4 @@ std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
   return fmt::to_string(out);
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -14,7 +14,7 @@
 #include "core/model.h"
 #include "core/sampler.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 // How many per-process series the exposition carries: one per process and GPU costs a series
 // in every Prometheus that scrapes it, so they are bounded.
@@ -54,4 +54,4 @@ using ProcessActivity = std::map<std::uint32_t, std::map<Pid, double>>;
 std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
                            const MetricsOptions& options, const ProcessActivity& activity = {});
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

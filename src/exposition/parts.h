@@ -1,4 +1,5 @@
-// The parts of render_metrics (net/metrics.h), one group of families each. Internal to src/net.
+// The parts of render_metrics (exposition/metrics.h), one group of families each. Internal to
+// src/exposition.
 #pragma once
 
 #include <fmt/format.h>
@@ -12,10 +13,10 @@
 #include "core/model.h"
 #include "core/sampler.h"
 #include "core/self_usage.h"
-#include "net/metrics.h"
-#include "net/prometheus_text.h"
+#include "exposition/metrics.h"
+#include "exposition/prometheus_text.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 // The labels of each GPU in snapshot order: host, gpu (index), uuid, name. An identity field
 // that could not be read is an empty value.
@@ -57,4 +58,4 @@ void append_self_metrics(fmt::memory_buffer& out, const Labels& host, const Self
 void append_http_metrics(fmt::memory_buffer& out, const Labels& host,
                          const std::map<int, std::uint64_t>& by_status);
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include "net/metrics_parts.h"
+#include "exposition/parts.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 struct Instance {
@@ -111,4 +111,4 @@ void append_vgpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot) {
   append_license(out, instances);
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -1,10 +1,10 @@
-#include "net/metrics_cache.h"
+#include "exposition/cache.h"
 
 #include <utility>
 
-#include "net/process_activity.h"
+#include "exposition/process_activity.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 MetricsCache::MetricsCache(const Sampler& sampler, MetricsOptions options)
     : sampler_(sampler), options_(options) {}
@@ -23,4 +23,4 @@ std::shared_ptr<const RenderedMetrics> MetricsCache::current() {
   return rendered_;
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 enum class MetricType : std::uint8_t { gauge, counter };
 
@@ -62,4 +62,4 @@ class Family {
   bool started_ = false;
 };
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -1,9 +1,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 
-namespace gpumeter::net::metrics_options_test {
+namespace gpumeter::exposition::options_test {
 
 TEST(ProcessLimit, ReadsTheThreeForms) {
   const auto top = parse_process_limit("top:5");
@@ -33,4 +33,4 @@ TEST(ProcessLimit, PrintsAsItIsRead) {
   EXPECT_EQ(to_string(ProcessLimit{}), "top:20");
 }
 
-}  // namespace gpumeter::net::metrics_options_test
+}  // namespace gpumeter::exposition::options_test

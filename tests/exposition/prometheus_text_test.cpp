@@ -1,14 +1,14 @@
 // The text format's escaping, values and family blocks, read back with an independent reader.
-#include "net/prometheus_text.h"
+#include "exposition/prometheus_text.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "net/exposition.h"
+#include "exposition/text_reader.h"
 
-namespace gpumeter::net::prometheus_text_test {
+namespace gpumeter::exposition::prometheus_text_test {
 
 std::string label_value(std::string_view value) {
   fmt::memory_buffer out;
@@ -110,4 +110,4 @@ TEST(Family, ReadsBackThroughAnIndependentReader) {
   EXPECT_EQ(parsed->helps.at("odd_labels"), "Odd labels");
 }
 
-}  // namespace gpumeter::net::prometheus_text_test
+}  // namespace gpumeter::exposition::prometheus_text_test

@@ -2,9 +2,9 @@
 #include <array>
 #include <string>
 
-#include "net/metrics_parts.h"
+#include "exposition/parts.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 // How a reading in the model's unit becomes the exposition's base unit.
@@ -140,4 +140,4 @@ void append_gpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
   append_process_counts(out, snapshot, labels);
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

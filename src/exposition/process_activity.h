@@ -4,9 +4,9 @@
 
 #include "core/sampler.h"
 #include "core/series.h"
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 // How far back the per-process SM ratios reach: long enough to smooth the driver's sample
 // periods (1/6 s to 1 s), shorter than a usual scrape interval (15 s).
@@ -22,4 +22,4 @@ ProcessActivity recent_activity(const Series& series, TimeUs end_us);
 // The same from a running sampler, read under its lock.
 ProcessActivity recent_activity(const Sampler& sampler, TimeUs end_us);
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpumeter::net::testing {
+namespace gpumeter::exposition::testing {
 
 using LabelMap = std::map<std::string, std::string>;
 
@@ -170,4 +170,4 @@ inline std::expected<Exposition, std::string> parse_exposition(std::string_view 
   return out;
 }
 
-}  // namespace gpumeter::net::testing
+}  // namespace gpumeter::exposition::testing

@@ -6,10 +6,10 @@
 #include <string>
 #include <utility>
 
-#include "net/metrics_parts.h"
-#include "net/process_labels.h"
+#include "exposition/parts.h"
+#include "exposition/process_labels.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 using enum MetricType;
@@ -160,4 +160,4 @@ void append_process_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
   append_users(out, snapshot, labels, activity);
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -2,9 +2,9 @@
 
 #include <charconv>
 
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 namespace {
 
 constexpr std::size_t kMostTopProcesses = 10'000;
@@ -42,4 +42,4 @@ std::string to_string(const ProcessLimit& limit) {
   return "none";
 }
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "core/sampler.h"
-#include "net/metrics.h"
+#include "exposition/metrics.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 // One snapshot's exposition, and the host it describes (for families added per request).
 struct RenderedMetrics {
@@ -35,4 +35,4 @@ class MetricsCache {
   std::shared_ptr<const RenderedMetrics> rendered_;
 };
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

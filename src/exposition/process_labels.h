@@ -5,7 +5,7 @@
 
 #include "core/model.h"
 
-namespace gpumeter::net {
+namespace gpumeter::exposition {
 
 // The owner as `list` shows it: the user name, else the uid as a number, else "?" (an owner
 // that cannot be seen: no permission, another pid namespace, a process that exited).
@@ -15,4 +15,4 @@ std::string owner_label(const Maybe<HostProcess>& host);
 // kernel's name for the process), else "" (Prometheus reads an empty label as no label).
 std::string command_label(const Maybe<HostProcess>& host);
 
-}  // namespace gpumeter::net
+}  // namespace gpumeter::exposition

@@ -1,5 +1,5 @@
 // The cache renders once per snapshot, for any number of concurrent readers.
-#include "net/metrics_cache.h"
+#include "exposition/cache.h"
 
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "core/sampler_sim.h"
-#include "net/exposition.h"
+#include "exposition/text_reader.h"
 
-namespace gpumeter::net::metrics_cache_test {
+namespace gpumeter::exposition::cache_test {
 
 using Cache = gpumeter::testing::SimulatedMachine;
 
@@ -57,4 +57,4 @@ TEST_F(Cache, ConcurrentReadersOfOneSnapshotShareOneText) {
   ASSERT_NE(seen.front(), nullptr);
 }
 
-}  // namespace gpumeter::net::metrics_cache_test
+}  // namespace gpumeter::exposition::cache_test
