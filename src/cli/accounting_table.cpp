@@ -5,8 +5,8 @@
 #include <array>
 #include <vector>
 
-#include "cli/humanize.h"
 #include "cli/table.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -33,18 +33,19 @@ const std::array<Column, 10> kRecordColumns{{
 }};
 
 std::string on_off(const Maybe<bool>& value) {
-  if (!value) return fmt::format("{} ({})", kNotAvailable, to_string(value.error()));
+  if (!value) return fmt::format("{} ({})", view::kNotAvailable, to_string(value.error()));
   return *value ? "on" : "off";
 }
 
 std::string mode_text(const Maybe<Accounting>& accounting) {
-  if (!accounting) return fmt::format("{} ({})", kNotAvailable, to_string(accounting.error()));
+  if (!accounting)
+    return fmt::format("{} ({})", view::kNotAvailable, to_string(accounting.error()));
   return accounting->enabled ? "enabled" : "disabled";
 }
 
 template <class T>
 std::string count_text(const Maybe<T>& value) {
-  return value ? fmt::format("{}", *value) : std::string(kNotAvailable);
+  return value ? fmt::format("{}", *value) : std::string(view::kNotAvailable);
 }
 
 Row status_row(const Device& device) {
@@ -62,12 +63,12 @@ Row status_row(const Device& device) {
 }
 
 std::string run_time(const AccountingRecord& record, TimeUs now_us) {
-  if (record.time_ms) return format_age(static_cast<TimeUs>(*record.time_ms) * 1000);
-  return format_age(now_us - record.start_time_us);
+  if (record.time_ms) return view::format_age(static_cast<TimeUs>(*record.time_ms) * 1000);
+  return view::format_age(now_us - record.start_time_us);
 }
 
 std::string text_or_na(const std::optional<std::string>& text) {
-  return text ? *text : std::string(kNotAvailable);
+  return text ? *text : std::string(view::kNotAvailable);
 }
 
 Row record_row(const Device& device, const AccountingRecord& record, TimeUs now_us,
@@ -77,14 +78,14 @@ Row record_row(const Device& device, const AccountingRecord& record, TimeUs now_
                                  : Maybe<double>(std::unexpected(record.max_memory_bytes.error()));
   return {{fmt::format("{}", device.identity.index)},
           {fmt::format("{}", record.pid)},
-          {known ? text_or_na(known->user) : std::string(kNotAvailable)},
-          {format_whole(record.gpu_util_percent, "%")},
-          {format_whole(record.memory_util_percent, "%")},
-          {peak ? format_bytes(*peak) : std::string(kNotAvailable)},
+          {known ? text_or_na(known->user) : std::string(view::kNotAvailable)},
+          {view::format_whole(record.gpu_util_percent, "%")},
+          {view::format_whole(record.memory_util_percent, "%")},
+          {peak ? view::format_bytes(*peak) : std::string(view::kNotAvailable)},
           {run_time(record, now_us)},
-          {local_time(record.start_time_us)},
+          {view::local_time(record.start_time_us)},
           {record.running ? "running" : "exited", record.running ? Color::green : Color::none},
-          {known ? text_or_na(known->command) : std::string(kNotAvailable)}};
+          {known ? text_or_na(known->command) : std::string(view::kNotAvailable)}};
 }
 
 // Why a GPU shows no records, or nothing when it has them.

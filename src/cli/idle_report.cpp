@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "cli/humanize.h"
 #include "cli/report_table.h"
 #include "cli/table.h"
 #include "cli/usage_keys.h"
+#include "view/humanize.h"
 #include "view/report_time.h"
 
 namespace gpumeter::cli {
@@ -44,7 +44,7 @@ Row table_row(const store::IdleSpell& spell, TimeUs until_us, bool color) {
              {fmt::format("{}", process.pid)},
              {cut(process.command.value_or(""), kCommandWidth)},
              {fmt::format("{}", process.gpu_index)},
-             {format_bytes(static_cast<double>(spell.peak_memory_bytes))},
+             {view::format_bytes(static_cast<double>(spell.peak_memory_bytes))},
              {view::local_minute(spell.begin_us)},
              {span_text(spell.end_us - spell.begin_us)},
              {state == IdleState::still_idle ? "still idle" : std::string(to_string(state)),
@@ -103,10 +103,10 @@ std::string render_idle_csv(const IdleReport& report) {
         spell.held_seconds > 0 ? 100.0 * spell.sm_busy_seconds / spell.held_seconds : 0.0;
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(spell.process.host),
                        csv_field(user_of(spell)), process.pid,
-                       process.start_time_us != 0 ? iso8601_utc(process.start_time_us) : "",
+                       process.start_time_us != 0 ? view::iso8601_utc(process.start_time_us) : "",
                        csv_field(process.command.value_or("")), process.gpu_index,
                        csv_field(process.gpu_uuid), spell.peak_memory_bytes,
-                       iso8601_utc(spell.begin_us), iso8601_utc(spell.end_us),
+                       view::iso8601_utc(spell.begin_us), view::iso8601_utc(spell.end_us),
                        (spell.end_us - spell.begin_us) / 1'000'000, sm_percent,
                        to_string(idle_state(spell, report.query.until_us)));
   }

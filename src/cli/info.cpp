@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/humanize.h"
 #include "cli/table.h"
 #include "core/selection.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -55,10 +55,10 @@ Row info_row(const Device& device) {
   const std::optional<double> percent = memory_used_percent(device.state);
   return {
       {fmt::format("{}", device.identity.index)},
-      {device.identity.name.value_or(std::string(kNotAvailable))},
-      {device.identity.uuid.value_or(std::string(kNotAvailable))},
-      {format_memory(device.state[memory_used], device.state[memory_total])},
-      {percent ? fmt::format("{:.1f}%", *percent) : std::string(kNotAvailable)},
+      {device.identity.name.value_or(std::string(view::kNotAvailable))},
+      {device.identity.uuid.value_or(std::string(view::kNotAvailable))},
+      {view::format_memory(device.state[memory_used], device.state[memory_total])},
+      {percent ? fmt::format("{:.1f}%", *percent) : std::string(view::kNotAvailable)},
   };
 }
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -36,9 +36,9 @@ std::string limit_text(Pid pid, const host::LimitedGroup& group, const host::Lim
   }
   if (limits.cpuset) text += fmt::format("cpuset     {}\n", *limits.cpuset);
   if (limits.memory_bytes) {
-    text +=
-        fmt::format("memory     {} ({} bytes)\n",
-                    format_bytes(static_cast<double>(*limits.memory_bytes)), *limits.memory_bytes);
+    text += fmt::format("memory     {} ({} bytes)\n",
+                        view::format_bytes(static_cast<double>(*limits.memory_bytes)),
+                        *limits.memory_bytes);
   }
   for (const auto& dir : group.groups) text += fmt::format("group      {}\n", dir.string());
   text += fmt::format("processes  {}\n", fmt::join(now.members, " "));

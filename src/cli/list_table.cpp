@@ -5,10 +5,10 @@
 
 #include <array>
 
-#include "cli/humanize.h"
 #include "cli/list_vgpu.h"
 #include "cli/table.h"
 #include "view/gpu_status.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -42,41 +42,41 @@ Color status_color(view::GpuStatus status) {
 }
 
 std::string text_or_na(const Maybe<std::string>& value) {
-  return value.value_or(std::string(kNotAvailable));
+  return value.value_or(std::string(view::kNotAvailable));
 }
 
 std::string power_cell(const DeviceState& state) {
-  if (!state[power_draw] && !state[power_limit]) return std::string(kNotAvailable);
-  return fmt::format("{} / {}", format_whole(state[power_draw], "W"),
-                     format_whole(state[power_limit], "W"));
+  if (!state[power_draw] && !state[power_limit]) return std::string(view::kNotAvailable);
+  return fmt::format("{} / {}", view::format_whole(state[power_draw], "W"),
+                     view::format_whole(state[power_limit], "W"));
 }
 
 std::string since_cell(const Device& device, const Snapshot& snapshot) {
-  if (!device.processes) return std::string(kNotAvailable);
+  if (!device.processes) return std::string(view::kNotAvailable);
   if (device.processes->empty()) return "";
   const std::optional<TimeUs> oldest = view::oldest_start(device, snapshot.processes);
-  return oldest ? format_age(snapshot.time_us - *oldest) : std::string(kNotAvailable);
+  return oldest ? view::format_age(snapshot.time_us - *oldest) : std::string(view::kNotAvailable);
 }
 
 std::string pids_cell(const Device& device) {
-  if (!device.processes) return std::string(kNotAvailable);
+  if (!device.processes) return std::string(view::kNotAvailable);
   std::vector<Pid> pids;
   for (const GpuProcess& process : *device.processes) pids.push_back(process.pid);
   return fmt::format("{}", fmt::join(pids, ","));
 }
 
 std::string commands_cell(const Device& device, const Snapshot& snapshot) {
-  if (!device.processes) return std::string(kNotAvailable);
+  if (!device.processes) return std::string(view::kNotAvailable);
   std::vector<std::string> commands;
   for (const GpuProcess& process : *device.processes) {
     const Maybe<HostProcess>& host = view::host_view(snapshot.processes, process.pid);
-    commands.push_back(view::brief_command(host).value_or(std::string(kNotAvailable)));
+    commands.push_back(view::brief_command(host).value_or(std::string(view::kNotAvailable)));
   }
   return fmt::format("{}", fmt::join(commands, ","));
 }
 
 std::string users_cell(const Device& device, const Snapshot& snapshot) {
-  if (!device.processes) return std::string(kNotAvailable);
+  if (!device.processes) return std::string(view::kNotAvailable);
   return fmt::format("{}", fmt::join(view::gpu_users(device, snapshot.processes), ","));
 }
 
@@ -88,11 +88,11 @@ Row device_row(const Device& device, const Snapshot& snapshot) {
       {fmt::format("{}", device.identity.index), color},
       {std::string(view::status_marker(status)), color},
       {text_or_na(device.identity.name)},
-      {format_whole(state[utilization_gpu], "%")},
-      {format_memory(state[memory_used], state[memory_total])},
-      {format_whole(state[temperature], "C")},
+      {view::format_whole(state[utilization_gpu], "%")},
+      {view::format_memory(state[memory_used], state[memory_total])},
+      {view::format_whole(state[temperature], "C")},
       {power_cell(state)},
-      {format_whole(state[clock_sm], "MHz")},
+      {view::format_whole(state[clock_sm], "MHz")},
       {users_cell(device, snapshot)},
       {since_cell(device, snapshot)},
       {pids_cell(device)},
@@ -121,8 +121,8 @@ Row mig_row(const MigDevice& mig, const Snapshot& snapshot) {
       {""},
       {""},
       {mig_name_cell(mig)},
-      {std::string(kNotAvailable)},
-      {format_memory(mig.memory_used_bytes, mig.memory_total_bytes)},
+      {std::string(view::kNotAvailable)},
+      {view::format_memory(mig.memory_used_bytes, mig.memory_total_bytes)},
       {""},
       {""},
       {""},
@@ -141,7 +141,7 @@ std::string header_line(const Snapshot& snapshot) {
   const DriverInfo& driver = snapshot.gpus.driver;
   return fmt::format("{}  driver {}  CUDA {}  {}\n", snapshot.hostname,
                      text_or_na(driver.driver_version), text_or_na(driver.cuda_driver_version),
-                     local_time(snapshot.time_us));
+                     view::local_time(snapshot.time_us));
 }
 
 }  // namespace

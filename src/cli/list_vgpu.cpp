@@ -4,20 +4,21 @@
 
 #include <cmath>
 
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
 
 std::string instance_text(const VgpuInstance& instance) {
   const std::string vm = instance.vm_id ? *instance.vm_id : fmt::format("instance {}", instance.id);
-  const std::string type = instance.type_name ? *instance.type_name : std::string(kNotAvailable);
+  const std::string type =
+      instance.type_name ? *instance.type_name : std::string(view::kNotAvailable);
   const std::string sm = instance.utilization
                              ? fmt::format("{}%", std::llround(instance.utilization->sm))
-                             : std::string(kNotAvailable);
+                             : std::string(view::kNotAvailable);
   const std::string fb = instance.fb_used_bytes
-                             ? format_bytes(static_cast<double>(*instance.fb_used_bytes))
-                             : std::string(kNotAvailable);
+                             ? view::format_bytes(static_cast<double>(*instance.fb_used_bytes))
+                             : std::string(view::kNotAvailable);
   return fmt::format("{} ({}, SM {}, FB {})", vm, type, sm, fb);
 }
 

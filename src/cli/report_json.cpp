@@ -1,6 +1,6 @@
 #include "cli/report_json.h"
 
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -11,7 +11,7 @@ Json holder_json(const store::IdleSpell& spell, TimeUs until_us) {
               {"user", view::text_or_null(process.user.value_or(""))},
               {"pid", process.pid}};
   holder["process_start"] =
-      process.start_time_us != 0 ? Json(iso8601_utc(process.start_time_us)) : Json(nullptr);
+      process.start_time_us != 0 ? Json(view::iso8601_utc(process.start_time_us)) : Json(nullptr);
   holder["process_start_time_us"] =
       process.start_time_us != 0 ? Json(process.start_time_us) : Json(nullptr);
   holder["command"] = view::text_or_null(process.command.value_or(""));

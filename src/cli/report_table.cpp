@@ -6,9 +6,9 @@
 #include <ctime>
 #include <iterator>
 
-#include "cli/humanize.h"
 #include "cli/table.h"
 #include "cli/usage_keys.h"
+#include "view/humanize.h"
 #include "view/report_time.h"
 #include "view/sm_unknown.h"
 
@@ -48,13 +48,13 @@ std::vector<Column> table_columns(const view::UsageReport& report) {
 // with unknown_column, the hours whose SM use is not known follow.
 void add_figures(Row& row, const store::UsageRow& usage, bool unknown_column) {
   const auto or_na = [](const std::optional<double>& value, const char* format) {
-    return value ? fmt::format(fmt::runtime(format), *value) : std::string(kNotAvailable);
+    return value ? fmt::format(fmt::runtime(format), *value) : std::string(view::kNotAvailable);
   };
   row.push_back({fmt::format("{:.2f}", usage.gpu_hours)});
   row.push_back({or_na(usage.sm_busy_hours, "{:.2f}")});
   row.push_back({or_na(usage.sm_percent_while_held, "{:.1f}%")});
   row.push_back({or_na(usage.energy_kwh, "{:.2f}kWh")});
-  row.push_back({format_bytes(static_cast<double>(usage.peak_memory_bytes))});
+  row.push_back({view::format_bytes(static_cast<double>(usage.peak_memory_bytes))});
   row.push_back({fmt::format("{}", usage.processes)});
   if (unknown_column) {
     row.push_back({usage.sm_unknown_hours > 0 ? fmt::format("{:.2f}", usage.sm_unknown_hours)

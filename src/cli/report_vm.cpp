@@ -4,8 +4,8 @@
 
 #include <array>
 
-#include "cli/humanize.h"
 #include "cli/table.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -28,21 +28,22 @@ std::string hours(double value) {
 
 std::string render_vm_table(const VmReport& report, bool color) {
   std::string out =
-      fmt::format("vGPU use per VM from {} to {} UTC ({})\n", iso8601_utc(report.since_us),
-                  iso8601_utc(report.until_us), report.database);
+      fmt::format("vGPU use per VM from {} to {} UTC ({})\n", view::iso8601_utc(report.since_us),
+                  view::iso8601_utc(report.until_us), report.database);
   if (report.rows.empty()) return out + "no vGPU use recorded in this period\n";
   std::vector<Row> rows;
   rows.reserve(report.rows.size());
   for (const store::VmUsageRow& r : report.rows) {
-    rows.push_back({{r.vm_id},
-                    {r.vgpu_type.empty() ? std::string(kNotAvailable) : r.vgpu_type},
-                    {fmt::format("{}", r.gpu_index)},
-                    {hours(r.vgpu_hours)},
-                    {hours(r.sm_busy_hours)},
-                    {r.sm_percent_while_active ? fmt::format("{:.1f}%", *r.sm_percent_while_active)
-                                               : std::string(kNotAvailable)},
-                    {r.peak_fb_used_bytes ? format_bytes(static_cast<double>(*r.peak_fb_used_bytes))
-                                          : std::string(kNotAvailable)}});
+    rows.push_back(
+        {{r.vm_id},
+         {r.vgpu_type.empty() ? std::string(view::kNotAvailable) : r.vgpu_type},
+         {fmt::format("{}", r.gpu_index)},
+         {hours(r.vgpu_hours)},
+         {hours(r.sm_busy_hours)},
+         {r.sm_percent_while_active ? fmt::format("{:.1f}%", *r.sm_percent_while_active)
+                                    : std::string(view::kNotAvailable)},
+         {r.peak_fb_used_bytes ? view::format_bytes(static_cast<double>(*r.peak_fb_used_bytes))
+                               : std::string(view::kNotAvailable)}});
   }
   return out + render_table(kColumns, rows, color);
 }

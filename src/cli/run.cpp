@@ -12,16 +12,16 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/run_child.h"
-#include "cli/run_follow.h"
 #include "cli/run_gpu.h"
-#include "cli/run_json.h"
 #include "cli/run_options.h"
 #include "cli/run_setup.h"
-#include "cli/run_signals.h"
-#include "cli/run_summary.h"
-#include "cli/run_supervise.h"
 #include "core/wall_clock.h"
+#include "run/child.h"
+#include "run/follow.h"
+#include "run/json.h"
+#include "run/signals.h"
+#include "run/summary.h"
+#include "run/supervise.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -47,7 +47,7 @@ struct Run {
   GpuSide gpu_side;
   std::unique_ptr<host::RunCgroup> cgroup;
   std::unique_ptr<GpuMeasure> gpu;
-  RunResult result;
+  run::RunResult result;
 };
 
 // Puts the child in the cgroup. Without limits, a child the cgroup will not take runs
@@ -67,11 +67,11 @@ std::expected<void, Error> place(Run& run, pid_t child) {
 }
 
 // The processes of the tree, followed by the GPU measure as they appear.
-SuperviseHooks hooks(Run& run, TreeFollower& follower) {
+run::SuperviseHooks hooks(Run& run, run::TreeFollower& follower) {
   const auto on_new = [&run](Pid pid) {
     if (run.gpu) run.gpu->follow(pid);
   };
-  return SuperviseHooks{
+  return run::SuperviseHooks{
       .tick = [&follower, on_new] { (void)follower.refresh(on_new); },
       .exiting = [&follower, on_new](Pid pid) { follower.meet(pid, on_new); },
       .tree = [&follower, on_new] { return follower.refresh(on_new); },
@@ -81,13 +81,13 @@ SuperviseHooks hooks(Run& run, TreeFollower& follower) {
 void add_host_figures(Run& run) {
   rusage usage{};
   ::getrusage(RUSAGE_CHILDREN, &usage);
-  RunResult& r = run.result;
+  run::RunResult& r = run.result;
   r.cpu_user_seconds = seconds_of(usage.ru_utime);
   r.cpu_system_seconds = seconds_of(usage.ru_stime);
   r.max_rss_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
   if (run.cgroup) {
-    r.cgroup =
-        RunCgroupInfo{run.cgroup->version(), run.cgroup->path(), run.cgroup->memory_peak_bytes()};
+    r.cgroup = run::RunCgroupInfo{run.cgroup->version(), run.cgroup->path(),
+                                  run.cgroup->memory_peak_bytes()};
     if (auto removed = run.cgroup->remove(); !removed) {
       run.err << "gpumeter run: " << removed.error() << '\n';
     }
@@ -95,7 +95,7 @@ void add_host_figures(Run& run) {
 }
 
 void add_gpu_figures(Run& run) {
-  RunResult& r = run.result;
+  run::RunResult& r = run.result;
   if (!run.gpu) {
     r.gpu_error = run.gpu_side.missing;
     return;
@@ -112,7 +112,7 @@ void add_gpu_figures(Run& run) {
     return;
   }
   for (GpuUsage& gpu_usage : usage->gpus) {
-    RunGpu gpu{.usage = gpu_usage};
+    run::RunGpu gpu{.usage = gpu_usage};
     for (const Device& device : snapshot->gpus.devices) {
       if (device.identity.index != gpu_usage.device) continue;
       gpu.name = device.identity.name;
@@ -125,9 +125,10 @@ void add_gpu_figures(Run& run) {
 int report_run(Run& run) {
   add_host_figures(run);
   add_gpu_figures(run);
-  run.err << run_summary(run.result) << std::flush;
+  run.err << run::run_summary(run.result) << std::flush;
   if (!run.settings.json.empty()) {
-    auto written = write_document(run.settings.json, dump_json(run_json(run.result), false) + "\n");
+    auto written =
+        write_document(run.settings.json, dump_json(run::run_json(run.result), false) + "\n");
     if (!written) run.err << written.error().message << '\n';
   }
   return run.result.exit.status;
@@ -135,23 +136,23 @@ int report_run(Run& run) {
 
 // A signal that came while gpumeter was getting ready, before there was a command to pass it
 // on to (Ctrl-C during a slow driver load): the command is not started.
-std::optional<int> stopped_before_start(RunSignals& signals) {
-  for (const RunSignals::Arrival& arrival : signals.take()) {
+std::optional<int> stopped_before_start(run::RunSignals& signals) {
+  for (const run::RunSignals::Arrival& arrival : signals.take()) {
     if (arrival.signal != SIGCHLD) return arrival.signal;
   }
   return std::nullopt;
 }
 
 // Starts the command, follows it to the end of its tree, and reports.
-int start_and_follow(Run& run, RunSignals& signals) {
+int start_and_follow(Run& run, run::RunSignals& signals) {
   if (const auto signal = stopped_before_start(signals)) {
     run.err << fmt::format("gpumeter run: {} before the command was started; it was not run\n",
-                           signal_name(*signal));
+                           run::signal_name(*signal));
     return 128 + *signal;
   }
   const auto started = SteadyClock::now();
   run.result.start_us = wall_clock_us();
-  auto child = PendingChild::fork(run.settings.command, signals.previous_mask());
+  auto child = run::PendingChild::fork(run.settings.command, signals.previous_mask());
   if (!child) return not_run(run.err, child.error());
   if (auto placed = place(run, child->pid()); !placed) return not_run(run.err, placed.error());
   const pid_t pid = child->pid();
@@ -161,18 +162,18 @@ int start_and_follow(Run& run, RunSignals& signals) {
     run.err << released.error().message << '\n';
     return released.error().status;
   }
-  TreeFollower follower(static_cast<Pid>(::getpid()), run.cgroup.get());
-  const SuperviseHooks supervise_hooks = hooks(run, follower);
+  run::TreeFollower follower(static_cast<Pid>(::getpid()), run.cgroup.get());
+  const run::SuperviseHooks supervise_hooks = hooks(run, follower);
   supervise_hooks.tick();  // the command itself, before it can exit
-  const int status = supervise(pid, signals, run.settings.interval, supervise_hooks);
+  const int status = run::supervise(pid, signals, run.settings.interval, supervise_hooks);
   run.result.end_us = wall_clock_us();
   run.result.wall_seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
-  run.result.exit = exit_of(status);
+  run.result.exit = run::exit_of(status);
   run.result.processes = follower.met();
   return report_run(run);
 }
 
-int run_prepared(Run& run, RunSignals& signals) {
+int run_prepared(Run& run, run::RunSignals& signals) {
   // Orphans of the tree are reparented to us, not to init: followed, and reaped here.
   if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
     run.err << "gpumeter run: cannot become the subreaper of the command's processes; "
@@ -199,7 +200,7 @@ int run_command(const GlobalOptions& global, const RunOptions& options, std::ost
   }
   // Before the driver is loaded: a thread it starts inherits the mask, and the signals
   // must reach gpumeter through its signalfd, never end it from another thread.
-  RunSignals signals;
+  run::RunSignals signals;
   if (signals.fd() < 0) {
     return not_run(err, Error{ErrorCode::internal, "gpumeter run: cannot watch for signals"});
   }

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -20,8 +20,8 @@ std::string why(const Device& device, Exclusion reason) {
     case Exclusion::mig_mode: return "in MIG mode (see --mig)";
     case Exclusion::memory_busy:
     case Exclusion::utilization_busy:
-      return fmt::format("{} util, {}", format_whole(state[utilization_gpu], "%"),
-                         format_memory(state[memory_used], state[memory_total], "/"));
+      return fmt::format("{} util, {}", view::format_whole(state[utilization_gpu], "%"),
+                         view::format_memory(state[memory_used], state[memory_total], "/"));
   }
   return "excluded";
 }

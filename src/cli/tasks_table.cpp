@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "cli/humanize.h"
 #include "cli/table.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -24,7 +24,7 @@ const json& at(const json& object, std::string_view key) {
 }
 
 std::string seconds_text(double seconds) {
-  if (seconds >= 60.0) return format_age(static_cast<TimeUs>(std::llround(seconds * 1e6)));
+  if (seconds >= 60.0) return view::format_age(static_cast<TimeUs>(std::llround(seconds * 1e6)));
   return fmt::format("{:.{}f}s", seconds, seconds < 10.0 ? 2 : 1);
 }
 
@@ -49,7 +49,7 @@ std::string duration_text(const json& task, TimeUs now_us) {
   if (at(task, "duration_seconds").is_number()) {
     return seconds_text(at(task, "duration_seconds").get<double>());
   }
-  if (!at(task, "begin_time_us").is_number_integer()) return std::string(kNotAvailable);
+  if (!at(task, "begin_time_us").is_number_integer()) return std::string(view::kNotAvailable);
   const auto elapsed = now_us - at(task, "begin_time_us").get<TimeUs>();
   return seconds_text(static_cast<double>(std::max<TimeUs>(elapsed, 0)) / 1e6);
 }
@@ -60,8 +60,8 @@ std::string per_gpu(const json& gpus, std::string_view key, Format format) {
   std::string text;
   for (const json& gpu : gpus) {
     if (!text.empty()) text += '/';
-    text +=
-        at(gpu, key).is_number() ? format(at(gpu, key).get<double>()) : std::string(kNotAvailable);
+    text += at(gpu, key).is_number() ? format(at(gpu, key).get<double>())
+                                     : std::string(view::kNotAvailable);
   }
   return text;
 }
@@ -69,7 +69,7 @@ std::string per_gpu(const json& gpus, std::string_view key, Format format) {
 std::string energy_text(const json& gpus) {
   double joules = 0.0;
   for (const json& gpu : gpus) {
-    if (!at(gpu, "energy_joules").is_number()) return std::string(kNotAvailable);
+    if (!at(gpu, "energy_joules").is_number()) return std::string(view::kNotAvailable);
     joules += at(gpu, "energy_joules").get<double>();
   }
   return fmt::format("{:.1f}J", joules);
@@ -78,7 +78,7 @@ std::string energy_text(const json& gpus) {
 std::string cpu_text(const json& host) {
   const json& user = at(host, "cpu_user_seconds");
   const json& system = at(host, "cpu_system_seconds");
-  if (!user.is_number() || !system.is_number()) return std::string(kNotAvailable);
+  if (!user.is_number() || !system.is_number()) return std::string(view::kNotAvailable);
   return seconds_text(user.get<double>() + system.get<double>());
 }
 
@@ -108,21 +108,21 @@ Row usage_cells(const json& usage) {
   }
   return {{indices},
           {per_gpu(gpus, "sm_percent", [](double v) { return fmt::format("{:.0f}%", v); })},
-          {per_gpu(gpus, "memory_peak_bytes", [](double v) { return format_bytes(v); })},
+          {per_gpu(gpus, "memory_peak_bytes", [](double v) { return view::format_bytes(v); })},
           {energy_text(gpus)},
           {cpu_text(at(usage, "host"))}};
 }
 
 Row task_row(const json& task, TimeUs now_us) {
   const json& begin = at(task, "begin_time_us");
-  Row row{
-      {at(task, "task").dump()},
-      {at(task, "name").is_string() ? at(task, "name").get<std::string>() : "?"},
-      {labels_text(at(task, "labels"))},
-      {at(task, "pid").dump()},
-      {user_text(task)},
-      {begin.is_number_integer() ? local_time(begin.get<TimeUs>()) : std::string(kNotAvailable)},
-      {duration_text(task, now_us)}};
+  Row row{{at(task, "task").dump()},
+          {at(task, "name").is_string() ? at(task, "name").get<std::string>() : "?"},
+          {labels_text(at(task, "labels"))},
+          {at(task, "pid").dump()},
+          {user_text(task)},
+          {begin.is_number_integer() ? view::local_time(begin.get<TimeUs>())
+                                     : std::string(view::kNotAvailable)},
+          {duration_text(task, now_us)}};
   for (Cell& cell : usage_cells(at(task, "usage"))) row.push_back(std::move(cell));
   row.push_back({flags_text(task)});
   return row;

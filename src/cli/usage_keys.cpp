@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/humanize.h"
+#include "view/humanize.h"
 #include "view/report_time.h"
 
 namespace gpumeter::cli {
@@ -32,7 +32,7 @@ std::string period_text(GroupBy by, const std::string& label) {
 
 std::string process_start(const store::UsageRow& row, bool for_csv) {
   if (!row.process_start_time_us || *row.process_start_time_us == 0) return for_csv ? "" : "?";
-  return for_csv ? iso8601_utc(*row.process_start_time_us)
+  return for_csv ? view::iso8601_utc(*row.process_start_time_us)
                  : view::local_minute(*row.process_start_time_us);
 }
 
@@ -76,7 +76,7 @@ std::vector<std::string> table_key_cells(const store::UsageRow& row,
       case GroupBy::user: cells.push_back(row.user.empty() ? "?" : row.user); break;
       case GroupBy::gpu:
         cells.push_back(row.gpu_index ? fmt::format("{}", *row.gpu_index)
-                                      : std::string(kNotAvailable));
+                                      : std::string(view::kNotAvailable));
         break;
       case GroupBy::process:
         cells.push_back(optional_number(row.pid));
@@ -109,7 +109,8 @@ std::vector<std::string> csv_key_cells(const store::UsageRow& row,
       case GroupBy::container: cells.push_back(row.container); break;
       default:
         cells.push_back(row.period);
-        cells.push_back(row.period_start_us ? iso8601_utc(*row.period_start_us) : std::string{});
+        cells.push_back(row.period_start_us ? view::iso8601_utc(*row.period_start_us)
+                                            : std::string{});
         break;
     }
   }

@@ -5,27 +5,27 @@
 #include <algorithm>
 #include <array>
 
-#include "cli/humanize.h"
 #include "cli/table.h"
+#include "view/humanize.h"
 
 namespace gpumeter::cli {
 namespace {
 
 std::string text(const Maybe<std::string>& value) {
-  return value ? *value : std::string(kNotAvailable);
+  return value ? *value : std::string(view::kNotAvailable);
 }
 
 std::string percent(const Maybe<double>& value) {
-  return format_whole(value, "%");
+  return view::format_whole(value, "%");
 }
 
 // "licensed", "unlicensed (restricted)", "licensed, expires 2027-03-31T23:59:59Z", ...
 std::string license_text(const Maybe<VgpuLicense>& license) {
-  if (!license) return fmt::format("{} ({})", kNotAvailable, to_string(license.error()));
+  if (!license) return fmt::format("{} ({})", view::kNotAvailable, to_string(license.error()));
   std::string out =
       license->state ? to_string(*license->state) : (license->licensed ? "licensed" : "unlicensed");
   if (const std::optional<std::int64_t>& expiry = license->expiry_us; expiry.has_value()) {
-    out += ", expires " + iso8601_utc(*expiry);
+    out += ", expires " + view::iso8601_utc(*expiry);
   } else if (license->expiry_kind && *license->expiry_kind == LicenseExpiryKind::permanent) {
     out += ", permanent";
   }
@@ -39,7 +39,7 @@ std::string use_text(const VgpuUtilization& u) {
 }
 
 std::string use_text(const Maybe<VgpuUtilization>& u) {
-  if (!u) return fmt::format("{} ({})", kNotAvailable, to_string(u.error()));
+  if (!u) return fmt::format("{} ({})", view::kNotAvailable, to_string(u.error()));
   return use_text(*u);
 }
 
@@ -60,7 +60,7 @@ Row instance_row(const Device& device, const VgpuInstance& v) {
           {text(v.uuid)},
           {text(v.vm_id)},
           {text(v.type_name)},
-          {fb ? format_bytes(*fb) : std::string(kNotAvailable)},
+          {fb ? view::format_bytes(*fb) : std::string(view::kNotAvailable)},
           {license_text(v.license)},
           {use_text(v.utilization)}};
 }
@@ -93,9 +93,10 @@ const std::array<Column, 9> kAccountingColumns{{
 void add_accounting_rows(std::vector<Row>& rows, const Device& device, const VgpuInstance& v) {
   const std::string gpu = fmt::format("{}", device.identity.index);
   if (!v.accounting) {
-    rows.push_back({{gpu},
-                    {text(v.vm_id)},
-                    {fmt::format("{} ({})", kNotAvailable, to_string(v.accounting.error()))}});
+    rows.push_back(
+        {{gpu},
+         {text(v.vm_id)},
+         {fmt::format("{} ({})", view::kNotAvailable, to_string(v.accounting.error()))}});
     return;
   }
   const std::string mode = v.accounting->enabled ? "enabled" : "disabled";
@@ -113,9 +114,9 @@ void add_accounting_rows(std::vector<Row>& rows, const Device& device, const Vgp
                     {fmt::format("{}", r.pid)},
                     {percent(r.gpu_utilization)},
                     {percent(r.memory_utilization)},
-                    {max ? format_bytes(*max) : std::string(kNotAvailable)},
-                    {iso8601_utc(r.start_us)},
-                    {r.duration_us ? format_age(*r.duration_us) : std::string("running")}});
+                    {max ? view::format_bytes(*max) : std::string(view::kNotAvailable)},
+                    {view::iso8601_utc(r.start_us)},
+                    {r.duration_us ? view::format_age(*r.duration_us) : std::string("running")}});
   }
 }
 
@@ -138,7 +139,7 @@ std::string render_vgpu_table(const Snapshot& snapshot, bool color) {
       processes.push_back({{fmt::format("{}", device.identity.index)},
                            {vm_of(*device.vgpu, p.instance)},
                            {fmt::format("{}", p.pid)},
-                           {p.name.empty() ? std::string(kNotAvailable) : p.name},
+                           {p.name.empty() ? std::string(view::kNotAvailable) : p.name},
                            {use_text(p.utilization)}});
     }
   }

@@ -7,7 +7,7 @@
 #include "core/model.h"
 #include "view/iso_time.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 
 // How every absent value prints in a table.
 inline constexpr std::string_view kNotAvailable = "N/A";
@@ -28,10 +28,7 @@ std::string format_age(TimeUs duration_us);
 // A value followed by its unit, rounded to a whole number: "37%", "250W"; N/A when absent.
 std::string format_whole(const Maybe<double>& value, std::string_view unit);
 
-// "2024-05-01T12:00:00Z" (view/iso_time.h), as JSON documents write times.
-using view::iso8601_utc;
-
 // "2024-05-01 14:00:00": the local time zone, to the second.
 std::string local_time(TimeUs time_us);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

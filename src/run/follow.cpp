@@ -1,11 +1,11 @@
-#include "cli/run_follow.h"
+#include "run/follow.h"
 
 #include <algorithm>
 
 #include "host/process_tree.h"
 #include "host/procfs.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 TreeFollower::TreeFollower(Pid self, const host::RunCgroup* cgroup, std::filesystem::path root)
     : self_(self), cgroup_(cgroup), root_(std::move(root)) {}
@@ -31,4 +31,4 @@ void TreeFollower::meet(Pid pid, const std::function<void(Pid)>& on_new) {
   if (met_.emplace(pid, *start).second) on_new(pid);
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

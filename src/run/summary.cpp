@@ -1,13 +1,13 @@
-#include "cli/run_summary.h"
+#include "run/summary.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <array>
 
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 namespace {
 
 // Labels are padded to one column, so that the figures line up.
@@ -30,11 +30,12 @@ std::string cpu_text(const RunResult& r) {
 
 void memory_lines(std::string& out, const RunResult& r) {
   line(out, "peak RSS",
-       fmt::format("{} (the largest process)", format_bytes(static_cast<double>(r.max_rss_bytes))));
+       fmt::format("{} (the largest process)",
+                   view::format_bytes(static_cast<double>(r.max_rss_bytes))));
   if (!r.cgroup || !r.cgroup->memory_peak_bytes) return;
   line(out, "cgroup memory peak",
        fmt::format("{} (charged to the cgroup, page cache included)",
-                   format_bytes(static_cast<double>(*r.cgroup->memory_peak_bytes))));
+                   view::format_bytes(static_cast<double>(*r.cgroup->memory_peak_bytes))));
 }
 
 std::string limits_text(const host::Limits& limits) {
@@ -48,24 +49,24 @@ std::string limits_text(const host::Limits& limits) {
   if (limits.cpuset) parts.push_back(fmt::format("CPUs {}", *limits.cpuset));
   if (limits.memory_bytes) {
     parts.push_back(
-        fmt::format("memory {}", format_bytes(static_cast<double>(*limits.memory_bytes))));
+        fmt::format("memory {}", view::format_bytes(static_cast<double>(*limits.memory_bytes))));
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 std::string percent(const Maybe<double>& value) {
-  return value ? fmt::format("{:.1f}%", *value) : std::string(kNotAvailable);
+  return value ? fmt::format("{:.1f}%", *value) : std::string(view::kNotAvailable);
 }
 
 // "24.3% average, 80% peak".
 std::string engine_text(const EngineUse& use) {
-  return fmt::format(
-      "{} average, {} peak", percent(use.average_percent),
-      use.peak_percent ? fmt::format("{:.0f}%", *use.peak_percent) : std::string(kNotAvailable));
+  return fmt::format("{} average, {} peak", percent(use.average_percent),
+                     use.peak_percent ? fmt::format("{:.0f}%", *use.peak_percent)
+                                      : std::string(view::kNotAvailable));
 }
 
 std::string joules(const Maybe<double>& value) {
-  return value ? fmt::format("{:.1f} J", *value) : std::string(kNotAvailable);
+  return value ? fmt::format("{:.1f} J", *value) : std::string(view::kNotAvailable);
 }
 
 bool nonzero(const EngineUse& use) {
@@ -91,7 +92,7 @@ std::string confidence_text(const Confidence& confidence) {
 void gpu_block(std::string& out, const RunGpu& gpu) {
   const GpuUsage& u = gpu.usage;
   line(out, fmt::format("GPU {}", u.device),
-       fmt::format("{}{}", gpu.name.value_or(std::string(kNotAvailable)),
+       fmt::format("{}{}", gpu.name.value_or(std::string(view::kNotAvailable)),
                    gpu.uuid ? fmt::format(" ({})", *gpu.uuid) : ""));
   line(out, "  SM", engine_text(u[Engine::sm]));
   line(out, "  memory controller", engine_text(u[Engine::memory]));
@@ -99,8 +100,8 @@ void gpu_block(std::string& out, const RunGpu& gpu) {
   if (nonzero(u[Engine::decoder])) line(out, "  decoder", engine_text(u[Engine::decoder]));
   line(out, "  GPU memory",
        u.memory.peak_bytes
-           ? fmt::format("{} peak", format_bytes(static_cast<double>(*u.memory.peak_bytes)))
-           : std::string(kNotAvailable));
+           ? fmt::format("{} peak", view::format_bytes(static_cast<double>(*u.memory.peak_bytes)))
+           : std::string(view::kNotAvailable));
   line(out, "  energy",
        fmt::format("{} (the device: {} over the run)", joules(u.energy.processes_joules),
                    joules(u.energy.device_joules)));
@@ -138,4 +139,4 @@ std::string run_summary(const RunResult& r) {
   return out;
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

@@ -4,13 +4,13 @@
 // docs/run.md; a change that breaks a reader bumps kRunSchemaVersion.
 #pragma once
 
-#include "cli/json.h"
-#include "cli/run_result.h"
+#include "run/result.h"
+#include "view/json.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 inline constexpr int kRunSchemaVersion = 1;
 
-Json run_json(const RunResult& result);
+view::Json run_json(const RunResult& result);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

@@ -1,4 +1,4 @@
-#include "cli/run_supervise.h"
+#include "run/supervise.h"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -8,7 +8,7 @@
 #include <csignal>
 #include <optional>
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -73,4 +73,4 @@ int supervise(pid_t command, RunSignals& signals, std::chrono::milliseconds inte
   }
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

@@ -1,7 +1,7 @@
 // Starting and supervising the command of `gpumeter run`, with real processes: a child that
 // waits until released, failures to execute as shells report them, orphans waited for when
 // this process is their subreaper, and a signal sent to us passed on to the command.
-#include "cli/run_child.h"
+#include "run/child.h"
 
 #include <gtest/gtest.h>
 #include <sys/prctl.h>
@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "cli/run_signals.h"
-#include "cli/run_supervise.h"
+#include "run/signals.h"
+#include "run/supervise.h"
 
-namespace gpumeter::cli::run_child_test {
+namespace gpumeter::run::child_test {
 
 sigset_t current_mask() {
   sigset_t mask;
@@ -120,4 +120,4 @@ TEST_F(Supervise, ASignalSentToUsGoesOnToTheCommand) {
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
 }
 
-}  // namespace gpumeter::cli::run_child_test
+}  // namespace gpumeter::run::child_test

@@ -11,10 +11,10 @@
 #include <functional>
 #include <vector>
 
-#include "cli/run_signals.h"
 #include "core/model.h"
+#include "run/signals.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 struct SuperviseHooks {
   std::function<void()> tick;              // every interval
@@ -29,4 +29,4 @@ struct SuperviseHooks {
 int supervise(pid_t command, RunSignals& signals, std::chrono::milliseconds interval,
               const SuperviseHooks& hooks);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

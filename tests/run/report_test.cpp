@@ -9,10 +9,12 @@
 #include <set>
 #include <sstream>
 
-#include "cli/run_json.h"
-#include "cli/run_summary.h"
+#include "run/json.h"
+#include "run/summary.h"
 
-namespace gpumeter::cli::run_report_test {
+namespace gpumeter::run::report_test {
+
+using view::Json;
 
 GpuUsage busy_gpu() {
   GpuUsage usage;
@@ -181,4 +183,4 @@ TEST(RunJson, KeysAreThoseOfThePublishedSchema) {
   EXPECT_EQ(schema["properties"]["schema_version"]["const"], kRunSchemaVersion);
 }
 
-}  // namespace gpumeter::cli::run_report_test
+}  // namespace gpumeter::run::report_test

@@ -1,10 +1,10 @@
-#include "cli/run_signals.h"
+#include "run/signals.h"
 
 #include <pthread.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 RunSignals::RunSignals() {
   sigemptyset(&set_);
@@ -31,4 +31,4 @@ std::vector<RunSignals::Arrival> RunSignals::take() {
   return arrived;
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

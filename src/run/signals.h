@@ -9,7 +9,7 @@
 #include <array>
 #include <vector>
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 inline constexpr std::array kPassedOnSignals{SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
@@ -41,4 +41,4 @@ class RunSignals {
   int fd_ = -1;
 };
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

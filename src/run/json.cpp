@@ -1,12 +1,14 @@
-#include "cli/run_json.h"
+#include "run/json.h"
 
 #include <array>
 #include <string_view>
 
-#include "cli/humanize.h"
 #include "task/usage_json.h"
+#include "view/humanize.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
+
+using view::Json;
 namespace {
 
 using task::put_figure;
@@ -69,7 +71,7 @@ Json run_json(const RunResult& r) {
       {"command", r.command},
       {"host", r.hostname},
       {"interval_ms", r.interval.count()},
-      {"start_time", iso8601_utc(r.start_us)},
+      {"start_time", view::iso8601_utc(r.start_us)},
       {"start_time_us", r.start_us},
       {"end_time_us", r.end_us},
       {"wall_seconds", r.wall_seconds},
@@ -87,4 +89,4 @@ Json run_json(const RunResult& r) {
   };
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

@@ -1,10 +1,10 @@
-#include "cli/run_result.h"
+#include "run/result.h"
 
 #include <fmt/format.h>
 #include <string.h>  // sigabbrev_np: glibc
 #include <sys/wait.h>
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 RunExit exit_of(int wait_status) {
   RunExit out;
@@ -24,4 +24,4 @@ std::string signal_name(int signal) {
   return name != nullptr ? fmt::format("SIG{}", name) : fmt::format("signal {}", signal);
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

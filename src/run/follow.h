@@ -13,7 +13,7 @@
 #include "core/model.h"
 #include "host/run_cgroup.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 class TreeFollower {
  public:
@@ -37,4 +37,4 @@ class TreeFollower {
   std::set<std::pair<Pid, std::uint64_t>> met_;  // pid and start, clock ticks since boot
 };
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

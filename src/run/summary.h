@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "cli/run_result.h"
+#include "run/result.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 std::string run_summary(const RunResult& result);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

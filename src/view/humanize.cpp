@@ -1,4 +1,4 @@
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <ctime>
 
-namespace gpumeter::cli {
+namespace gpumeter::view {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -60,4 +60,4 @@ std::string local_time(TimeUs time_us) {
   return fmt::format("{:%Y-%m-%d %H:%M:%S}", fmt::localtime(to_time_t(time_us)));
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::view

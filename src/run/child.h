@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 // Why the command could not be executed, and the status a shell exits with for it.
 struct ExecFailure {
@@ -51,4 +51,4 @@ class PendingChild {
   std::string program_;
 };
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

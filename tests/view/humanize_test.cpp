@@ -1,13 +1,11 @@
-#include "cli/humanize.h"
+#include "view/humanize.h"
 
 #include <gtest/gtest.h>
 
-#include "sample_snapshot.h"
+namespace gpumeter::view::humanize_test {
 
-namespace gpumeter::cli::humanize_test {
-
-using testing::kGiB;
-using testing::kMiB;
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
 
 TEST(FormatBytes, MebibytesUnderAGibibyte) {
   EXPECT_EQ(format_bytes(0), "0MiB");
@@ -53,4 +51,4 @@ TEST(FormatWhole, RoundsAndAppendsTheUnit) {
   EXPECT_EQ(format_whole(std::unexpected(Unavailable::gpu_lost), "%"), "N/A");
 }
 
-}  // namespace gpumeter::cli::humanize_test
+}  // namespace gpumeter::view::humanize_test

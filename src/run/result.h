@@ -13,7 +13,7 @@
 #include "host/cgroup_limits.h"
 #include "host/run_cgroup.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 
 // How the command ended.
 struct RunExit {
@@ -63,4 +63,4 @@ struct RunResult {
   std::vector<RunGpu> gpus;              // those the tree used, by index
 };
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run

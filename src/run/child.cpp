@@ -1,4 +1,4 @@
-#include "cli/run_child.h"
+#include "run/child.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <utility>
 
-#include "cli/run_signals.h"
+#include "run/signals.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::run {
 namespace {
 
 // Between fork and exec the child may only make async-signal-safe calls (the sampler's
@@ -126,4 +126,4 @@ void PendingChild::abandon() {
   pid_ = -1;
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::run
