@@ -2,8 +2,6 @@
 // (the database, the daily CSV files) and serves the HTTP API until SIGTERM or SIGINT
 // (docs/daemon.md, docs/task-protocol.md, docs/http.md).
 #include <fmt/format.h>
-#include <pthread.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,11 +14,12 @@
 
 #include "cli/commands.h"
 #include "cli/daemon_options.h"
-#include "cli/heap_tuning.h"
-#include "cli/systemd_notify.h"
 #include "core/driver_wait.h"
 #include "core/sampler.h"
 #include "core/wall_clock.h"
+#include "daemon/heap_trimmer.h"
+#include "daemon/stop_signals.h"
+#include "daemon/systemd_notify.h"
 #include "host/self_usage.h"
 #include "net/agent_routes.h"
 #include "net/dashboard_routes.h"
@@ -37,36 +36,6 @@
 
 namespace gpumeter::cli {
 namespace {
-
-// SIGTERM and SIGINT arrive as readable data on a signalfd, which the server polls; they are
-// blocked in every thread (the sampler's thread inherits the mask), so none is interrupted.
-class StopSignals {
- public:
-  StopSignals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set_, &previous_);
-    fd_ = ::signalfd(-1, &set_, SFD_CLOEXEC | SFD_NONBLOCK);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-  // Takes the signals that stopped the server, so that unblocking them does not deliver them
-  // again (and end the process with their default action instead of exit status 0).
-  ~StopSignals() {
-    signalfd_siginfo info{};
-    while (fd_ >= 0 && ::read(fd_, &info, sizeof(info)) == static_cast<ssize_t>(sizeof(info))) {
-    }
-    if (fd_ >= 0) ::close(fd_);
-    pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-  }
-  int fd() const noexcept { return fd_; }
-
- private:
-  sigset_t set_{};
-  sigset_t previous_{};
-  int fd_ = -1;
-};
 
 // root's default directory, /run/gpumeter, is created on first use; any other directory must
 // exist.
@@ -203,7 +172,7 @@ struct Running {
     return made;
   }
 
-  HeapTrimmer heap{kHeapTrimEvery};              // before the sampler, whose rounds call it
+  daemon::HeapTrimmer heap{kHeapTrimEvery};      // before the sampler, whose rounds call it
   std::unique_ptr<recorder::Recorder> recorder;  // before the sampler and the service: they feed it
   task::RecentResults recent;  // settled tasks for HTTP readers, passed on to the recorder
   Sampler sampler;
@@ -319,8 +288,8 @@ History open_history(const HistorySettings& settings, const Session& session) {
 }
 
 int serve(Context& context, const DaemonSettings& settings, const HistorySettings& history,
-          History& database, task::Listener& listener, Http* http, const StopSignals& signals,
-          DaemonLog& log, const DriverWait& driver) {
+          History& database, task::Listener& listener, Http* http,
+          const daemon::StopSignals& signals, DaemonLog& log, const DriverWait& driver) {
   Running running(context, settings, history, database.store ? &*database.store : nullptr, listener,
                   log);
   if (database.open_error && running.recorder)
@@ -335,9 +304,9 @@ int serve(Context& context, const DaemonSettings& settings, const HistorySetting
                        listener.path().string(), settings.socket_mode, settings.interval.count(),
                        std::chrono::duration_cast<std::chrono::seconds>(settings.horizon).count(),
                        history_line(history, !database.open_error), http_line(http)));
-  notify_systemd("READY=1\nSTATUS=sampling");
+  daemon::notify_systemd("READY=1\nSTATUS=sampling");
   const auto served = running.server.run(signals.fd());
-  notify_systemd("STOPPING=1");
+  daemon::notify_systemd("STOPPING=1");
   serving_http.reset();
   running.sampler.stop();
   if (running.recorder) running.recorder->finish(running.sampler);
@@ -365,7 +334,7 @@ int run_daemon(Context& context, const DaemonSettings& settings, DaemonLog& log,
   if (auto ready = prepare_directory(settings.socket); !ready) {
     return report(context.err, ready.error());
   }
-  const StopSignals signals;
+  const daemon::StopSignals signals;
   if (signals.fd() < 0) {
     return report(context.err, Error{ErrorCode::internal, "cannot watch for SIGTERM and SIGINT"});
   }

@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "cli/commands.h"
-#include "cli/systemd_notify.h"
 #include "core/wall_clock.h"
+#include "daemon/systemd_notify.h"
 #include "master/fleet_json.h"
 #include "master/routes.h"
 #include "master/ticker.h"
@@ -103,11 +103,11 @@ int serve_master(const MasterSettings& settings, MasterFleet& fleet, const StopS
         "serving the fleet ({} nodes from {}) on {}/api/v1/fleet, polling every "
         "{}ms",
         fleet.state().size(), fleet.source(), (*server)->url(), settings.config.interval.count()));
-    notify_systemd("READY=1\nSTATUS=polling");
+    daemon::notify_systemd("READY=1\nSTATUS=polling");
     waiter.join();
   }
   if (waiter.joinable()) waiter.join();  // `signal` is written before the stop is requested
-  notify_systemd("STOPPING=1");
+  daemon::notify_systemd("STOPPING=1");
   log.line(fmt::format("stopping ({})", signal == SIGTERM ? "SIGTERM" : "SIGINT"));
   (*server)->stop();
   return 0;

@@ -1,10 +1,10 @@
-#include "cli/heap_tuning.h"
+#include "daemon/heap_trimmer.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
 
-namespace gpumeter::cli {
+namespace gpumeter::daemon {
 
 // The number of malloc arenas is left as glibc chooses: capping it at two saved about 0.5 MiB
 // but cost the HTTP server a fifth of its throughput and multiplied its p99 latency by seven
@@ -18,4 +18,4 @@ void HeapTrimmer::maybe_trim() {
 #endif
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::daemon

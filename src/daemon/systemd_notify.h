@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-namespace gpumeter::cli {
+namespace gpumeter::daemon {
 
 // Sends `state` ("READY=1", "STOPPING=1", "STATUS=...", one per line) when $NOTIFY_SOCKET is
 // set; true when it was sent. Without the variable (not started by systemd) it does nothing
@@ -12,4 +12,4 @@ namespace gpumeter::cli {
 // decides by its timeout.
 bool notify_systemd(std::string_view state);
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::daemon

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <string_view>
 
-#include "cli/systemd_notify.h"
+#include "daemon/systemd_notify.h"
 
-namespace gpumeter::cli {
+namespace gpumeter::daemon {
 
 bool notify_systemd(std::string_view state) {
   const char* variable = std::getenv("NOTIFY_SOCKET");
@@ -33,4 +33,4 @@ bool notify_systemd(std::string_view state) {
   return sent == static_cast<ssize_t>(state.size());
 }
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::daemon

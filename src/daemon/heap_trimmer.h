@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-namespace gpumeter::cli {
+namespace gpumeter::daemon {
 
 // Gives the free pages inside the heap (every malloc arena) back to the kernel at most once
 // per `every`; call it from one thread only (the sampler's, after each round). A no-op without
@@ -20,4 +20,4 @@ class HeapTrimmer {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-}  // namespace gpumeter::cli
+}  // namespace gpumeter::daemon
