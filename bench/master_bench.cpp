@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "cli/session.h"
-#include "master/fake_agent.h"
 #include "master/fleet_json.h"
 #include "master/poller.h"
+#include "support/fake_agent.h"
 #include "view/json.h"
 #include "view/list_json.h"
 

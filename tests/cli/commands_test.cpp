@@ -11,8 +11,8 @@
 
 #include "cli/cli.h"
 #include "cli/json.h"
-#include "cli/run_cli.h"
 #include "cli/terminal.h"
+#include "support/run_cli.h"
 
 namespace gpumeter::cli::commands_test {
 

@@ -15,7 +15,7 @@
 #include "cli/limit_output.h"
 #include "cli/limit_process.h"
 #include "cli/limit_state.h"
-#include "cli/run_cli.h"
+#include "support/run_cli.h"
 
 namespace gpumeter::cli::limit_test {
 

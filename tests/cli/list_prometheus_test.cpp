@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_cli.h"
+#include "support/run_cli.h"
 
 namespace gpumeter::cli::list_prometheus_test {
 

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <sstream>
 
-#include "sample_snapshot.h"
+#include "support/sample_snapshot.h"
 
 namespace gpumeter::cli::list_table_test {
 

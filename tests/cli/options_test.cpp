@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "cli/cli.h"
-#include "cli/run_cli.h"
+#include "support/run_cli.h"
 
 namespace gpumeter::cli::options_test {
 

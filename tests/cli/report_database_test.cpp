@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "store/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::cli::report_database_test {
 
@@ -32,7 +32,7 @@ TEST(ReportDatabase, OthersTheirOwnThenTheSystems) {
 }
 
 TEST(ReportDatabase, NoneFoundSaysWhereItLookedAndHowToRecord) {
-  const store::testing::TempDir dir;
+  const gpumeter::testing::TempDir dir;
   const auto opened = open_report_database({dir / "mine.db", dir / "system.db"});
   ASSERT_FALSE(opened);
   EXPECT_EQ(opened.error().code, ErrorCode::invalid_input);
@@ -45,7 +45,7 @@ TEST(ReportDatabase, NoneFoundSaysWhereItLookedAndHowToRecord) {
 }
 
 TEST(ReportDatabase, TheFirstThatExistsIsOpenedReadOnly) {
-  const store::testing::TempDir dir;
+  const gpumeter::testing::TempDir dir;
   ASSERT_TRUE(store::Store::open(dir / "system.db", {.host = "node1"}));
   const auto opened = open_report_database({dir / "mine.db", dir / "system.db"});
   ASSERT_TRUE(opened) << opened.error().message;
@@ -55,8 +55,8 @@ TEST(ReportDatabase, TheFirstThatExistsIsOpenedReadOnly) {
 }
 
 TEST(ReportDatabase, AForeignFileIsRefusedAsBadInput) {
-  const store::testing::TempDir dir;
-  store::testing::write_bytes(dir / "notes.txt", "not a database at all\n");
+  const gpumeter::testing::TempDir dir;
+  gpumeter::testing::write_bytes(dir / "notes.txt", "not a database at all\n");
   const auto opened = open_report_database({dir / "notes.txt"});
   ASSERT_FALSE(opened);
   EXPECT_EQ(opened.error().code, ErrorCode::invalid_input);

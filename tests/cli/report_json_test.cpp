@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "cli/sample_report.h"
-#include "cli/time_zone.h"
+#include "support/sample_report.h"
+#include "support/time_zone.h"
 
 namespace gpumeter::cli::report_json_test {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/time_zone.h"
+#include "support/time_zone.h"
 
 namespace gpumeter::cli::report_options_test {
 

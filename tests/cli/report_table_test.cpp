@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/sample_report.h"
-#include "cli/time_zone.h"
+#include "support/sample_report.h"
+#include "support/time_zone.h"
 
 namespace gpumeter::cli::report_table_test {
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "cli/run_cli.h"
+#include "support/run_cli.h"
 
 namespace gpumeter::cli::run_options_test {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sample_snapshot.h"
+#include "support/sample_snapshot.h"
 
 namespace gpumeter::cli::shortage_test {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "cli/time_zone.h"
+#include "support/time_zone.h"
 
 namespace gpumeter::cli::usage_plot_test {
 

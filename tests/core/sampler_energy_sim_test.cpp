@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/sampler.h"
-#include "core/sampler_sim.h"
+#include "support/sampler_sim.h"
 
 namespace gpumeter::sampler_energy_sim_test {
 

@@ -1,7 +1,7 @@
 // Truth tests: the sampler through the real loader against the simulated libnvidia-ml.so.1,
 // whose clock each test steps (GPUMETER_SIM_NOW_US) and samples at the sampler's interval.
 // Scenario profiles are piecewise constant, so the truth of every window is known exactly.
-#include "core/sampler_sim.h"
+#include "support/sampler_sim.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/sampler_fakes.h"
+#include "support/sampler_fakes.h"
 
 namespace gpumeter::sampler_test {
 

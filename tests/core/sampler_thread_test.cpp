@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/sampler.h"
-#include "core/sampler_fakes.h"
+#include "support/sampler_fakes.h"
 
 namespace gpumeter::sampler_thread_test {
 

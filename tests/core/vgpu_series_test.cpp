@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/sampler.h"
-#include "core/sampler_sim.h"
+#include "support/sampler_sim.h"
 
 namespace gpumeter::vgpu_series_test {
 

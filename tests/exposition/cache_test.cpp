@@ -6,8 +6,8 @@
 #include <thread>
 #include <vector>
 
-#include "core/sampler_sim.h"
-#include "exposition/text_reader.h"
+#include "support/sampler_sim.h"
+#include "support/text_reader.h"
 
 namespace gpumeter::exposition::cache_test {
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "exposition/text_reader.h"
+#include "support/text_reader.h"
 
 namespace gpumeter::exposition::prometheus_text_test {
 

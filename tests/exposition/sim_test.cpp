@@ -6,10 +6,10 @@
 #include <string>
 
 #include "core/sampler.h"
-#include "core/sampler_sim.h"
 #include "exposition/metrics.h"
 #include "exposition/process_activity.h"
-#include "exposition/text_reader.h"
+#include "support/sampler_sim.h"
+#include "support/text_reader.h"
 #include "view/command_name.h"
 
 namespace gpumeter::exposition::sim_test {

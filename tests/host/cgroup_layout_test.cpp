@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::host::cgroup_layout_test {
 
-using testing::TempDir;
+using gpumeter::testing::TempDir;
 
 // A systemd machine on cgroup v2 alone.
 constexpr const char* kUnifiedMounts =

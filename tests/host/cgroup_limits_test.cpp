@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::host::cgroup_limits_test {
 
-using testing::TempDir;
+using gpumeter::testing::TempDir;
 
 TEST(QuotaForCpus, IsTheNumberOfCpusTimesThePeriodOverAllCpus) {
   EXPECT_EQ(quota_for_cpus("1.5", 16), (CpuQuota{150'000, 100'000}));

@@ -5,13 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include "emulated_cgroup_fs.h"
-#include "temp_dir.h"
+#include "support/emulated_cgroup_fs.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::host::limit_cgroup_test {
 
+using gpumeter::testing::TempDir;
 using testing::EmulatedCgroupFs;
-using testing::TempDir;
 using Words = EmulatedCgroupFs::Words;
 namespace fs = std::filesystem;
 

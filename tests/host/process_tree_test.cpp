@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::host::process_tree_test {
 
-using testing::TempDir;
+using gpumeter::testing::TempDir;
 
 // A process table: gpumeter (100) runs a command (200), whose child (201) runs a worker
 // (202) and left a zombie (203); 300 was adopted by gpumeter after its parent exited; 400

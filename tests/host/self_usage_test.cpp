@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::host::self_usage_test {
 
-using testing::TempDir;
+using gpumeter::testing::TempDir;
 
 // Fields 1..24 of a stat line: utime 1500 and stime 300 ticks, start 123456 ticks after boot,
 // 9876543210 bytes of address space, 25600 resident pages.

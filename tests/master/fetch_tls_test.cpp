@@ -4,9 +4,9 @@
 
 #include <thread>
 
-#include "master/fake_agent.h"
 #include "master/fetch.h"
-#include "net/tls_files.h"
+#include "support/fake_agent.h"
+#include "support/tls_files.h"
 
 namespace gpumeter::master::fetch_tls_test {
 

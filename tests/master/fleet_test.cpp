@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "master/fake_agent.h"
 #include "master/fleet_json.h"
+#include "support/fake_agent.h"
 
 namespace gpumeter::master::fleet_test {
 

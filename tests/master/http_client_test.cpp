@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "master/fake_agent.h"
-#include "master/raw_agent.h"
+#include "support/fake_agent.h"
+#include "support/raw_agent.h"
 
 namespace gpumeter::master::http_client_test {
 

@@ -9,9 +9,9 @@
 #include <stop_token>
 #include <thread>
 
-#include "master/fake_agent.h"
 #include "master/fleet_json.h"
-#include "master/raw_agent.h"
+#include "support/fake_agent.h"
+#include "support/raw_agent.h"
 
 namespace gpumeter::master::poller_test {
 

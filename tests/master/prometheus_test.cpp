@@ -7,11 +7,11 @@
 #include <set>
 #include <sstream>
 
-#include "master/fake_prometheus.h"
 #include "master/fleet_json.h"
 #include "master/prometheus_poller.h"
 #include "master/prometheus_status.h"
 #include "master/status_check.h"
+#include "support/fake_prometheus.h"
 
 namespace gpumeter::master::prometheus_test {
 

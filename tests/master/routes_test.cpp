@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "master/fake_agent.h"
 #include "master/fleet_json.h"
 #include "master/poller.h"
+#include "support/fake_agent.h"
 
 namespace gpumeter::master::routes_test {
 

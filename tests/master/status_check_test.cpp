@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "master/fake_agent.h"
+#include "support/fake_agent.h"
 
 namespace gpumeter::master::status_check_test {
 

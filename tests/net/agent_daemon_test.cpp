@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "host/temp_dir.h"
-#include "net/daemon_process.h"
-#include "net/outside_address.h"
-#include "net/raw_http.h"
+#include "support/daemon_process.h"
+#include "support/outside_address.h"
+#include "support/raw_http.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::net::agent_daemon_test {
 
@@ -39,7 +39,7 @@ class AgentDaemon : public ::testing::Test {
     const int status = daemon.wait();
     return {status, daemon.err()};
   }
-  host::testing::TempDir dir_;
+  gpumeter::testing::TempDir dir_;
 };
 
 TEST_F(AgentDaemon, TheTokenGuardsEverythingButHealthz) {
@@ -148,7 +148,7 @@ TEST_F(AgentDaemon, RefusesACertificateItCannotLoad) {
 
 TEST_F(AgentDaemon, RefusesATakenPort) {
   Daemon first(scenario(), dir_.path(), {});
-  host::testing::TempDir other;
+  gpumeter::testing::TempDir other;
   Process second(Daemon::arguments(scenario(), other.path(),
                                    {"--listen", "127.0.0.1:" + std::to_string(first.port())}));
   EXPECT_NE(second.wait(), 0);

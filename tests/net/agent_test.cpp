@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "host/temp_dir.h"
-#include "net/daemon_process.h"
-#include "net/task_client.h"
+#include "support/daemon_process.h"
+#include "support/task_client.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::net::agent_test {
 
@@ -44,7 +44,7 @@ class Agent : public ::testing::Test {
   // One daemon for the suite. A daemon that does not start fails every test (a failure in
   // SetUpTestSuite itself would only mark them skipped).
   static void SetUpTestSuite() {
-    dir_ = new host::testing::TempDir();
+    dir_ = new gpumeter::testing::TempDir();
     scenario_ = dir_->write("scenario.json", kScenario);
     dir_->write("quota", "alice = 10h per day\n");
     try {
@@ -81,7 +81,7 @@ class Agent : public ::testing::Test {
     return last;
   }
 
-  static inline host::testing::TempDir* dir_ = nullptr;
+  static inline gpumeter::testing::TempDir* dir_ = nullptr;
   static inline std::filesystem::path scenario_;
   static inline Daemon* daemon_ = nullptr;
   static inline std::string start_error_;

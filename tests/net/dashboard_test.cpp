@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "core/sampler.h"
-#include "core/sampler_sim.h"
 #include "exposition/metrics.h"
 #include "exposition/parts.h"
 #include "exposition/process_activity.h"
-#include "exposition/text_reader.h"
+#include "support/sampler_sim.h"
+#include "support/text_reader.h"
 
 namespace gpumeter::net::dashboard_test {
 

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "net/outside_address.h"
-#include "net/raw_http.h"
 #include "net/response.h"
+#include "support/outside_address.h"
+#include "support/raw_http.h"
 
 namespace gpumeter::net::http_server_test {
 

@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "core/sampler_sim.h"
 #include "exposition/prometheus_text.h"
-#include "exposition/text_reader.h"
+#include "support/sampler_sim.h"
+#include "support/text_reader.h"
 
 namespace gpumeter::net::metrics_route_test {
 

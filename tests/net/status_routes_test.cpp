@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/sampler_fakes.h"
 #include "net/agent_routes.h"
+#include "support/sampler_fakes.h"
 
 namespace gpumeter::net::status_routes_test {
 

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "host/temp_dir.h"
 #include "net/http_server.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::net::tls_test {
 
@@ -29,7 +29,7 @@ class Tls : public ::testing::Test {
     made.tls_key = key();
     return made;
   }
-  host::testing::TempDir dir_;
+  gpumeter::testing::TempDir dir_;
 };
 
 TEST_F(Tls, ServesOverHttpsWithTheCertificate) {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include "host/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::net::token_file_test {
 
@@ -14,7 +14,7 @@ class TokenFile : public ::testing::Test {
     ::chmod(path.c_str(), mode);
     return path;
   }
-  host::testing::TempDir dir_;
+  gpumeter::testing::TempDir dir_;
 };
 
 TEST_F(TokenFile, StripsOneTrailingNewline) {

@@ -15,18 +15,18 @@
 
 #include "net/http_server.h"
 #include "net/store_pool.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::net::usage_route_test {
 
+using gpumeter::testing::TempDir;
 using nlohmann::json;
 using store::testing::interval;
 using store::testing::kHour;
 using store::testing::kMinute;
 using store::testing::kT0;
 using store::testing::process;
-using store::testing::TempDir;
 
 constexpr int kProcesses = 7;
 

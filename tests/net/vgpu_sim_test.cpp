@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/sampler.h"
-#include "core/sampler_sim.h"
 #include "exposition/metrics.h"
 #include "exposition/process_activity.h"
-#include "exposition/text_reader.h"
 #include "net/agent_routes.h"
+#include "support/sampler_sim.h"
+#include "support/text_reader.h"
 
 namespace gpumeter::net::vgpu_sim_test {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "nvml/accounting_cache.h"
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::accounting_cache_sim_test {
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::accounting_sim_test {
 

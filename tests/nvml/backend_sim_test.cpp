@@ -2,7 +2,7 @@
 // scripted device, unsupported fields, faults and lost GPUs.
 #include <gtest/gtest.h>
 
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::backend_sim_test {
 

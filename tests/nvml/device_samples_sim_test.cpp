@@ -4,7 +4,7 @@
 // newer", unsupported and lost GPUs.
 #include <gtest/gtest.h>
 
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::device_samples_sim_test {
 

@@ -8,7 +8,7 @@
 
 #include "nvml/library.h"
 #include "nvml/processes.h"
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::driver_variants_test {
 

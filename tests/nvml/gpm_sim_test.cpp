@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "nvml/gpm.h"
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::gpm_sim_test {
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "nvml/scoped_env.h"
+#include "support/scoped_env.h"
 
 namespace gpumeter::nvml::library_test {
 

@@ -3,7 +3,7 @@
 // does not give under MIG absent for Unavailable::mig.
 #include <gtest/gtest.h>
 
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::mig_sim_test {
 

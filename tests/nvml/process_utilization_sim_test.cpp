@@ -3,7 +3,7 @@
 // drivers without the newer one, unsupported and lost GPUs.
 #include <gtest/gtest.h>
 
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::process_utilization_sim_test {
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "nvml/sim_backend.h"
+#include "support/sim_backend.h"
 
 namespace gpumeter::nvml::vgpu_sim_test {
 

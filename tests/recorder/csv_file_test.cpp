@@ -9,12 +9,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "store/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::recorder::csv_file_test {
 
-using store::testing::read_bytes;
-using store::testing::TempDir;
+using gpumeter::testing::read_bytes;
+using gpumeter::testing::TempDir;
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kT0 = 1'767'225'600 * kSecond;  // 2026-01-01T00:00:00Z

@@ -10,19 +10,19 @@
 
 #include <ctime>
 
-#include "core/sampler_fakes.h"
 #include "store/history.h"
-#include "store/raw_database.h"
-#include "store/temp_dir.h"
+#include "support/raw_database.h"
+#include "support/sampler_fakes.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::recorder::recorder_test {
 
 using gpumeter::testing::busy;
 using gpumeter::testing::on_gpu;
+using gpumeter::testing::read_bytes;
 using gpumeter::testing::ScriptedGpus;
 using gpumeter::testing::ScriptedHost;
-using store::testing::read_bytes;
-using store::testing::TempDir;
+using gpumeter::testing::TempDir;
 
 constexpr TimeUs kSecond = 1'000'000;
 constexpr TimeUs kT0 = 1'767'225'600 * kSecond;  // 2026-01-01T00:00:00Z
@@ -279,7 +279,7 @@ TEST_F(RecorderTest, AFullDatabaseIsLoggedOnceAndCaughtUpWith) {
 
 TEST_F(RecorderTest, ADatabaseThatCouldNotBeOpenedIsTriedEachIntervalAndCaughtUpWith) {
   const auto path = dir_ / "h.db";
-  store::testing::write_bytes(path, std::string(8192, 'x'));  // not a database
+  gpumeter::testing::write_bytes(path, std::string(8192, 'x'));  // not a database
   {
     Machine machine(path, ten_seconds(dir_ / "csv"), log_, false);
     machine.recorder().could_not_open(

@@ -10,7 +10,7 @@
 
 #include "sim/scenario.h"
 #include "sim/timeline.h"
-#include "temp_scenario.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::examples_test {
 

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>  // setenv, unsetenv: POSIX
 
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::testing::faults_test {
 

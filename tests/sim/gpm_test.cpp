@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::gpm_test {
 

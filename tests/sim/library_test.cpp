@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "nvml/entry_points.h"
-#include "protocol_scenario.h"
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/protocol_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::testing::library_test {
 

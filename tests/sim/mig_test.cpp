@@ -6,8 +6,8 @@
 #include <string>
 
 #include "sim/scenario.h"
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::mig_test {
 

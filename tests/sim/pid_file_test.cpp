@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "sim/scenario.h"
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::testing::pid_file_test {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "sim/scenario_host.h"
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::testing::real_process_test {
 

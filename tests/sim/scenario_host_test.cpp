@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>  // setenv, unsetenv: POSIX
 
-#include "temp_scenario.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::scenario_host_test {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "sim/scenario.h"
-#include "temp_scenario.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::scenario_parse_test {
 

@@ -4,10 +4,10 @@
 #include <cstring>
 #include <vector>
 
-#include "protocol_scenario.h"
 #include "sim/symbols.h"
-#include "sim_library.h"
-#include "temp_scenario.h"
+#include "support/protocol_scenario.h"
+#include "support/sim_library.h"
+#include "support/temp_scenario.h"
 
 namespace gpumeter::sim::testing::variants_test {
 

@@ -15,12 +15,12 @@
 #include <string>
 #include <thread>
 
-#include "store/raw_database.h"
-#include "store/support.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::crash_test {
 
-using testing::TempDir;
+using gpumeter::testing::TempDir;
 
 struct Killed {
   std::vector<std::uint64_t> reported;  // batch numbers committed before the kill

@@ -4,7 +4,7 @@
 
 #include "store/query_deadline.h"
 #include "store/sqlite.h"
-#include "store/support.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::deadline_test {
 
@@ -14,7 +14,7 @@ constexpr std::string_view kEndless =
     "SELECT count(*) FROM n";
 
 TEST(Deadline, StopsAQueryThatRunsPastIt) {
-  const testing::TempDir dir;
+  const gpumeter::testing::TempDir dir;
   enable_query_deadlines();
   Store store = testing::open_store(dir.path() / "history.db");
   const QueryDeadline bounded(std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
@@ -26,7 +26,7 @@ TEST(Deadline, StopsAQueryThatRunsPastIt) {
 }
 
 TEST(Deadline, GoneItLetsQueriesRun) {
-  const testing::TempDir dir;
+  const gpumeter::testing::TempDir dir;
   enable_query_deadlines();
   Store store = testing::open_store(dir.path() / "history.db");
   {

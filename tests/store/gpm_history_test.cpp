@@ -7,19 +7,19 @@
 
 #include "store/history.h"
 #include "store/maintenance.h"
-#include "store/raw_database.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::gpm_history_test {
 
+using gpumeter::testing::TempDir;
 using testing::kDay;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
 using testing::RawDatabase;
-using testing::TempDir;
 
 // A Hopper GPU's sample: SM activity `sm`, occupancy sm/2, tensor sm/4, DRAM `dram`, PCIe and
 // NVLink rates in bytes/s.

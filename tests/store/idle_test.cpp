@@ -3,15 +3,15 @@
 
 #include <gtest/gtest.h>
 
-#include "store/support.h"
 #include "store/write.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::idle_test {
 
+using gpumeter::testing::TempDir;
 using testing::kHour;
 using testing::kMinute;
 using testing::kT0;
-using testing::TempDir;
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
 

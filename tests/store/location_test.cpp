@@ -7,11 +7,11 @@
 
 #include <string>
 
-#include "store/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::store::location_test {
 
-using testing::TempDir;
+using gpumeter::testing::TempDir;
 
 TEST(DefaultPath, RootUsesTheSystemStateDirectory) {
   EXPECT_EQ(default_database_path({.home = "/root", .root = true}).value(),
@@ -83,7 +83,7 @@ TEST_F(Prepare, TheSystemDatabaseMayBeReadByAGroup) {
 
 TEST_F(Prepare, AnExistingFileIsKeptAsItIs) {
   const auto database = dir_ / "kept.db";
-  testing::write_bytes(database, "");
+  gpumeter::testing::write_bytes(database, "");
   ::chmod(database.c_str(), 0400);
   ASSERT_TRUE(prepare_database_path(database, me_));
   EXPECT_EQ(mode_of(database), 0400U);
@@ -91,14 +91,14 @@ TEST_F(Prepare, AnExistingFileIsKeptAsItIs) {
 
 TEST_F(Prepare, ASymbolicLinkIsRefusedAndItsTargetUntouched) {
   const auto target = dir_ / "target";
-  testing::write_bytes(target, "someone else's file");
+  gpumeter::testing::write_bytes(target, "someone else's file");
   ::chmod(target.c_str(), 0600);
   std::filesystem::create_symlink(target, dir_ / "link.db");
   const auto prepared = prepare_database_path(dir_ / "link.db", me_);
   ASSERT_FALSE(prepared);
   EXPECT_EQ(prepared.error().code, ErrorCode::no_permission);
   EXPECT_NE(prepared.error().message.find("symbolic link"), std::string::npos);
-  EXPECT_EQ(testing::read_bytes(target), "someone else's file");
+  EXPECT_EQ(gpumeter::testing::read_bytes(target), "someone else's file");
 }
 
 TEST_F(Prepare, ADanglingSymbolicLinkCreatesNothing) {
@@ -117,7 +117,7 @@ TEST_F(Prepare, APlantedWriteAheadLogLinkIsRefused) {
 
 TEST_F(Prepare, AHardLinkedFileIsRefused) {
   const auto database = dir_ / "h.db";
-  testing::write_bytes(database, "");
+  gpumeter::testing::write_bytes(database, "");
   ::chmod(database.c_str(), 0600);
   std::filesystem::create_hard_link(database, dir_ / "other-name");
   const auto prepared = prepare_database_path(database, me_);
@@ -127,7 +127,7 @@ TEST_F(Prepare, AHardLinkedFileIsRefused) {
 
 TEST_F(Prepare, AFileOthersMayWriteIsRefused) {
   const auto database = dir_ / "open.db";
-  testing::write_bytes(database, "");
+  gpumeter::testing::write_bytes(database, "");
   ::chmod(database.c_str(), 0666);
   const auto prepared = prepare_database_path(database, me_);
   ASSERT_FALSE(prepared);
@@ -155,7 +155,7 @@ TEST_F(Prepare, ASymbolicLinkOnTheWayIsResolved) {
 TEST_F(Prepare, AFileOwnedBySomeoneElseIsRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "giving a file away needs root";
   const auto database = dir_ / "theirs.db";
-  testing::write_bytes(database, "");
+  gpumeter::testing::write_bytes(database, "");
   ::chmod(database.c_str(), 0600);
   ASSERT_EQ(::chown(database.c_str(), 4242, 4242), 0);
   const auto prepared = prepare_database_path(database, me_);

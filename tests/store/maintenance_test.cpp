@@ -5,19 +5,19 @@
 #include <gtest/gtest.h>
 
 #include "store/history.h"
-#include "store/raw_database.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::maintenance_test {
 
+using gpumeter::testing::TempDir;
 using testing::kDay;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
 using testing::sample;
-using testing::TempDir;
 
 std::vector<DeviceSeriesRow> series(Store& store, Resolution resolution,
                                     std::optional<std::string> uuid = "GPU-a") {

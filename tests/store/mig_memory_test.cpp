@@ -10,18 +10,18 @@
 #include <limits>
 
 #include "store/maintenance.h"
-#include "store/raw_database.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::mig_memory_test {
 
+using gpumeter::testing::TempDir;
 using testing::kDay;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
-using testing::TempDir;
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr const char* kSlice = "MIG-aaaa";

@@ -7,19 +7,19 @@
 #include "store/history.h"
 #include "store/maintenance.h"
 #include "store/mig_memory.h"
-#include "store/raw_database.h"
 #include "store/schema.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::migration_test {
 
+using gpumeter::testing::TempDir;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
 using testing::RawDatabase;
-using testing::TempDir;
 
 const std::filesystem::path kFixture =
     std::filesystem::path(GPUMETER_STORE_FIXTURES) / "schema-v1.sql";
@@ -29,7 +29,7 @@ std::filesystem::path version_1_database(const TempDir& dir, const std::string& 
   const auto path = dir / "v1.db";
   {
     RawDatabase raw(path);
-    raw.exec(testing::read_bytes(kFixture));
+    raw.exec(gpumeter::testing::read_bytes(kFixture));
     if (!extra.empty()) raw.exec(extra);
     EXPECT_EQ(raw.integer("PRAGMA user_version"), 1);
   }

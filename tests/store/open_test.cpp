@@ -11,16 +11,16 @@
 
 #include "store/gauges.h"
 #include "store/history.h"
-#include "store/raw_database.h"
 #include "store/schema.h"
 #include "store/sqlite.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::open_test {
 
+using gpumeter::testing::TempDir;
 using testing::RawDatabase;
-using testing::TempDir;
 
 TEST(Open, NewDatabaseHasTheLatestSchemaInWalMode) {
   TempDir dir;
@@ -106,7 +106,7 @@ TEST(Open, NewerSchemaIsRefusedAndTheFileIsNotModified) {
     RawDatabase raw(path);
     raw.exec("PRAGMA user_version = 99; CREATE TABLE from_the_future (x);");
   }
-  const std::string before = testing::read_bytes(path);
+  const std::string before = gpumeter::testing::read_bytes(path);
   auto store = Store::open(path, {.host = "node1"});
   ASSERT_FALSE(store);
   EXPECT_EQ(store.error().code, ErrorCode::invalid_input);
@@ -116,7 +116,7 @@ TEST(Open, NewerSchemaIsRefusedAndTheFileIsNotModified) {
                 latest_schema_version())),
             std::string::npos)
       << store.error().message;
-  EXPECT_EQ(testing::read_bytes(path), before);
+  EXPECT_EQ(gpumeter::testing::read_bytes(path), before);
 }
 
 TEST(Open, AFileThatIsNotADatabaseIsRefusedUntouched) {
@@ -124,7 +124,7 @@ TEST(Open, AFileThatIsNotADatabaseIsRefusedUntouched) {
   const auto path = dir / "notes.db";
   std::string text;
   for (int line = 0; line < 300; ++line) text += fmt::format("line {} of a text file\n", line);
-  testing::write_bytes(path, text);
+  gpumeter::testing::write_bytes(path, text);
   ::chmod(path.c_str(), 0600);
   auto store = Store::open(path, {.host = "node1"});
   ASSERT_FALSE(store);
@@ -133,7 +133,7 @@ TEST(Open, AFileThatIsNotADatabaseIsRefusedUntouched) {
             std::string::npos)
       << store.error().message;
   EXPECT_NE(store.error().message.find("it was not modified"), std::string::npos);
-  EXPECT_EQ(testing::read_bytes(path), text);
+  EXPECT_EQ(gpumeter::testing::read_bytes(path), text);
 }
 
 TEST(Open, ADatabaseWithADamagedHeaderIsRefusedUntouched) {
@@ -142,16 +142,16 @@ TEST(Open, ADatabaseWithADamagedHeaderIsRefusedUntouched) {
   {
     testing::open_store(path);
   }
-  std::string bytes = testing::read_bytes(path);
+  std::string bytes = gpumeter::testing::read_bytes(path);
   ASSERT_GT(bytes.size(), 100U);
   bytes.replace(0, 16, "Not SQLite at al");  // the magic string
-  testing::write_bytes(path, bytes);
+  gpumeter::testing::write_bytes(path, bytes);
   auto store = Store::open(path, {.host = "node1"});
   ASSERT_FALSE(store);
   EXPECT_NE(store.error().message.find("is not a gpumeter database or is damaged"),
             std::string::npos)
       << store.error().message;
-  EXPECT_EQ(testing::read_bytes(path), bytes);
+  EXPECT_EQ(gpumeter::testing::read_bytes(path), bytes);
 }
 
 TEST(Open, AnotherProgramsDatabaseIsRefusedUntouched) {
@@ -162,12 +162,12 @@ TEST(Open, AnotherProgramsDatabaseIsRefusedUntouched) {
     raw.exec("CREATE TABLE accounts (name TEXT); INSERT INTO accounts VALUES ('x');");
   }
   ::chmod(path.c_str(), 0600);
-  const std::string before = testing::read_bytes(path);
+  const std::string before = gpumeter::testing::read_bytes(path);
   auto store = Store::open(path, {.host = "node1"});
   ASSERT_FALSE(store);
   EXPECT_NE(store.error().message.find("an SQLite database of something else"), std::string::npos)
       << store.error().message;
-  EXPECT_EQ(testing::read_bytes(path), before);
+  EXPECT_EQ(gpumeter::testing::read_bytes(path), before);
 
   RawDatabase raw(path);
   raw.exec("PRAGMA application_id = 1234; PRAGMA user_version = 1;");
@@ -257,7 +257,7 @@ TEST(Open, ReadOnlyReadsWithoutWritingAndRefusesWrites) {
     Store store = testing::open_store(path);
     ASSERT_TRUE(write(store, {.device_samples = {testing::sample("GPU-a", testing::kT0, 5)}}));
   }
-  const std::string before = testing::read_bytes(path);
+  const std::string before = gpumeter::testing::read_bytes(path);
   auto reader = Store::open(path, {.host = "node1", .read_only = true});
   ASSERT_TRUE(reader) << reader.error().message;
   EXPECT_EQ(reader->journal_mode(), "read-only");
@@ -270,7 +270,7 @@ TEST(Open, ReadOnlyReadsWithoutWritingAndRefusesWrites) {
   const auto written = write(*reader, {.device_samples = {testing::sample("GPU-a", 1, 5)}});
   ASSERT_FALSE(written);
   EXPECT_NE(written.error().message.find("readonly"), std::string::npos) << written.error().message;
-  EXPECT_EQ(testing::read_bytes(path), before);
+  EXPECT_EQ(gpumeter::testing::read_bytes(path), before);
   EXPECT_EQ(Store::open(path, {.host = "elsewhere", .read_only = true})->host_id(), 0);
 }
 

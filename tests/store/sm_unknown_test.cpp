@@ -9,18 +9,18 @@
 
 #include "store/history.h"
 #include "store/idle.h"
-#include "store/raw_database.h"
-#include "store/support.h"
 #include "store/usage.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::sm_unknown_test {
 
+using gpumeter::testing::TempDir;
 using testing::kHour;
 using testing::kMinute;
 using testing::kT0;
 using testing::RawDatabase;
-using testing::TempDir;
 
 constexpr double kTolerance = 1e-9;
 constexpr TimeUs kTen = kT0 + 10 * kHour;

@@ -17,17 +17,17 @@
 #include <ctime>
 
 #include "store/maintenance.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::usage_test {
 
+using gpumeter::testing::TempDir;
 using testing::kDay;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
-using testing::TempDir;
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
 constexpr TimeUs kFeb1 = kT0 + 31 * kDay;

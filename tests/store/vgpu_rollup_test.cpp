@@ -5,20 +5,20 @@
 #include <gtest/gtest.h>
 
 #include "store/maintenance.h"
-#include "store/raw_database.h"
-#include "store/support.h"
 #include "store/vgpu_use.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::vgpu_rollup_test {
 
+using gpumeter::testing::TempDir;
 using testing::kDay;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
 using testing::RawDatabase;
-using testing::TempDir;
 
 // `vm` active for the minute that begins at `begin`, at `sm_percent` SM, `fb` bytes in use.
 VgpuUseRecord minute(const char* vm, TimeUs begin, double sm_percent, std::uint64_t fb,

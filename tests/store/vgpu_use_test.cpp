@@ -6,16 +6,16 @@
 
 #include <string_view>
 
-#include "store/support.h"
-#include "store/temp_dir.h"
 #include "store/write.h"
+#include "support/store_fixtures.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::store::vgpu_use_test {
 
+using gpumeter::testing::TempDir;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
-using testing::TempDir;
 
 VgpuUseRecord use(const char* vm, const char* gpu, TimeUs begin, double seconds, double sm_percent,
                   std::uint64_t fb) {

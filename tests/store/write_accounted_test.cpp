@@ -5,18 +5,18 @@
 #include <gtest/gtest.h>
 
 #include "store/accounted.h"
-#include "store/raw_database.h"
-#include "store/support.h"
 #include "store/write.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::write_accounted_test {
 
+using gpumeter::testing::TempDir;
 using testing::interval;
 using testing::kSecond;
 using testing::kT0;
 using testing::process;
 using testing::RawDatabase;
-using testing::TempDir;
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
 

@@ -5,18 +5,18 @@
 #include <gtest/gtest.h>
 
 #include "store/history.h"
-#include "store/raw_database.h"
-#include "store/support.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::write_test {
 
+using gpumeter::testing::TempDir;
 using testing::interval;
 using testing::kHour;
 using testing::kMinute;
 using testing::kSecond;
 using testing::kT0;
 using testing::process;
-using testing::TempDir;
 
 constexpr std::uint64_t kGiB = 1ULL << 30;
 

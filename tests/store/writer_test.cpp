@@ -11,11 +11,12 @@
 #include <thread>
 
 #include "store/history.h"
-#include "store/raw_database.h"
-#include "store/support.h"
+#include "support/raw_database.h"
+#include "support/store_fixtures.h"
 
 namespace gpumeter::store::writer_test {
 
+using gpumeter::testing::TempDir;
 using testing::interval;
 using testing::kHour;
 using testing::kMinute;
@@ -23,7 +24,6 @@ using testing::kSecond;
 using testing::kT0;
 using testing::process;
 using testing::sample;
-using testing::TempDir;
 
 std::int64_t count(Store& store, const std::string& table) {
   testing::RawDatabase raw(store.path());

@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "cli/sample_snapshot.h"
 #include "master/node.h"
+#include "support/sample_snapshot.h"
 #include "view/json.h"
 #include "view/list_json.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "master/fake_agent.h"
+#include "support/fake_agent.h"
 
 namespace gpumeter::master::testing {
 

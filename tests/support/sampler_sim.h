@@ -22,8 +22,8 @@
 #include "core/sampler.h"
 #include "host/procfs.h"
 #include "nvml/backend.h"
-#include "nvml/scoped_env.h"
 #include "sim/scenario_host.h"
+#include "support/scoped_env.h"
 
 namespace gpumeter::testing {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "nvml/backend.h"
-#include "nvml/scoped_env.h"
+#include "support/scoped_env.h"
 
 namespace gpumeter::nvml::testing {
 

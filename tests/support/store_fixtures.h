@@ -8,7 +8,7 @@
 
 #include "store/records.h"
 #include "store/store.h"
-#include "store/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::store::testing {
 

@@ -1,23 +1,26 @@
 // A directory of one test's own under the system's temporary directory, removed with
-// everything in it afterwards; tests lay out procfs or cgroupfs trees in it.
+// everything in it afterwards; tests lay out procfs or cgroupfs trees, databases and files in
+// it. With the small file helpers the tests share.
 #pragma once
 
 #include <stdlib.h>  // mkdtemp: POSIX
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 
-namespace gpumeter::host::testing {
+namespace gpumeter::testing {
 
 class TempDir {
  public:
   TempDir() {
     std::string pattern =
-        (std::filesystem::temp_directory_path() / "gpumeter-host-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+        (std::filesystem::temp_directory_path() / "gpumeter-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
   ~TempDir() {
@@ -27,7 +30,8 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const noexcept { return path_; }
+  std::filesystem::path operator/(const std::filesystem::path& name) const { return path_ / name; }
 
   // Writes `content` to `relative` (directories created as needed); returns its path.
   std::filesystem::path write(const std::filesystem::path& relative,
@@ -41,12 +45,27 @@ class TempDir {
   // The text of `relative`; empty when it does not exist.
   std::string read(const std::filesystem::path& relative) const {
     std::ifstream in(path_ / relative);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return text;
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
 
  private:
   std::filesystem::path path_;
 };
 
-}  // namespace gpumeter::host::testing
+// A whole file's bytes; empty when it cannot be read.
+inline std::string read_bytes(const std::filesystem::path& path) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return {};
+  std::string bytes(size, '\0');
+  std::ifstream in(path, std::ios::binary);
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  return bytes;
+}
+
+inline void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+}  // namespace gpumeter::testing

@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "task/fake_monitor.h"
+#include "support/fake_monitor.h"
 
 namespace gpumeter::task::registry_test {
 

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "support/fake_monitor.h"
 #include "task/exchange.h"
-#include "task/fake_monitor.h"
 
 namespace gpumeter::task::server_test {
 

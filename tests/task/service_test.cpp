@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "task/fake_monitor.h"
+#include "support/fake_monitor.h"
 
 namespace gpumeter::task::service_test {
 

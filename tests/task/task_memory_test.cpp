@@ -9,7 +9,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "task/fake_monitor.h"
+#include "support/fake_monitor.h"
 #include "task/recent_results.h"
 #include "task/service.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/sample_snapshot.h"
+#include "support/sample_snapshot.h"
 
 namespace gpumeter::view::accounting_json_test {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/sample_snapshot.h"
+#include "support/sample_snapshot.h"
 
 namespace gpumeter::view::gpu_status_json_test {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/sample_snapshot.h"
+#include "support/sample_snapshot.h"
 
 namespace gpumeter::view::list_json_test {
 

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "cli/sample_snapshot.h"
+#include "support/sample_snapshot.h"
 #include "view/list_json.h"
 
 namespace gpumeter::view::list_schema_test {

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "store/temp_dir.h"
+#include "support/temp_dir.h"
 
 namespace gpumeter::view::quota_test {
 
@@ -89,8 +89,8 @@ TEST(QuotaFile, RefusesOddAmounts) {
 }
 
 TEST(QuotaFile, ReadFromDiskOrSayWhyNot) {
-  const store::testing::TempDir dir;
-  store::testing::write_bytes(dir / "q", "alice = 5h per day\nbad line\n");
+  const gpumeter::testing::TempDir dir;
+  gpumeter::testing::write_bytes(dir / "q", "alice = 5h per day\nbad line\n");
   const auto bad = read_quota_file(dir / "q");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.error().message, (dir / "q").string() +

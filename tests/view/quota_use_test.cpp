@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/time_zone.h"
-#include "store/temp_dir.h"
 #include "store/write.h"
+#include "support/temp_dir.h"
+#include "support/time_zone.h"
 
 namespace gpumeter::view::quota_use_test {
 
@@ -65,7 +65,7 @@ class QuotaUseTest : public ::testing::Test {
   }
 
   const cli::testing::TimeZone utc_{"UTC0"};
-  store::testing::TempDir dir_;
+  gpumeter::testing::TempDir dir_;
   std::optional<store::Store> db_;
 };
 
