@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>  // setenv, mkdtemp: POSIX
 
-#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,12 +12,12 @@
 #include "cli/json.h"
 #include "cli/terminal.h"
 #include "support/run_cli.h"
+#include "support/source_files.h"
 
 namespace gpumeter::cli::commands_test {
 
 std::string scenario() {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  return std::string(root ? root : ".") + "/examples/scenarios/dgx-8gpu.json";
+  return gpumeter::testing::source_path("examples/scenarios/dgx-8gpu.json").string();
 }
 
 class Commands : public ::testing::Test {

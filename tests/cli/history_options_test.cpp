@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 
 #include "cli/daemon_options.h"
+#include "support/source_files.h"
 
 namespace gpumeter::cli::history_options_test {
 
@@ -162,9 +162,7 @@ TEST_F(SharedConfig, RecordSkipsTheSamplersKeysButNotTypos) {
 }
 
 TEST(ExampleConfig, ServesTheDaemonAndRecord) {
-  const char* source = std::getenv("GPUMETER_SOURCE_DIR");
-  ASSERT_NE(source, nullptr) << "run through ctest, which sets GPUMETER_SOURCE_DIR";
-  const auto example = std::filesystem::path(source) / "examples" / "gpumeter.toml";
+  const auto example = gpumeter::testing::source_path("examples/gpumeter.toml");
   CLI::App record{"record"};
   HistoryOptions options;
   add_history_options(record, options);

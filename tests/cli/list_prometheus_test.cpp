@@ -1,19 +1,18 @@
 // `gpumeter list --prometheus` in-process against the simulated driver, and its options.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "support/run_cli.h"
+#include "support/source_files.h"
 
 namespace gpumeter::cli::list_prometheus_test {
 
 Result list_prometheus(const std::vector<std::string>& extra = {}) {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
   std::vector<std::string> args{
-      "--simulate", std::string(root ? root : ".") + "/examples/scenarios/dgx-8gpu.json", "list",
-      "--prometheus"};
+      "--simulate", gpumeter::testing::source_path("examples/scenarios/dgx-8gpu.json").string(),
+      "list", "--prometheus"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_cli(args);
 }

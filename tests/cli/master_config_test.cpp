@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/source_files.h"
+
 namespace gpumeter::cli::master_config_test {
 
 using namespace std::chrono_literals;
@@ -166,9 +168,8 @@ TEST(MasterConfig, UnreadableFileSaysSo) {
 }
 
 TEST(MasterConfigExample, TheShippedExampleReads) {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
   const auto config =
-      read_master_config(std::string(root ? root : ".") + "/examples/master.toml", "this-host");
+      read_master_config(gpumeter::testing::source_path("examples/master.toml"), "this-host");
   ASSERT_TRUE(config) << config.error().message;
   ASSERT_EQ(config->agents.size(), 3U);
   EXPECT_EQ(config->agents[0].name, "this-host");

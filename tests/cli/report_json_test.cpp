@@ -4,29 +4,16 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "support/sample_report.h"
+#include "support/source_files.h"
 #include "support/time_zone.h"
 
 namespace gpumeter::cli::report_json_test {
 
-std::string read_source_file(const std::string& relative) {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/" + relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::set<std::string> keys_of(const Json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
+using gpumeter::testing::keys_of;
+using gpumeter::testing::read_source_file;
 
 std::set<std::string> required_of(const Json& definition) {
   std::set<std::string> keys;

@@ -2,18 +2,19 @@
 // the documents it rebuilds, and what it says when hosts or the server are down.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "master/fleet_json.h"
 #include "master/prometheus_poller.h"
 #include "master/prometheus_status.h"
 #include "master/status_check.h"
 #include "support/fake_prometheus.h"
+#include "support/source_files.h"
 
 namespace gpumeter::master::prometheus_test {
+
+using gpumeter::testing::keys_of;
+using gpumeter::testing::read_source_json;
 
 using namespace std::chrono_literals;
 using testing::FakeSample;
@@ -149,18 +150,8 @@ TEST_F(PrometheusMode, DocumentsCarryTheExportedValuesInTheListUnits) {
   EXPECT_EQ(lost["lost"], true);
 }
 
-std::set<std::string> keys_of(const Json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
-
 TEST_F(PrometheusMode, DocumentsHaveEveryKeyTheListSchemaRequires) {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/schemas/list.schema.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json schema = Json::parse(text.str());
+  const Json schema = read_source_json<Json>("schemas/list.schema.json");
   const Json document = refreshed().at("gpu01").status->parse();
   std::set<std::string> required;
   for (const Json& key : schema["$defs"]["gpu"]["required"]) required.insert(key);

@@ -5,12 +5,12 @@
 #include <httplib.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "support/daemon_process.h"
 #include "support/outside_address.h"
 #include "support/raw_http.h"
+#include "support/source_files.h"
 #include "support/temp_dir.h"
 
 namespace gpumeter::net::agent_daemon_test {
@@ -23,9 +23,7 @@ constexpr const char* kToken = "s3cret-token.value";
 class AgentDaemon : public ::testing::Test {
  protected:
   std::filesystem::path scenario() const {
-    const char* source = std::getenv("GPUMETER_SOURCE_DIR");
-    return std::filesystem::path(source != nullptr ? source : ".") / "examples" / "scenarios" /
-           "workstation.json";
+    return gpumeter::testing::source_path("examples/scenarios/workstation.json");
   }
   // The token file, mode `mode`; its content the token and a newline.
   std::filesystem::path token_file(mode_t mode = 0600) const {

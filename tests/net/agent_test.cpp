@@ -9,10 +9,13 @@
 #include <thread>
 
 #include "support/daemon_process.h"
+#include "support/source_files.h"
 #include "support/task_client.h"
 #include "support/temp_dir.h"
 
 namespace gpumeter::net::agent_test {
+
+using gpumeter::testing::keys_of;
 
 using nlohmann::json;
 using testing::Daemon;
@@ -86,12 +89,6 @@ class Agent : public ::testing::Test {
   static inline Daemon* daemon_ = nullptr;
   static inline std::string start_error_;
 };
-
-std::set<std::string> keys_of(const json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
 
 TEST_F(Agent, StatusIsTheListDocument) {
   const auto [status, document] = get("/api/v1/status");

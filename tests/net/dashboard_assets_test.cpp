@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -15,11 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "support/source_files.h"
+
 namespace gpumeter::net::dashboard_assets_test {
 
 std::filesystem::path source_dir() {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  return root != nullptr ? std::filesystem::path(root) : std::filesystem::path(".");
+  return gpumeter::testing::source_path(".");
 }
 
 std::string read_file(const std::filesystem::path& path) {

@@ -14,9 +14,12 @@
 #include "exposition/parts.h"
 #include "exposition/process_activity.h"
 #include "support/sampler_sim.h"
+#include "support/source_files.h"
 #include "support/text_reader.h"
 
 namespace gpumeter::net::dashboard_test {
+
+using gpumeter::testing::source_path;
 
 using Json = nlohmann::json;
 
@@ -54,8 +57,7 @@ class Dashboard : public gpumeter::testing::SimulatedMachine {
 };
 
 Json read_dashboard() {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream file(std::string(root ? root : ".") + "/examples/grafana/gpumeter-dashboard.json");
+  std::ifstream file(source_path("examples/grafana/gpumeter-dashboard.json"));
   EXPECT_TRUE(file.good());
   return Json::parse(file);  // throws, failing the test, on invalid JSON
 }

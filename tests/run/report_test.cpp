@@ -4,15 +4,17 @@
 #include <sys/wait.h>
 
 #include <csignal>
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "run/json.h"
 #include "run/summary.h"
+#include "support/source_files.h"
 
 namespace gpumeter::run::report_test {
+
+using gpumeter::testing::keys_of;
+using gpumeter::testing::read_source_json;
+using gpumeter::testing::strings_of;
 
 using view::Json;
 
@@ -146,26 +148,6 @@ TEST(RunJson, CarriesTheFiguresAndTheirAbsence) {
   EXPECT_EQ(run_json(r)["gpu_error"], "no GPU found");
 }
 
-std::set<std::string> keys_of(const Json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
-
-std::set<std::string> strings_of(const Json& array) {
-  std::set<std::string> out;
-  for (const Json& item : array) out.insert(item.get<std::string>());
-  return out;
-}
-
-Json run_schema() {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/schemas/run.schema.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return Json::parse(text.str());
-}
-
 // Every key the renderer writes is a property of the schema, and required.
 void expect_same_keys(const Json& definition, const Json& object) {
   EXPECT_EQ(keys_of(definition["properties"]), keys_of(object));
@@ -173,7 +155,7 @@ void expect_same_keys(const Json& definition, const Json& object) {
 }
 
 TEST(RunJson, KeysAreThoseOfThePublishedSchema) {
-  const Json schema = run_schema();
+  const Json schema = read_source_json<Json>("schemas/run.schema.json");
   const Json document = run_json(sample_result());
   expect_same_keys(schema, document);
   expect_same_keys(schema["properties"]["exit"], document["exit"]);

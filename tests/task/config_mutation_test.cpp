@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <regex>
@@ -15,6 +14,7 @@
 #include "cli/config_tables.h"
 #include "cli/daemon_options.h"
 #include "cli/master_config.h"
+#include "support/source_files.h"
 #include "view/quota.h"
 
 namespace gpumeter::cli::config_mutation_test {
@@ -22,9 +22,7 @@ namespace gpumeter::cli::config_mutation_test {
 constexpr int kMutantsPerFile = 300;
 
 std::filesystem::path example(const char* name) {
-  const char* source = std::getenv("GPUMETER_SOURCE_DIR");
-  EXPECT_NE(source, nullptr) << "run through ctest, which sets GPUMETER_SOURCE_DIR";
-  return std::filesystem::path(source == nullptr ? "." : source) / "examples" / name;
+  return gpumeter::testing::source_path(std::string("examples/") + name);
 }
 
 std::string read(const std::filesystem::path& file) {

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <fstream>
 
 #include "cli/config_tables.h"
+#include "support/source_files.h"
 
 namespace gpumeter::cli::daemon_options_test {
 
@@ -216,9 +216,7 @@ TEST_F(ConfigFile, AMissingFileIsAnError) {
 
 TEST_F(ConfigFile, TheExampleConfigIsValid) {
   parse({});
-  const char* source = std::getenv("GPUMETER_SOURCE_DIR");
-  ASSERT_NE(source, nullptr) << "run through ctest, which sets GPUMETER_SOURCE_DIR";
-  const auto example = std::filesystem::path(source) / "examples" / "gpumeter.toml";
+  const auto example = gpumeter::testing::source_path("examples/gpumeter.toml");
   const auto applied = apply_config_file(daemon_, example);
   EXPECT_TRUE(applied.has_value()) << applied.error().message;
   EXPECT_TRUE(resolve_daemon_options(options_, kUser).has_value());

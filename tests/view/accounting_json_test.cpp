@@ -5,36 +5,18 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "support/sample_snapshot.h"
+#include "support/source_files.h"
 
 namespace gpumeter::view::accounting_json_test {
 
+using gpumeter::testing::keys_of;
+using gpumeter::testing::read_source_json;
+using gpumeter::testing::strings_of;
+
 using cli::testing::kNow;
-
-std::set<std::string> keys_of(const Json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
-
-std::set<std::string> strings_of(const Json& array) {
-  std::set<std::string> out;
-  for (const Json& item : array) out.insert(item.get<std::string>());
-  return out;
-}
-
-Json read_schema() {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/schemas/accounting.schema.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  return Json::parse(text.str());
-}
 
 AccountingRecord record(std::uint32_t pid, bool running) {
   AccountingRecord r;
@@ -71,7 +53,7 @@ std::optional<KnownProcess> only_seven(const Device&, const AccountingRecord& r)
 }
 
 TEST(AccountingJson, KeysAreThoseOfTheSchema) {
-  const Json schema = read_schema();
+  const Json schema = read_source_json<Json>("schemas/accounting.schema.json");
   const Json printed = accounting_json(accounting_snapshot(), only_seven);
   const auto same = [](const Json& definition, const Json& object) {
     EXPECT_EQ(keys_of(definition["properties"]), keys_of(object));

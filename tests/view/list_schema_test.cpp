@@ -3,35 +3,17 @@
 // more is required.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "support/sample_snapshot.h"
+#include "support/source_files.h"
 #include "view/list_json.h"
 
 namespace gpumeter::view::list_schema_test {
 
-std::string read_source_file(const std::string& relative) {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/" + relative);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::set<std::string> keys_of(const Json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
-
-std::set<std::string> strings_of(const Json& array) {
-  std::set<std::string> out;
-  for (const Json& item : array) out.insert(item.get<std::string>());
-  return out;
-}
+using gpumeter::testing::keys_of;
+using gpumeter::testing::read_source_file;
+using gpumeter::testing::strings_of;
 
 class Schema : public ::testing::Test {
  protected:

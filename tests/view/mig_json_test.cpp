@@ -2,14 +2,15 @@
 // against the published schema's keys.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "support/source_files.h"
 #include "view/list_json.h"
 
 namespace gpumeter::view::mig_json_test {
+
+using gpumeter::testing::keys_of;
+using gpumeter::testing::read_source_json;
 
 Snapshot mig_snapshot() {
   MigDevice mig;
@@ -35,12 +36,6 @@ Snapshot mig_snapshot() {
   return snapshot;
 }
 
-std::set<std::string> keys_of(const Json& object) {
-  std::set<std::string> keys;
-  for (const auto& [key, value] : object.items()) keys.insert(key);
-  return keys;
-}
-
 TEST(MigJson, DevicesWithTheirFiguresAndNoMadeUpUtilisation) {
   const Json gpu = list_json(mig_snapshot())["gpus"][0];
   ASSERT_TRUE(gpu["mig"]["enabled"].get<bool>());
@@ -61,11 +56,7 @@ TEST(MigJson, DevicesWithTheirFiguresAndNoMadeUpUtilisation) {
 }
 
 TEST(MigJson, KeysMatchTheSchema) {
-  const char* root = std::getenv("GPUMETER_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/schemas/list.schema.json");
-  std::stringstream text;
-  text << in.rdbuf();
-  const Json schema = Json::parse(text.str());
+  const Json schema = read_source_json<Json>("schemas/list.schema.json");
   const Json gpu = list_json(mig_snapshot())["gpus"][0];
   for (const auto& [name, printed] :
        {std::pair{"mig", gpu["mig"]}, std::pair{"mig_device", gpu["mig"]["devices"][0]}}) {
