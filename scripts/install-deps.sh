@@ -21,6 +21,9 @@ packages=(
   chromium  # the dashboard's browser tests
   procps  # pgrep: scripts/test.sh stops the build it runs beside the tests when a phase fails
   libfaketime  # a fixed clock for the golden-output tests (tests/integration/golden_test.py)
+  # NVML's public header as Rust bindings: the list of functions the simulated library must
+  # export (scripts/nvml-header-functions.py, tests/integration/nvml_functions_test.py)
+  librust-nvml-wrapper-sys-dev
 )
 # npm for the dashboard's chart library; Debian's, unless a Node.js with npm is installed.
 if ! command -v npm >/dev/null 2>&1; then

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "sim/clock.h"
+#include "sim/machine_clock.h"
 #include "sim/scenario.h"
 
 namespace gpumeter::sim {
@@ -34,9 +35,11 @@ HostProcess describe_from(const HostSpec& host, Pid pid, std::int64_t epoch_us) 
 
 class ScenarioHostSource final : public ProcessSource {
  public:
-  ScenarioHostSource(Scenario scenario, std::unique_ptr<ProcessSource> fallback,
-                     std::int64_t epoch_us)
-      : scenario_(std::move(scenario)), fallback_(std::move(fallback)), epoch_us_(epoch_us) {
+  ScenarioHostSource(Scenario scenario, std::unique_ptr<ProcessSource> fallback, MachineEpoch epoch)
+      : scenario_(std::move(scenario)),
+        fallback_(std::move(fallback)),
+        epoch_hold_(std::move(epoch.hold)),
+        epoch_us_(epoch.epoch_us) {
     for (const ProcessSpec& p : scenario_.processes) {
       if (p.host) hosts_.emplace(p.pid, &*p.host);
       const auto [end, inserted] = ends_s_.try_emplace(p.pid, p.end_s);
@@ -84,6 +87,7 @@ class ScenarioHostSource final : public ProcessSource {
 
   Scenario scenario_;
   std::unique_ptr<ProcessSource> fallback_;
+  ClockHold epoch_hold_;  // keeps the machine's clock shared while this source lives
   std::int64_t epoch_us_;
   std::map<Pid, const HostSpec*> hosts_;  // points into scenario_
   std::map<Pid, double> ends_s_;          // the latest end_s of each pid's entries
@@ -95,10 +99,10 @@ std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
     const std::filesystem::path& scenario, std::unique_ptr<ProcessSource> fallback) {
   auto loaded = load_scenario(scenario);
   if (!loaded) return std::unexpected(loaded.error());
-  // The same rule as the simulated library: a shared epoch if one is set, else "now",
-  // which is within moments of the library's first nvmlInit in this process.
-  const std::int64_t epoch_us = epoch_from_environment().value_or(now_us());
-  return std::make_unique<ScenarioHostSource>(std::move(*loaded), std::move(fallback), epoch_us);
+  // The simulated library's clock: the machine's (sim/machine_clock.h).
+  MachineEpoch epoch = machine_epoch(scenario, history_lead_s(*loaded));
+  return std::make_unique<ScenarioHostSource>(std::move(*loaded), std::move(fallback),
+                                              std::move(epoch));
 }
 
 }  // namespace gpumeter::sim

@@ -2,11 +2,16 @@
 
 #include <array>
 
+#include "sim/unmodelled_symbols.h"
+
 namespace gpumeter::sim {
 namespace {
 
-#define GPUMETER_SIM_SYMBOL_NAME(symbol, type) std::string_view(#symbol),
-constexpr std::array kSymbolNames{GPUMETER_SIM_SYMBOLS(GPUMETER_SIM_SYMBOL_NAME)};
+#define GPUMETER_SIM_SYMBOL_NAME(symbol, type) #symbol,
+// std::to_array, not deduction: over 300 names exceed what clang deduces through a fold.
+constexpr auto kSymbolNames = std::to_array<std::string_view>(
+    {GPUMETER_SIM_SYMBOLS(GPUMETER_SIM_SYMBOL_NAME) GPUMETER_SIM_UNMODELLED_DEVICE_SYMBOLS(
+        GPUMETER_SIM_SYMBOL_NAME) GPUMETER_SIM_UNMODELLED_OTHER_SYMBOLS(GPUMETER_SIM_SYMBOL_NAME)});
 #undef GPUMETER_SIM_SYMBOL_NAME
 
 }  // namespace

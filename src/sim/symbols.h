@@ -21,6 +21,23 @@ using namespace gpumeter::nvml::abi;  // NOLINT(google-build-using-namespace): s
 using DeviceTemperatureThresholdFn = nvml::abi::Return(nvml::abi::Device, unsigned threshold_type,
                                                        unsigned* out);
 using DeviceLegacyPciInfoFn = nvml::abi::Return(nvml::abi::Device, nvml::abi::PciInfoLegacy* out);
+using DeviceUintPairFn = nvml::abi::Return(nvml::abi::Device, unsigned* first, unsigned* second);
+using DeviceFanSpeedFn = nvml::abi::Return(nvml::abi::Device, unsigned fan, unsigned* percent);
+using DeviceRetiredPagesFn = nvml::abi::Return(nvml::abi::Device, unsigned cause, unsigned* count,
+                                               unsigned long long* addresses);
+using DeviceRetiredPagesV2Fn = nvml::abi::Return(nvml::abi::Device, unsigned cause, unsigned* count,
+                                                 unsigned long long* addresses,
+                                                 unsigned long long* timestamps);
+using DeviceRemappedRowsFn = nvml::abi::Return(nvml::abi::Device, unsigned* corrected,
+                                               unsigned* uncorrected, unsigned* pending,
+                                               unsigned* failed);
+// nvmlBAR1Memory_t: total, free, used (bytes).
+struct Bar1Memory {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+using DeviceBar1Fn = nvml::abi::Return(nvml::abi::Device, Bar1Memory* out);
 
 }  // namespace gpumeter::sim::signatures
 
@@ -63,6 +80,33 @@ using DeviceLegacyPciInfoFn = nvml::abi::Return(nvml::abi::Device, nvml::abi::Pc
   X(nvmlDeviceGetHandleByIndex_v2, HandleByIndexFn)                    \
   X(nvmlDeviceGetHandleByIndex, HandleByIndexFn)                       \
   X(nvmlDeviceGetHandleByUUID, HandleByUuidFn)                         \
+  X(nvmlDeviceGetHandleByPciBusId_v2, HandleByUuidFn)                  \
+  X(nvmlDeviceGetHandleByPciBusId, HandleByUuidFn)                     \
+  X(nvmlDeviceGetHandleBySerial, HandleByUuidFn)                       \
+  X(nvmlUnitGetCount, CountFn)                                         \
+  X(nvmlGetExcludedDeviceCount, CountFn)                               \
+  X(nvmlDeviceGetBrand, DeviceUintFn)                                  \
+  X(nvmlDeviceGetBoardId, DeviceUintFn)                                \
+  X(nvmlDeviceGetMultiGpuBoard, DeviceUintFn)                          \
+  X(nvmlDeviceGetBAR1MemoryInfo, DeviceBar1Fn)                         \
+  X(nvmlDeviceGetPowerManagementDefaultLimit, DeviceUintFn)            \
+  X(nvmlDeviceGetPowerManagementLimitConstraints, DeviceUintPairFn)    \
+  X(nvmlDeviceGetCurrentClocksThrottleReasons, DeviceUllFn)            \
+  X(nvmlDeviceGetSupportedClocksThrottleReasons, DeviceUllFn)          \
+  X(nvmlDeviceGetPowerState, DeviceUintFn)                             \
+  X(nvmlDeviceGetNumFans, DeviceUintFn)                                \
+  X(nvmlDeviceGetFanSpeed_v2, DeviceFanSpeedFn)                        \
+  X(nvmlDeviceGetPcieReplayCounter, DeviceUintFn)                      \
+  X(nvmlDeviceGetEccMode, DeviceUintPairFn)                            \
+  X(nvmlDeviceGetDefaultEccMode, DeviceUintFn)                         \
+  X(nvmlDeviceGetDisplayMode, DeviceUintFn)                            \
+  X(nvmlDeviceGetDisplayActive, DeviceUintFn)                          \
+  X(nvmlDeviceGetRetiredPages, DeviceRetiredPagesFn)                   \
+  X(nvmlDeviceGetRetiredPages_v2, DeviceRetiredPagesV2Fn)              \
+  X(nvmlDeviceGetRetiredPagesPendingStatus, DeviceUintFn)              \
+  X(nvmlDeviceGetRemappedRows, DeviceRemappedRowsFn)                   \
+  X(nvmlDeviceGetVirtualizationMode, DeviceUintFn)                     \
+  X(nvmlDeviceGetHostVgpuMode, DeviceUintFn)                           \
   X(nvmlDeviceGetName, DeviceStringFn)                                 \
   X(nvmlDeviceGetUUID, DeviceStringFn)                                 \
   X(nvmlDeviceGetSerial, DeviceStringFn)                               \
@@ -136,7 +180,7 @@ using DeviceLegacyPciInfoFn = nvml::abi::Return(nvml::abi::Device, nvml::abi::Pc
 
 namespace gpumeter::sim {
 
-// True for a name in GPUMETER_SIM_SYMBOLS.
+// True for a name the library exports: in GPUMETER_SIM_SYMBOLS or unmodelled_symbols.h.
 bool is_simulated_symbol(std::string_view name) noexcept;
 
 }  // namespace gpumeter::sim

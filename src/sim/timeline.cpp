@@ -52,6 +52,8 @@ Timeline::Timeline(const Scenario& scenario)
   for (const ProcessSpec& p : scenario_.processes) {
     if (p.device < on_device_.size()) on_device_[p.device].push_back(&p);
   }
+  lives_.reserve(on_device_.size());
+  for (const auto& processes : on_device_) lives_.emplace_back(processes);
   pids_.resize(scenario_.processes.size());
   for (std::size_t i = 0; i < pids_.size(); ++i) pids_[i] = scenario_.processes[i].pid;
   refresh_pids();
@@ -74,20 +76,14 @@ std::optional<std::uint32_t> Timeline::pid_of(const ProcessSpec& process) const 
   return process.pid_file.empty() ? std::optional(process.pid) : live_pid_in(process.pid_file);
 }
 
-bool Timeline::present(const ProcessSpec& process, double t) const {
-  return process.alive(t) && pid_of(process).has_value();
-}
-
 bool Timeline::lost(std::size_t device, double t) const {
   return std::ranges::any_of(scenario_.faults.lost,
                              [&](const LostFault& f) { return f.device == device && f.at_s <= t; });
 }
 
 std::vector<const ProcessSpec*> Timeline::processes(std::size_t device, double t) const {
-  std::vector<const ProcessSpec*> out;
-  for (const ProcessSpec& p : scenario_.processes) {
-    if (p.device == device && present(p, t)) out.push_back(&p);
-  }
+  std::vector<const ProcessSpec*> out = lives_[device].overlapping(t, t);
+  std::erase_if(out, [&](const ProcessSpec* p) { return !pid_of(*p); });
   return out;
 }
 
@@ -124,12 +120,12 @@ Use Timeline::instant(std::size_t device, double t) const {
 }
 
 double Timeline::next_change(std::size_t device, double t) const {
-  double next = std::numeric_limits<double>::infinity();
-  for (const ProcessSpec& p : scenario_.processes) {
-    if (p.device != device) continue;
-    if (p.start_s > t) next = std::min(next, p.start_s);
-    if (p.end_s > t) next = std::min(next, p.end_s);
-    for (const Profile* profile : {&p.sm, &p.mem, &p.enc, &p.dec})
+  // What is summed at t changes when a process starts, ends or changes its use while alive;
+  // the use of a process that is not alive counts for nothing.
+  double next = lives_[device].next_start(t);
+  for (const ProcessSpec* p : lives_[device].overlapping(t, t)) {
+    next = std::min(next, p->end_s);
+    for (const Profile* profile : {&p->sm, &p->mem, &p->enc, &p->dec})
       next = std::min(next, profile->next_change(t));
   }
   const DeviceSpec& d = scenario_.devices[device];
@@ -217,11 +213,11 @@ std::vector<ProcessSample> Timeline::process_samples(std::size_t device, SimUs n
        --k) {
     const double a = seconds((k - 1) * d.sample_period_us);
     const double b = seconds(k * d.sample_period_us);
-    for (const ProcessSpec& p : scenario_.processes) {
-      if (p.device != device || newest_first.size() >= d.process_sample_capacity) continue;
-      const std::optional<std::uint32_t> pid = pid_of(p);
+    for (const ProcessSpec* p : lives_[device].overlapping(a, b)) {
+      if (newest_first.size() >= d.process_sample_capacity) break;
+      const std::optional<std::uint32_t> pid = pid_of(*p);
       if (!pid) continue;
-      const UsePercent use = rounded(process_mean(p, a, b));
+      const UsePercent use = rounded(process_mean(*p, a, b));
       if (use.any()) newest_first.push_back(ProcessSample{*pid, k * d.sample_period_us, use});
     }
   }
@@ -238,7 +234,7 @@ std::vector<ProcessSample> Timeline::process_averages(std::size_t device, SimUs 
   if (r.last < first) return out;
   const double a = seconds((first - 1) * d.sample_period_us);
   const double b = seconds(r.last * d.sample_period_us);
-  for (const ProcessSpec* p : on_device_[device]) {
+  for (const ProcessSpec* p : lives_[device].overlapping(a, b)) {
     if (out.size() >= d.process_sample_capacity) break;
     const std::optional<std::uint32_t> pid = pid_of(*p);
     if (!pid) continue;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "sim/life_index.h"
 #include "sim/scenario.h"
 
 namespace gpumeter::sim {
@@ -129,11 +130,10 @@ class Timeline {
   Use instant(std::size_t device, double t) const;
   AccountingRecord account(const ProcessSpec& process, double t) const;
 
-  bool present(const ProcessSpec& process, double t) const;
-
   const Scenario& scenario_;
   std::vector<std::optional<std::uint32_t>> pids_;          // by position in scenario_.processes
   std::vector<std::vector<const ProcessSpec*>> on_device_;  // by device, in scenario order
+  std::vector<LifeIndex> lives_;                            // by device
   bool pid_files_;  // whether any process's pid is read from a file (refresh_pids has work)
 };
 

@@ -1,5 +1,8 @@
-// Device discovery and identity: count, handles, names, UUIDs, PCI, architecture.
+// Device discovery and identity: count, handles (by index, UUID, PCI bus id, serial), names,
+// UUIDs, PCI, architecture, brand and board.
+#include <charconv>
 #include <cstring>
+#include <string_view>
 
 #include "sim/lib/call.h"
 #include "sim/lib/exports.h"
@@ -46,6 +49,66 @@ abi::Return legacy_pci(const char* function, abi::Device device, abi::PciInfoLeg
     *out = pci;
     return abi::kSuccess;
   });
+}
+
+struct PciAddress {
+  std::uint32_t domain = 0;
+  std::uint32_t bus = 0;
+  std::uint32_t device = 0;
+  std::uint32_t function = 0;
+};
+
+bool hex_field(std::string_view text, std::uint32_t& value) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
+}
+
+// "domain:bus:device.function" (any number of domain digits) or "bus:device.function" (domain
+// 0), in either case, as nvmlDeviceGetHandleByPciBusId takes them.
+std::optional<PciAddress> parse_bus_id(std::string_view text) {
+  PciAddress a;
+  const std::size_t dot = text.rfind('.');
+  const std::size_t last_colon = text.rfind(':');
+  if (dot == std::string_view::npos || last_colon == std::string_view::npos || dot < last_colon)
+    return std::nullopt;
+  std::string_view head = text.substr(0, last_colon);
+  if (const std::size_t colon = head.rfind(':'); colon != std::string_view::npos) {
+    if (!hex_field(head.substr(0, colon), a.domain)) return std::nullopt;
+    head = head.substr(colon + 1);
+  }
+  if (!hex_field(head, a.bus) ||
+      !hex_field(text.substr(last_colon + 1, dot - last_colon - 1), a.device) ||
+      !hex_field(text.substr(dot + 1), a.function))
+    return std::nullopt;
+  return a;
+}
+
+abi::Return handle_by_bus_id(const char* function, const char* bus_id, abi::Device* device) {
+  return system_call(function, [&](Library& library) {
+    if (bus_id == nullptr || device == nullptr) return abi::kErrorInvalidArgument;
+    const std::optional<PciAddress> wanted = parse_bus_id(bus_id);
+    if (!wanted) return abi::kErrorInvalidArgument;
+    const auto& devices = library.scenario().devices;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const PciSpec& pci = devices[i].pci;
+      if (pci.domain == wanted->domain && pci.bus == wanted->bus && pci.device == wanted->device &&
+          wanted->function == 0)
+        return handle_at(library, i, device);
+    }
+    return abi::kErrorNotFound;
+  });
+}
+
+// nvmlBrandType_t, from the product name as NVIDIA brands its lines.
+unsigned brand_of(std::string_view name) {
+  constexpr unsigned kQuadro = 1, kTesla = 2, kGeForce = 5, kTitan = 6, kNvidiaRtx = 13,
+                     kNvidia = 14;
+  if (name.find("Quadro") != std::string_view::npos) return kQuadro;
+  if (name.find("Tesla") != std::string_view::npos) return kTesla;
+  if (name.find("GeForce") != std::string_view::npos) return kGeForce;
+  if (name.find("TITAN") != std::string_view::npos) return kTitan;
+  if (name.find("RTX") != std::string_view::npos) return kNvidiaRtx;
+  return kNvidia;  // the data-centre boards: A100, H100, ...
 }
 
 }  // namespace
@@ -153,4 +216,53 @@ abi::Return nvmlDeviceGetCudaComputeCapability(abi::Device device, int* major, i
                        *minor = call.spec.cc_minor;
                        return abi::kSuccess;
                      });
+}
+
+abi::Return nvmlDeviceGetHandleByPciBusId_v2(const char* bus_id, abi::Device* device) {
+  return handle_by_bus_id("nvmlDeviceGetHandleByPciBusId_v2", bus_id, device);
+}
+
+abi::Return nvmlDeviceGetHandleByPciBusId(const char* bus_id, abi::Device* device) {
+  return handle_by_bus_id("nvmlDeviceGetHandleByPciBusId", bus_id, device);
+}
+
+abi::Return nvmlDeviceGetHandleBySerial(const char* serial, abi::Device* device) {
+  return system_call("nvmlDeviceGetHandleBySerial", [&](Library& library) {
+    if (serial == nullptr) return abi::kErrorInvalidArgument;
+    const auto& devices = library.scenario().devices;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      if (devices[i].supports(Feature::serial) && devices[i].serial == serial)
+        return handle_at(library, i, device);
+    }
+    return abi::kErrorNotFound;
+  });
+}
+
+// No simulated machine is an S-class unit, and no GPU is excluded from use.
+abi::Return nvmlUnitGetCount(unsigned* unit_count) {
+  return system_call("nvmlUnitGetCount", [&](Library&) { return store(unit_count, 0); });
+}
+
+abi::Return nvmlGetExcludedDeviceCount(unsigned* device_count) {
+  return system_call("nvmlGetExcludedDeviceCount",
+                     [&](Library&) { return store(device_count, 0); });
+}
+
+abi::Return nvmlDeviceGetBrand(abi::Device device, unsigned* brand) {
+  return device_call("nvmlDeviceGetBrand", device, std::nullopt, [&](const DeviceCall& call) {
+    return store(brand, brand_of(call.spec.name));
+  });
+}
+
+// One board per GPU, named after its PCI address (as a driver's ids differ per board).
+abi::Return nvmlDeviceGetBoardId(abi::Device device, unsigned* board) {
+  return device_call("nvmlDeviceGetBoardId", device, std::nullopt, [&](const DeviceCall& call) {
+    const PciSpec& pci = call.spec.pci;
+    return store(board, (pci.domain << 16U) | (pci.bus << 8U) | (pci.device << 3U));
+  });
+}
+
+abi::Return nvmlDeviceGetMultiGpuBoard(abi::Device device, unsigned* multi) {
+  return device_call("nvmlDeviceGetMultiGpuBoard", device, std::nullopt,
+                     [&](const DeviceCall&) { return store(multi, 0); });
 }

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "sim/clock.h"
+#include "sim/machine_clock.h"
 
 namespace gpumeter::sim::lib {
 
@@ -91,15 +92,20 @@ double process_age_s() {
 
 }  // namespace
 
-// A malformed shared epoch would silently give this process a timeline of its own.
+// $GPUMETER_SIM_EPOCH_US, read at every first nvmlInit (tests step it between sessions);
+// else the machine's clock (sim/machine_clock.h), joined once and kept for the life of the
+// process. A malformed variable is said, not silently replaced.
 std::int64_t Library::choose_epoch() {
-  if (auto shared = epoch_from_environment()) return *shared;
+  if (auto fixed = epoch_from_environment()) return *fixed;
   if (std::getenv(kEpochVariable) != nullptr) {
     report(std::string(kEpochVariable) +
-           " is not a whole number of microseconds; using the time of " +
-           "the first nvmlInit instead");
+           " is not a whole number of microseconds; using the machine's clock instead");
   }
-  return first_init_us_.value_or(now_us());
+  if (!machine_epoch_) {
+    machine_epoch_ = machine_epoch(std::getenv(kScenarioVariable), history_lead_s(scenario()));
+    if (!machine_epoch_->warning.empty()) report(machine_epoch_->warning);
+  }
+  return machine_epoch_->epoch_us;
 }
 
 abi::Return Library::init(bool legacy_v1) {
@@ -107,7 +113,6 @@ abi::Return Library::init(bool legacy_v1) {
     ++references_;
     return abi::kSuccess;
   }
-  if (!first_init_us_) first_init_us_ = now_us();
   if (const abi::Return loaded = load(); loaded != abi::kSuccess) return loaded;
   if (const auto& code = scenario().faults.init_code) return static_cast<abi::Return>(*code);
   if (process_age_s() < scenario().faults.init_fails_for_s) return abi::kErrorDriverNotLoaded;

@@ -17,6 +17,7 @@
 #include "nvml/abi.h"
 #include "sim/lib/accounting_state.h"
 #include "sim/lib/call_log.h"
+#include "sim/machine_clock.h"
 #include "sim/scenario.h"
 #include "sim/timeline.h"
 
@@ -115,7 +116,7 @@ class Library {
   int references_ = 0;
   std::unique_ptr<Loaded> loaded_;
   std::int64_t epoch_us_ = 0;
-  std::optional<std::int64_t> first_init_us_;
+  std::optional<MachineEpoch> machine_epoch_;  // from the first nvmlInit on
   std::vector<abi::DeviceOpaque> handles_;
   std::vector<abi::DeviceOpaque> mig_handles_;
   std::vector<EnergyMeter> energy_;

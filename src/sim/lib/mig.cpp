@@ -35,7 +35,8 @@ abi::Return nvmlDeviceGetMigMode(abi::Device device, unsigned* current, unsigned
 abi::Return nvmlDeviceGetMaxMigDeviceCount(abi::Device device, unsigned* count) {
   return device_call("nvmlDeviceGetMaxMigDeviceCount", device, std::nullopt,
                      [&](const DeviceCall& call) {
-                       if (!call.spec.mig_capable) return abi::kErrorNotSupported;
+                       // 0 where MIG is unsupported or disabled (nvml-reference.md), not
+                       // NOT_SUPPORTED: the call itself exists on every board.
                        return store(count, call.spec.mig ? call.spec.mig->max_count : 0);
                      });
 }

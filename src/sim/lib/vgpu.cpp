@@ -201,3 +201,23 @@ abi::Return nvmlVgpuInstanceClearAccountingPids(abi::VgpuInstance id) {
     return abi::kSuccess;
   });
 }
+
+// NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU (3) on a GPU in vGPU host mode, else NONE (0): the
+// simulated machine is bare metal, never a guest.
+abi::Return nvmlDeviceGetVirtualizationMode(abi::Device device, unsigned* mode) {
+  return device_call("nvmlDeviceGetVirtualizationMode", device, std::nullopt,
+                     [&](const DeviceCall& call) {
+                       constexpr unsigned kNone = 0, kHostVgpu = 3;
+                       const bool host = call.library.scenario().vgpu.is_host(call.index);
+                       return store(mode, host ? kHostVgpu : kNone);
+                     });
+}
+
+// SR-IOV (1) from Ampere on, time-sliced without it (0) before; only on vGPU hosts.
+abi::Return nvmlDeviceGetHostVgpuMode(abi::Device device, unsigned* mode) {
+  return vgpu_device_call("nvmlDeviceGetHostVgpuMode", device, [&](const DeviceCall& call) {
+    const std::uint32_t architecture = call.spec.architecture;
+    const bool sriov = architecture >= abi::kArchAmpere && architecture != 0xFFFFFFFF;
+    return store(mode, sriov ? 1U : 0U);
+  });
+}
