@@ -33,7 +33,8 @@ const std::array<Column, 12> kColumns{{
 Color status_color(view::GpuStatus status) {
   switch (status) {
     case view::GpuStatus::free: return Color::green;
-    case view::GpuStatus::in_use: return Color::blue;
+    case view::GpuStatus::in_use:
+    case view::GpuStatus::vgpu_host: return Color::blue;
     case view::GpuStatus::unknown_owner:
     case view::GpuStatus::unknown:
     case view::GpuStatus::lost: return Color::red;
@@ -75,7 +76,12 @@ std::string commands_cell(const Device& device, const Snapshot& snapshot) {
   return fmt::format("{}", fmt::join(commands, ","));
 }
 
+// A vGPU host's users are its VMs (the line under the table names them).
 std::string users_cell(const Device& device, const Snapshot& snapshot) {
+  if (device.vgpu) {
+    const std::size_t vms = device.vgpu->instances.size();
+    return fmt::format("{} VM{}", vms, vms == 1 ? "" : "s");
+  }
   if (!device.processes) return std::string(view::kNotAvailable);
   return fmt::format("{}", fmt::join(view::gpu_users(device, snapshot.processes), ","));
 }

@@ -18,6 +18,7 @@ std::string why(const Device& device, Exclusion reason) {
     case Exclusion::compute_prohibited: return "compute mode prohibited";
     case Exclusion::memory_unknown: return "memory use unknown";
     case Exclusion::mig_mode: return "in MIG mode (see --mig)";
+    case Exclusion::vgpu_host: return "hosting vGPUs (see gpumeter vgpu)";
     case Exclusion::memory_busy:
     case Exclusion::utilization_busy:
       return fmt::format("{} util, {}", view::format_whole(state[utilization_gpu], "%"),

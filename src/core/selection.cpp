@@ -13,6 +13,7 @@ std::optional<Exclusion> exclusion_of(const Device& device, const SelectionCrite
   const DeviceState& state = device.state;
   if (state.compute_mode == ComputeMode::prohibited) return Exclusion::compute_prohibited;
   if (device.mig && device.mig->enabled) return Exclusion::mig_mode;
+  if (device.vgpu) return Exclusion::vgpu_host;
   const std::optional<double> memory = memory_used_percent(state);
   if (!memory) return Exclusion::memory_unknown;
   if (*memory > criteria.max_memory_percent) return Exclusion::memory_busy;

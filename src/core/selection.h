@@ -34,6 +34,7 @@ enum class Exclusion : std::uint8_t {
   memory_busy,         // memory use above max_memory_percent
   utilization_busy,    // GPU utilization above max_utilization_percent
   mig_mode,            // in MIG mode: CUDA runs on its MIG devices, not on the whole GPU
+  vgpu_host,           // hosts vGPUs: its VMs use it, and the host cannot run CUDA on it
 };
 
 struct ExcludedGpu {

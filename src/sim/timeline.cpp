@@ -54,6 +54,15 @@ Timeline::Timeline(const Scenario& scenario)
   }
   lives_.reserve(on_device_.size());
   for (const auto& processes : on_device_) lives_.emplace_back(processes);
+  in_vms_.resize(scenario_.devices.size());
+  vgpus_.resize(scenario_.devices.size());
+  for (const VgpuInstanceSpec& v : scenario_.vgpu.instances) {
+    if (v.device >= vgpus_.size()) continue;
+    vgpus_[v.device].push_back(&v);
+    for (const VgpuProcessSpec& p : scenario_.vgpu.processes) {
+      if (p.instance == v.id) in_vms_[v.device].push_back(&p);
+    }
+  }
   pids_.resize(scenario_.processes.size());
   for (std::size_t i = 0; i < pids_.size(); ++i) pids_[i] = scenario_.processes[i].pid;
   refresh_pids();
@@ -112,6 +121,14 @@ Use Timeline::instant(std::size_t device, double t) const {
     sum.enc += p->enc.at(t);
     sum.dec += p->dec.at(t);
   }
+  // A vGPU host's board is busy with its VMs' work (the instances' use is a share of it).
+  for (const VgpuProcessSpec* p : in_vms_[device]) {
+    if (!p->alive(t)) continue;
+    sum.sm += p->sm.at(t);
+    sum.mem += p->mem.at(t);
+    sum.enc += p->enc.at(t);
+    sum.dec += p->dec.at(t);
+  }
   const DeviceSpec& d = scenario_.devices[device];
   if (d.scripted_gpu_utilization) sum.sm = d.scripted_gpu_utilization->at(t);
   if (d.scripted_memory_utilization) sum.mem = d.scripted_memory_utilization->at(t);
@@ -125,6 +142,12 @@ double Timeline::next_change(std::size_t device, double t) const {
   double next = lives_[device].next_start(t);
   for (const ProcessSpec* p : lives_[device].overlapping(t, t)) {
     next = std::min(next, p->end_s);
+    for (const Profile* profile : {&p->sm, &p->mem, &p->enc, &p->dec})
+      next = std::min(next, profile->next_change(t));
+  }
+  for (const VgpuProcessSpec* p : in_vms_[device]) {
+    if (p->start_s > t) next = std::min(next, p->start_s);
+    if (p->end_s > t) next = std::min(next, p->end_s);
     for (const Profile* profile : {&p->sm, &p->mem, &p->enc, &p->dec})
       next = std::min(next, profile->next_change(t));
   }
@@ -160,6 +183,11 @@ DeviceReading Timeline::reading(std::size_t device, SimUs now) const {
   r.percent = rounded(r.use);
   for (const ProcessSpec* p : processes(device, seconds(now)))
     r.memory_used_bytes += process_memory(*p, seconds(now)).value_or(0);
+  for (const VgpuInstanceSpec* v : vgpus_[device]) {
+    if (v->alive(seconds(now)))
+      r.memory_used_bytes +=
+          static_cast<std::uint64_t>(std::llround(v->fb_used_bytes.at(seconds(now))));
+  }
   r.memory_used_bytes =
       std::min(r.memory_used_bytes, d.memory_total_bytes - d.memory_reserved_bytes);
   r.power_mw = power_mw(d, r.use.sm);

@@ -134,6 +134,10 @@ class Timeline {
   std::vector<std::optional<std::uint32_t>> pids_;          // by position in scenario_.processes
   std::vector<std::vector<const ProcessSpec*>> on_device_;  // by device, in scenario order
   std::vector<LifeIndex> lives_;                            // by device
+  // The processes inside the VMs of a vGPU host, by device: their use is the board's too.
+  std::vector<std::vector<const VgpuProcessSpec*>> in_vms_;
+  // The vGPU instances alive on a device hold frame buffer on it.
+  std::vector<std::vector<const VgpuInstanceSpec*>> vgpus_;
   bool pid_files_;  // whether any process's pid is read from a file (refresh_pids has work)
 };
 

@@ -39,6 +39,8 @@ const Maybe<HostProcess>& host_view(const HostProcesses& hosts, Pid pid) {
 
 GpuStatus gpu_status(const Device& device, const HostProcesses& hosts) {
   if (device.lost) return GpuStatus::lost;
+  // A vGPU host's own process list holds no VM's work: the VMs are what use it.
+  if (device.vgpu) return GpuStatus::vgpu_host;
   if (!device.processes) return GpuStatus::unknown;
   if (device.processes->empty()) return GpuStatus::free;
   const bool all_visible = std::ranges::all_of(*device.processes, [&](const GpuProcess& p) {
@@ -54,6 +56,7 @@ std::string_view status_key(GpuStatus status) {
     case GpuStatus::unknown_owner: return "unknown_owner";
     case GpuStatus::unknown: return "unknown";
     case GpuStatus::lost: return "lost";
+    case GpuStatus::vgpu_host: return "vgpu_host";
   }
   return "unknown";
 }
@@ -65,6 +68,7 @@ std::string_view status_marker(GpuStatus status) {
     case GpuStatus::unknown_owner: return "[!]";
     case GpuStatus::unknown: return "[?]";
     case GpuStatus::lost: return "lost";
+    case GpuStatus::vgpu_host: return "[v]";
   }
   return "[?]";
 }

@@ -21,14 +21,15 @@ enum class GpuStatus : std::uint8_t {
   unknown_owner,  // a process whose owner we cannot see (no permission, or another pid namespace)
   unknown,        // the process list itself could not be read
   lost,           // fell off the bus
+  vgpu_host,      // hosts vGPUs: in use by its VMs, never free for CUDA on the host
 };
 
 GpuStatus gpu_status(const Device& device, const HostProcesses& hosts);
 
-// "free", "in_use", "unknown_owner", "unknown", "lost": the JSON values.
+// "free", "in_use", "unknown_owner", "unknown", "lost", "vgpu_host": the JSON values.
 std::string_view status_key(GpuStatus status);
 
-// "[ ]", "[~]", "[!]", "[?]", "lost": the table markers.
+// "[ ]", "[~]", "[!]", "[?]", "lost", "[v]": the table markers.
 std::string_view status_marker(GpuStatus status);
 
 // The host's view of a GPU process, or the reason it has none (a pid with no entry counts

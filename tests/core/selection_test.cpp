@@ -90,6 +90,17 @@ TEST(Selection, IndexOrderFollowsTheIndexNotThePosition) {
   EXPECT_EQ(eligible({gpu(3, 0, 0), gpu(1, 0, 0)}), (std::vector<std::size_t>{1, 0}));
 }
 
+// A vGPU host's VMs use it and the host cannot run CUDA on it: never eligible, even idle and
+// with no VM, and not for lack of readings.
+TEST(Selection, AVgpuHostIsNeverEligible) {
+  Device host = gpu(0, 0, 0);
+  host.vgpu = VgpuHost{};
+  const Selection selection = select_gpus(GpuReading{.devices = {host, gpu(1, 0, 0)}}, {});
+  EXPECT_EQ(selection.eligible, (std::vector<std::size_t>{1}));
+  ASSERT_EQ(selection.excluded.size(), 1U);
+  EXPECT_EQ(selection.excluded[0].reason, Exclusion::vgpu_host);
+}
+
 TEST(Selection, NoGpusNoEligibleNoExcluded) {
   const Selection selection = select_gpus(GpuReading{}, {});
   EXPECT_TRUE(selection.eligible.empty());

@@ -125,6 +125,23 @@ class ListOnAVgpuHost(unittest.TestCase):
         self.assertEqual(render["fb_used_bytes"], 6442450944)
         self.assertEqual([i["vm_id"] for i in second["vgpu"]["instances"]], ["17", "18"])
 
+    def test_a_host_is_in_use_by_its_vms(self):
+        # The board's utilisation and memory include its VMs' (GPU 0: 11 % + 71 % SM, 1.5 +
+        # 6 GiB of frame buffer), and its status says why it is not free.
+        first, second = list_json("vgpu-host")["gpus"]
+        for gpu in (first, second):
+            self.assertEqual(gpu["status"], "vgpu_host")
+        self.assertEqual(first["utilization_gpu_percent"], 82)
+        self.assertEqual(first["memory_used_bytes"], (1536 + 6144) << 20)
+        table = simulate("vgpu-host", "list", check=True).stdout.splitlines()
+        self.assertRegex(table[2], r"^  0  \[v\]  NVIDIA A16 .* 2 VMs$")
+
+    def test_available_offers_no_host(self):
+        done = simulate("vgpu-host", "available")
+        self.assertEqual(done.returncode, 1, done.stdout)
+        self.assertEqual(done.stdout, "")
+        self.assertIn("GPU 0: hosting vGPUs", done.stderr)
+
     def test_bare_metal_has_none(self):
         doc = list_json("workstation")
         validate_list_schema(doc)

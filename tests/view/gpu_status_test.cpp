@@ -66,12 +66,23 @@ TEST_F(GpuStatusTest, AnEmptyCommandLineFallsBackToComm) {
   EXPECT_EQ(brief_command(snapshot.processes.at(4242)).error(), Unavailable::not_supported);
 }
 
+// In use by its VMs whatever the host's own (empty) process list says.
+TEST_F(GpuStatusTest, AVgpuHostIsInUseByItsVms) {
+  Device device = gpu(0);
+  device.vgpu = VgpuHost{};
+  EXPECT_EQ(gpu_status(device, snapshot.processes), GpuStatus::vgpu_host);
+  device.lost = true;
+  EXPECT_EQ(gpu_status(device, snapshot.processes), GpuStatus::lost);
+}
+
 TEST(StatusWords, MarkersAndKeys) {
   EXPECT_EQ(status_marker(GpuStatus::free), "[ ]");
   EXPECT_EQ(status_marker(GpuStatus::in_use), "[~]");
   EXPECT_EQ(status_marker(GpuStatus::unknown_owner), "[!]");
   EXPECT_EQ(status_marker(GpuStatus::lost), "lost");
   EXPECT_EQ(status_key(GpuStatus::unknown_owner), "unknown_owner");
+  EXPECT_EQ(status_marker(GpuStatus::vgpu_host), "[v]");
+  EXPECT_EQ(status_key(GpuStatus::vgpu_host), "vgpu_host");
 }
 
 }  // namespace gpumeter::view::gpu_status_test

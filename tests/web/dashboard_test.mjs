@@ -353,6 +353,11 @@ describe("the dashboard", () => {
       assert.ok(sm.every((v) => /^\d+%$/.test(v)), sm.join());
       const names = await cellTexts(page, '#vgpu-process-table td[data-label="Name"]');
       for (const name of ["blender", "ffmpeg", "python3", "chrome"]) assert.ok(names.includes(name), `${name} missing`);
+      // Both boards host VMs: in use by them, never "free".
+      const statuses = await page.locator("#gpu-table tbody tr[data-gpu]").evaluateAll((rows) => rows.map((r) => r.dataset.status));
+      assert.deepEqual(statuses, ["vgpu_host", "vgpu_host"]);
+      const badges = await page.locator("#gpu-table tbody tr[data-gpu] .badge").allInnerTexts();
+      assert.deepEqual(badges.map((b) => b.trim()), ["vGPU host", "vGPU host"]);
       await page.screenshot({path: join(artifacts, "dashboard-vgpu.png"), fullPage: true});
       assert.deepEqual(page.errors, []);
     });
