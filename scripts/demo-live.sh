@@ -49,6 +49,8 @@ port=$(pick_port)
 url="http://127.0.0.1:$port/"
 # The scenario started a minute ago: erin's sweep arrives on GPU 3 a minute into the demo.
 export GPUMETER_SIM_EPOCH_US=$(( ($(date +%s) - 60) * 1000000 ))
+# Each simulated call takes about what it takes on a real driver (docs/scenarios.md).
+export GPUMETER_SIM_CALL_COSTS=typical
 "$gpumeter" --simulate examples/scenarios/demo-live.json daemon --listen "127.0.0.1:$port" \
   --state-dir "$state" --socket "$state/gpumeter.sock" --record-interval 10s \
   --quota examples/quota-demo.txt 2>"$state/daemon.log" &

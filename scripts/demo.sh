@@ -17,7 +17,8 @@ if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1' || [ -n "${GPUMETER_NVM
 else
   echo "== no NVIDIA driver here: gpumeter list on the simulated 8-GPU machine"
   echo "   ($gpumeter --simulate examples/scenarios/dgx-8gpu.json list)"
-  "$gpumeter" --simulate examples/scenarios/dgx-8gpu.json list
+  # Each simulated call takes about what it takes on a real driver (docs/scenarios.md).
+  GPUMETER_SIM_CALL_COSTS=typical "$gpumeter" --simulate examples/scenarios/dgx-8gpu.json list
 fi
 
 # GPUMETER_DEMO_LIVE=0 stops here (for scripts that need the demo to end by itself).

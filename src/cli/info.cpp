@@ -84,7 +84,7 @@ Subcommand add_info_command(CLI::App& app) {
   CLI::App* info = app.add_subcommand("info", "Show each GPU's name, uuid and memory");
   info->add_flag("--json", *json, "Print the JSON array nvgpu's gpu_info() returns");
   return {info, [json](Context& context) {
-            auto snapshot = context.session.snapshot();
+            auto snapshot = context.session.inventory();
             if (!snapshot) return report(context.err, snapshot.error());
             context.out << (*json ? dump_json(info_json(*snapshot), false) + '\n'
                                   : render_info_table(*snapshot, context.color))

@@ -24,6 +24,10 @@ std::expected<Snapshot, Error> Session::snapshot() {
   return collect(*gpus_, *host_, options_, wall_clock_us());
 }
 
+std::expected<Snapshot, Error> Session::inventory() {
+  return collect_inventory(*gpus_, options_, wall_clock_us());
+}
+
 std::expected<HostSide, Error> open_host_side(const GlobalOptions& options) {
   if (options.simulate.empty()) return HostSide{std::make_unique<host::ProcfsProcessSource>(), ""};
   auto simulation = start_simulation(options.simulate);

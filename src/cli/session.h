@@ -29,6 +29,8 @@ class Session {
 
   // One collection, stamped with the current time.
   std::expected<Snapshot, Error> snapshot();
+  // The GPUs' identity and memory only (core/collect.h's collect_inventory).
+  std::expected<Snapshot, Error> inventory();
 
   // The sources and snapshot labels, for a sampler that keeps running (`gpumeter daemon`).
   GpuSource& gpus() noexcept { return *gpus_; }

@@ -25,4 +25,16 @@ std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
   return snapshot;
 }
 
+std::expected<Snapshot, Error> collect_inventory(GpuSource& gpus, const CollectOptions& options,
+                                                 TimeUs now_us) {
+  auto reading = gpus.read_inventory();
+  if (!reading) return std::unexpected(std::move(reading.error()));
+  Snapshot snapshot;
+  snapshot.time_us = now_us;
+  snapshot.hostname = options.hostname;
+  snapshot.source = options.source_label;
+  snapshot.gpus = std::move(*reading);
+  return snapshot;
+}
+
 }  // namespace gpumeter

@@ -18,4 +18,8 @@ struct CollectOptions {
 std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
                                        const CollectOptions& options, TimeUs now_us);
 
+// The GPUs' identity and memory only (GpuSource::read_inventory), no process described.
+std::expected<Snapshot, Error> collect_inventory(GpuSource& gpus, const CollectOptions& options,
+                                                 TimeUs now_us);
+
 }  // namespace gpumeter

@@ -44,6 +44,10 @@ class GpuSource {
   virtual ~GpuSource() = default;
   virtual std::string_view name() const noexcept = 0;
   virtual std::expected<GpuReading, Error> read() = 0;
+  // Each GPU's identity and memory, and nothing else (`gpumeter info`): a source whose other
+  // readings cost time (a driver's PCIe throughput takes about 20 ms a GPU) reads only these;
+  // this default reads everything.
+  virtual std::expected<GpuReading, Error> read_inventory() { return read(); }
 
   // The per-process utilisation samples the driver has buffered for the device with
   // DeviceIdentity::index `device_index` that are newer than `last_seen_us` (all of them when

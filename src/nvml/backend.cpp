@@ -43,6 +43,7 @@ class NvmlSource final : public GpuSource, public AccountingControl {
 
   std::string_view name() const noexcept override { return "nvml"; }
   std::expected<GpuReading, Error> read() override;
+  std::expected<GpuReading, Error> read_inventory() override;
   Maybe<std::vector<PidGpuSample>> drain_process_utilization(
       std::uint32_t device_index, std::optional<TimeUs> last_seen_us) override;
   Maybe<std::vector<BufferedSample>> drain_device_samples(
@@ -64,6 +65,7 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   const EntryPoints& api() const noexcept { return library_.api(); }
   std::expected<unsigned, Error> device_count() const;
   Device read_device(unsigned index);
+  Device read_device_inventory(unsigned index);
   Device unreachable_device(unsigned index, Unavailable reason) const;
   DeviceIdentity identity_of(DeviceQuery& query, unsigned index);
 
@@ -96,6 +98,37 @@ std::expected<GpuReading, Error> NvmlSource::read() {
   reading.devices.reserve(*count);
   for (unsigned index = 0; index < *count; ++index) reading.devices.push_back(read_device(index));
   return reading;
+}
+
+std::expected<GpuReading, Error> NvmlSource::read_inventory() {
+  auto count = device_count();
+  if (!count) return std::unexpected(std::move(count.error()));
+  GpuReading reading;
+  reading.driver = read_driver_info(api());
+  reading.devices.reserve(*count);
+  for (unsigned index = 0; index < *count; ++index)
+    reading.devices.push_back(read_device_inventory(index));
+  return reading;
+}
+
+// Identity and memory: what `info` shows, with nothing else asked of the driver.
+Device NvmlSource::read_device_inventory(unsigned index) {
+  abi::Device handle = nullptr;
+  const abi::Return code = api().handle_by_index.fn(index, &handle);
+  if (code != abi::kSuccess) return unreachable_device(index, to_unavailable(code));
+  DeviceQuery query(api(), handle);
+  Device device;
+  device.identity = identity_of(query, index);
+  device.state = read_memory_state(query);
+  device.processes = std::unexpected(Unavailable::not_supported);
+  device.accounting = std::unexpected(Unavailable::not_supported);
+  device.vgpu = std::unexpected(Unavailable::not_supported);
+  device.mig = std::unexpected(Unavailable::not_supported);
+  if (query.lost()) {
+    device.state = absent_state(Unavailable::gpu_lost);
+    device.lost = true;
+  }
+  return device;
 }
 
 Device NvmlSource::read_device(unsigned index) {

@@ -24,6 +24,9 @@ DeviceIdentity read_identity(DeviceQuery& query, std::uint32_t index);
 // Every metric of core/metrics.h in the model's units, compute and persistence mode.
 DeviceState read_state(DeviceQuery& query);
 
+// Memory total, used, free and reserved only; every other metric absent (not asked).
+DeviceState read_memory_state(DeviceQuery& query);
+
 // Compute, graphics and MPS processes merged by pid (sorted by pid). Lists the device does
 // not support are skipped; all three unsupported: not_supported. Any other failure of a
 // list (including a stride mismatch) makes the whole list absent with that reason, rather

@@ -153,6 +153,12 @@ DeviceState read_state(DeviceQuery& query) {
   return state;
 }
 
+DeviceState read_memory_state(DeviceQuery& query) {
+  DeviceState state = absent_state(Unavailable::not_supported);
+  read_memory(query, state);
+  return state;
+}
+
 DeviceState absent_state(Unavailable reason) {
   DeviceState state;
   state.metrics.fill(std::unexpected(reason));

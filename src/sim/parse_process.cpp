@@ -175,6 +175,7 @@ ProcessSpec process(Reader& reader, const Cursor& at, std::size_t device_count) 
   // time, CPU and memory): its "host" stands in for it only while the variable is unset. Its
   // GPU lifetime above still starts where the host block says.
   if (real) p.host.reset();
+  p.real = real || !p.pid_file.empty();
   return p;
 }
 

@@ -47,10 +47,34 @@ FlakyFault flaky(Reader& reader, const Cursor& at, std::size_t device_count) {
 
 }  // namespace
 
+// "typical" (sim/call_costs.h) or {"nvmlFunction": ms, ..., "*": ms for every other call}.
+CallCosts call_costs(Reader& reader, const Cursor& at) {
+  if (at.value->is_string()) {
+    if (reader.string(at) != "typical")
+      reader.fail(at, "expected \"typical\" or an object of NVML function names and ms");
+    return typical_call_costs();
+  }
+  CallCosts costs;
+  if (!at.value->is_object()) {
+    reader.fail(at, "expected \"typical\" or an object of NVML function names and ms");
+    return costs;
+  }
+  for (const auto& [name, value] : at.value->items()) {
+    const Cursor item{&value, at.pointer + "/" + name};
+    if (name != "*" && !is_simulated_symbol(name)) {
+      reader.fail(item, fmt::format("\"{}\" is not an NVML function the simulator exports", name));
+      return costs;
+    }
+    costs[name] = reader.number_in(item, 0, 10'000);
+  }
+  return costs;
+}
+
 DriverSpec driver(Reader& reader, const Cursor& at) {
-  const ObjectCursor object =
-      reader.object(at, {"driver_version", "nvml_version", "cuda_driver_version", "privileged"});
+  const ObjectCursor object = reader.object(
+      at, {"driver_version", "nvml_version", "cuda_driver_version", "privileged", "call_costs"});
   DriverSpec d;
+  if (auto costs = reader.member(object, "call_costs")) d.call_costs = call_costs(reader, *costs);
   d.driver_version = reader.string_or(object, "driver_version", d.driver_version);
   // NVML's version reads "<API major>.<driver version>".
   const std::string nvml_default = fmt::format("12.{}", d.driver_version);

@@ -16,12 +16,15 @@
 #include <vector>
 
 #include "core/error.h"
+#include "sim/call_costs.h"
 #include "sim/features.h"
 #include "sim/profile.h"
 
 namespace gpumeter::sim {
 
 struct DriverSpec {
+  // What each call costs, in ms, by function name (sim/call_costs.h); empty: nothing.
+  CallCosts call_costs;
   std::string driver_version = "570.124.06";
   std::string nvml_version = "12.570.124.06";
   int cuda_driver_version = 12080;  // 1000 * major + 10 * minor
@@ -187,6 +190,9 @@ struct ProcessSpec {
   double end_s = std::numeric_limits<double>::infinity();
   std::optional<HostSpec> host;
   std::optional<MigPlacement> mig;  // on a MIG-enabled GPU: the instance it runs in
+  // A real process (its pid from pid_env or pid_file), which /proc describes. Any other pid is
+  // the scenario's alone: never looked up in /proc, where it may belong to an unrelated process.
+  bool real = false;
 
   bool alive(double t) const { return start_s <= t && t < end_s; }
 };

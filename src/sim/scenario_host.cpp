@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "sim/clock.h"
 #include "sim/machine_clock.h"
@@ -42,6 +43,7 @@ class ScenarioHostSource final : public ProcessSource {
         epoch_us_(epoch.epoch_us) {
     for (const ProcessSpec& p : scenario_.processes) {
       if (p.host) hosts_.emplace(p.pid, &*p.host);
+      if (!p.real) made_up_.insert(p.pid);
       const auto [end, inserted] = ends_s_.try_emplace(p.pid, p.end_s);
       if (!inserted) end->second = std::max(end->second, p.end_s);
     }
@@ -50,6 +52,7 @@ class ScenarioHostSource final : public ProcessSource {
   Maybe<HostProcess> describe(Pid pid) override {
     auto it = hosts_.find(pid);
     if (it == hosts_.end()) {
+      if (made_up_.contains(pid)) return std::unexpected(Unavailable::not_supported);
       if (fallback_) return fallback_->describe(pid);
       return std::unexpected(Unavailable::process_gone);
     }
@@ -68,6 +71,7 @@ class ScenarioHostSource final : public ProcessSource {
   Maybe<ProcessUsage> usage(Pid pid, UsageDetail detail) override {
     auto it = hosts_.find(pid);
     if (it == hosts_.end()) {
+      if (made_up_.contains(pid)) return std::unexpected(Unavailable::not_supported);
       if (fallback_) return fallback_->usage(pid, detail);
       return std::unexpected(Unavailable::process_gone);
     }
@@ -90,7 +94,9 @@ class ScenarioHostSource final : public ProcessSource {
   ClockHold epoch_hold_;  // keeps the machine's clock shared while this source lives
   std::int64_t epoch_us_;
   std::map<Pid, const HostSpec*> hosts_;  // points into scenario_
-  std::map<Pid, double> ends_s_;          // the latest end_s of each pid's entries
+  std::map<Pid, double> ends_s_;
+  std::set<Pid> made_up_;  // pids of processes that are not real: never read from /proc          //
+                           // the latest end_s of each pid's entries
 };
 
 }  // namespace

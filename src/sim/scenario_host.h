@@ -1,7 +1,8 @@
 // In `gpumeter --simulate SCENARIO`, the host side of the simulated machine: processes a
 // scenario describes with `"host": {...}` (user, command, start) are answered from the
-// scenario; every other pid falls through to the real procfs reader, so a test can name a
-// real process it spawned.
+// scenario; its other made-up pids have no description (never the unrelated real process
+// that may hold the same pid); real processes it names (pid_env, pid_file) and pids it does
+// not list fall through to the real procfs reader, so a test can name a process it spawned.
 #pragma once
 
 #include <expected>

@@ -59,22 +59,43 @@ TEST_F(ScenarioHostTest, HiddenOwnersAreNoPermission) {
   EXPECT_EQ((*source)->describe(200), std::unexpected(Unavailable::no_permission));
 }
 
-TEST_F(ScenarioHostTest, OtherPidsGoToTheFallback) {
+// A pid the scenario does not list is the real machine's: the fallback (procfs) describes it.
+TEST_F(ScenarioHostTest, UnlistedPidsGoToTheFallback) {
   const TempScenario file(kScenario);
   auto source = open_scenario_host(file.path(), std::make_unique<FallbackSource>());
   ASSERT_TRUE(source.has_value());
-  for (Pid pid : {300u, 12345u}) {
-    const auto p = (*source)->describe(pid);
-    ASSERT_TRUE(p.has_value());
-    EXPECT_EQ(p->cmdline, std::vector<std::string>{"from-fallback"});
-  }
+  const auto p = (*source)->describe(12345);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->cmdline, std::vector<std::string>{"from-fallback"});
+}
+
+// A made-up pid without a host block is never looked up in /proc, where the same number may
+// belong to an unrelated process; a real one (pid_env) is.
+TEST_F(ScenarioHostTest, AMadeUpPidIsNeverTheRealMachinesProcess) {
+  const TempScenario file(kScenario);
+  auto source = open_scenario_host(file.path(), std::make_unique<FallbackSource>());
+  ASSERT_TRUE(source.has_value());
+  EXPECT_EQ((*source)->describe(300), std::unexpected(Unavailable::not_supported));
+  EXPECT_EQ((*source)->usage(300, UsageDetail::current),
+            std::unexpected(Unavailable::not_supported));
+  setenv("GPUMETER_TEST_REAL_PID", "300", 1);
+  const TempScenario real(R"({
+    "devices": [{"name": "G", "memory_total_bytes": 1}],
+    "processes": [{"device": 0, "pid_env": "GPUMETER_TEST_REAL_PID"}]
+  })");
+  auto with_real = open_scenario_host(real.path(), std::make_unique<FallbackSource>());
+  unsetenv("GPUMETER_TEST_REAL_PID");
+  ASSERT_TRUE(with_real.has_value()) << with_real.error().message;
+  const auto p = (*with_real)->describe(300);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->cmdline, std::vector<std::string>{"from-fallback"});
 }
 
 TEST_F(ScenarioHostTest, WithoutAFallbackUnknownPidsAreGone) {
   const TempScenario file(kScenario);
   auto source = open_scenario_host(file.path(), nullptr);
   ASSERT_TRUE(source.has_value());
-  EXPECT_EQ((*source)->describe(300), std::unexpected(Unavailable::process_gone));
+  EXPECT_EQ((*source)->describe(12345), std::unexpected(Unavailable::process_gone));
 }
 
 TEST_F(ScenarioHostTest, AProcessIsGoneOnceItsLastEntryHasEnded) {

@@ -58,6 +58,7 @@ abi::Return system_call(const char* function, Body&& body) noexcept {
     if (!library.initialized()) return abi::kErrorUninitialized;
     library.refresh_pids();
     library.log_call(function);
+    library.charge(function);
     if (auto fault = library.flaky(function, std::nullopt)) return *fault;
     return body(library);
   });
@@ -75,6 +76,7 @@ abi::Return any_device_call(const char* function, abi::Device device,
     if (!library.initialized()) return abi::kErrorUninitialized;
     library.refresh_pids();
     library.log_call(function);
+    library.charge(function);
     const std::optional<MigRef> mig = library.mig_of(device);
     if (mig && !allow_mig) return abi::kErrorNotSupported;
     const std::optional<std::size_t> index = mig ? mig->device : library.index_of(device);

@@ -49,6 +49,7 @@ std::optional<std::string> process_name(const Timeline& timeline, unsigned pid, 
     hidden = p.host && p.host->hidden;
     if (!p.name.empty()) return p.name;
     if (p.host && !p.host->hidden) return p.host->command.front();
+    if (!p.real) return std::nullopt;  // a made-up pid: /proc's process of that pid is another
   }
   std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
   std::string argv0;

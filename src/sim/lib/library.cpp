@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "sim/clock.h"
 #include "sim/machine_clock.h"
@@ -117,6 +119,7 @@ abi::Return Library::init(bool legacy_v1) {
   if (const auto& code = scenario().faults.init_code) return static_cast<abi::Return>(*code);
   if (process_age_s() < scenario().faults.init_fails_for_s) return abi::kErrorDriverNotLoaded;
   epoch_us_ = choose_epoch();
+  call_costs_ = call_costs_from_environment().value_or(scenario().driver.call_costs);
   energy_.assign(scenario().devices.size(), EnergyMeter{0, 0});
   for (std::size_t i = 0; i < energy_.size(); ++i)
     energy_[i].mj = scenario().devices[i].energy_offset_mj;
@@ -158,6 +161,11 @@ std::optional<MigRef> Library::mig_of(abi::Device device) const {
   const MigInstanceSpec* instance = spec.mig->in_slot(*device->mig_slot);
   if (instance == nullptr) return std::nullopt;
   return MigRef{device->index, instance};
+}
+
+void Library::charge(std::string_view function) const {
+  const double ms = call_cost_ms(call_costs_, function);
+  if (ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
 std::uint64_t Library::energy_mj(std::size_t device, SimUs now) {

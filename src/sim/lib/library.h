@@ -94,6 +94,9 @@ class Library {
 
   // Notes a call in $GPUMETER_SIM_CALL_LOG (lib/call_log.h), when a test asked for that.
   void log_call(std::string_view function) { call_log_.note(function); }
+  // Spends what a call of `function` costs (sim/call_costs.h), holding the library's lock as
+  // a driver holds its own: calls from other threads wait too.
+  void charge(std::string_view function) const;
 
  private:
   Library();
@@ -117,6 +120,7 @@ class Library {
   std::unique_ptr<Loaded> loaded_;
   std::int64_t epoch_us_ = 0;
   std::optional<MachineEpoch> machine_epoch_;  // from the first nvmlInit on
+  CallCosts call_costs_;                       // the scenario's, or the environment's
   std::vector<abi::DeviceOpaque> handles_;
   std::vector<abi::DeviceOpaque> mig_handles_;
   std::vector<EnergyMeter> energy_;
