@@ -3,17 +3,25 @@
 #include <utility>
 
 namespace gpumeter {
+namespace {
+
+Snapshot stamped(GpuReading reading, const CollectOptions& options, TimeUs now_us) {
+  Snapshot snapshot;
+  snapshot.time_us = now_us;
+  snapshot.hostname = options.hostname;
+  snapshot.source = options.source_label;
+  snapshot.gpus = std::move(reading);
+  return snapshot;
+}
+
+}  // namespace
 
 std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
                                        const CollectOptions& options, TimeUs now_us) {
   host.begin_round();
   auto reading = gpus.read();
   if (!reading) return std::unexpected(std::move(reading.error()));
-  Snapshot snapshot;
-  snapshot.time_us = now_us;
-  snapshot.hostname = options.hostname;
-  snapshot.source = options.source_label;
-  snapshot.gpus = std::move(*reading);
+  Snapshot snapshot = stamped(std::move(*reading), options, now_us);
   for (const Device& device : snapshot.gpus.devices) {
     if (!device.processes) continue;
     for (const GpuProcess& process : *device.processes) {
@@ -29,12 +37,7 @@ std::expected<Snapshot, Error> collect_inventory(GpuSource& gpus, const CollectO
                                                  TimeUs now_us) {
   auto reading = gpus.read_inventory();
   if (!reading) return std::unexpected(std::move(reading.error()));
-  Snapshot snapshot;
-  snapshot.time_us = now_us;
-  snapshot.hostname = options.hostname;
-  snapshot.source = options.source_label;
-  snapshot.gpus = std::move(*reading);
-  return snapshot;
+  return stamped(std::move(*reading), options, now_us);
 }
 
 }  // namespace gpumeter

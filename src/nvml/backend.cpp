@@ -64,6 +64,8 @@ class NvmlSource final : public GpuSource, public AccountingControl {
                                                            Change&& change);
   const EntryPoints& api() const noexcept { return library_.api(); }
   std::expected<unsigned, Error> device_count() const;
+  // Every device, each read by `read_one`, with the driver's versions.
+  std::expected<GpuReading, Error> read_each(Device (NvmlSource::*read_one)(unsigned));
   Device read_device(unsigned index);
   Device read_device_inventory(unsigned index);
   Device unreachable_device(unsigned index, Unavailable reason) const;
@@ -90,25 +92,23 @@ std::expected<unsigned, Error> NvmlSource::device_count() const {
                                                   library_.path(), explain(api(), code))});
 }
 
-std::expected<GpuReading, Error> NvmlSource::read() {
-  auto count = device_count();
-  if (!count) return std::unexpected(std::move(count.error()));
-  GpuReading reading;
-  reading.driver = read_driver_info(api());
-  reading.devices.reserve(*count);
-  for (unsigned index = 0; index < *count; ++index) reading.devices.push_back(read_device(index));
-  return reading;
-}
-
-std::expected<GpuReading, Error> NvmlSource::read_inventory() {
+std::expected<GpuReading, Error> NvmlSource::read_each(Device (NvmlSource::*read_one)(unsigned)) {
   auto count = device_count();
   if (!count) return std::unexpected(std::move(count.error()));
   GpuReading reading;
   reading.driver = read_driver_info(api());
   reading.devices.reserve(*count);
   for (unsigned index = 0; index < *count; ++index)
-    reading.devices.push_back(read_device_inventory(index));
+    reading.devices.push_back((this->*read_one)(index));
   return reading;
+}
+
+std::expected<GpuReading, Error> NvmlSource::read() {
+  return read_each(&NvmlSource::read_device);
+}
+
+std::expected<GpuReading, Error> NvmlSource::read_inventory() {
+  return read_each(&NvmlSource::read_device_inventory);
 }
 
 // Identity and memory: what `info` shows, with nothing else asked of the driver.

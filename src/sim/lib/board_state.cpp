@@ -25,6 +25,15 @@ bool remaps_rows(const DeviceSpec& spec) {
   return spec.architecture >= abi::kArchAmpere && spec.architecture != 0xFFFFFFFF;
 }
 
+abi::Return no_retired_pages(const char* function, abi::Device device, unsigned cause,
+                             unsigned* count) {
+  return device_call(function, device, Feature::ecc, [&](const DeviceCall& call) {
+    if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
+    if (cause >= kRetirementCauses) return abi::kErrorInvalidArgument;
+    return store(count, 0);
+  });
+}
+
 abi::Return milliwatts(unsigned* out, double watts) {
   return store(out, std::lround(watts * 1000.0));
 }
@@ -131,23 +140,13 @@ abi::Return nvmlDeviceGetDisplayActive(abi::Device device, unsigned* active) {
 // remaps rows instead and has no retired pages to report.
 abi::Return nvmlDeviceGetRetiredPages(abi::Device device, unsigned cause, unsigned* count,
                                       unsigned long long* /*addresses*/) {
-  return device_call("nvmlDeviceGetRetiredPages", device, Feature::ecc,
-                     [&](const DeviceCall& call) {
-                       if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
-                       if (cause >= kRetirementCauses) return abi::kErrorInvalidArgument;
-                       return store(count, 0);
-                     });
+  return no_retired_pages("nvmlDeviceGetRetiredPages", device, cause, count);
 }
 
 abi::Return nvmlDeviceGetRetiredPages_v2(abi::Device device, unsigned cause, unsigned* count,
                                          unsigned long long* /*addresses*/,
                                          unsigned long long* /*timestamps*/) {
-  return device_call("nvmlDeviceGetRetiredPages_v2", device, Feature::ecc,
-                     [&](const DeviceCall& call) {
-                       if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
-                       if (cause >= kRetirementCauses) return abi::kErrorInvalidArgument;
-                       return store(count, 0);
-                     });
+  return no_retired_pages("nvmlDeviceGetRetiredPages_v2", device, cause, count);
 }
 
 abi::Return nvmlDeviceGetRetiredPagesPendingStatus(abi::Device device, unsigned* pending) {
