@@ -133,9 +133,6 @@ std::string history_line(const HistorySettings& history, bool database_open) {
 // How often the sampler's thread gives the heap's free pages back (a trim of a heap holding an
 // hour of 8 x 64 processes' series takes about 0.13 ms; docs/benchmarks.md).
 constexpr std::chrono::seconds kHeapTrimEvery{60};
-// Blocks from this size on are mapped on their own and unmapped when freed: glibc's starting
-// threshold, kept from rising (daemon/heap_trimmer.h says why).
-constexpr std::size_t kMmapThresholdBytes = std::size_t{128} << 10;
 
 // Everything that runs while the daemon serves, in the order it is built and torn down.
 struct Running {
@@ -350,7 +347,6 @@ int run_daemon(Context& context, const DaemonSettings& settings, DaemonLog& log,
 // than failing, so that a daemon started before the driver loaded picks the GPUs up later.
 int start_daemon(const GlobalOptions& global, std::ostream& out, std::ostream& err,
                  CLI::App& daemon, const DaemonOptions& options) {
-  daemon::fix_mmap_threshold(kMmapThresholdBytes);
   ConfigOrigins origins;
   if (!options.config.empty()) {
     auto applied = apply_config_file(daemon, options.config);

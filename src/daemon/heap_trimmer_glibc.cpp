@@ -9,15 +9,6 @@ namespace gpumeter::daemon {
 // The number of malloc arenas is left as glibc chooses: capping it at two saved about 0.5 MiB
 // but cost the HTTP server a fifth of its throughput and multiplied its p99 latency by seven
 // (threads waiting on the arenas' locks; docs/benchmarks.md).
-void fix_mmap_threshold(std::size_t threshold_bytes) {
-#if defined(__GLIBC__)
-  // Setting it also turns off glibc's dynamic raising of the threshold (mallopt(3)).
-  mallopt(M_MMAP_THRESHOLD, static_cast<int>(threshold_bytes));
-#else
-  (void)threshold_bytes;
-#endif
-}
-
 void HeapTrimmer::maybe_trim() {
 #if defined(__GLIBC__)
   const auto now = std::chrono::steady_clock::now();
