@@ -65,12 +65,16 @@ def run_task(client, step, epoch_s):
     begin, end = epoch_s + step["begin_s"], epoch_s + step["end_s"]
     time.sleep(max(0.0, begin - time.time()))
     truth = {"cpu_before_us": cpu_us(), "rss_at_start_bytes": rss_bytes()}
+    # How late each marker leaves against the plan, which scripts the GPU side on time: on a
+    # loaded machine the worker wakes late, and its GPU work then starts before its `begin`.
+    truth["begin_late_s"] = time.time() - begin
     task_id = client.begin("truth")
     work(step, begin, end)
     # Read just before the end is sent, as the start was just before the begin: the daemon
     # reads the process when the request arrives, while the worker waits on it.
     truth["peak_rss_bytes"] = high_water_bytes()
     truth["rss_at_end_bytes"] = rss_bytes()
+    truth["end_late_s"] = time.time() - end
     client.end(task_id, wait=False)
     truth["cpu_after_us"] = cpu_us()
     truth["task"] = task_id
