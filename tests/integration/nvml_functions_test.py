@@ -123,6 +123,17 @@ def render(functions, results):
     return "\n".join(lines) + "\n"
 
 
+def sanitizer_preload():
+    """Under the ASan build the simulated library needs ASan's runtime loaded first, which a
+    Python process does not have: it is preloaded into the column's process."""
+    if os.environ.get("GPUMETER_TEST_SANITIZED") != "1":
+        return {}
+    runtime = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+    return {"LD_PRELOAD": runtime,
+            "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"}
+
+
 class NvmlFunctions(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -130,7 +141,8 @@ class NvmlFunctions(unittest.TestCase):
         cls.results = {}
         for title, (variant, scenario) in COLUMNS.items():
             env = lib.clean_env(GPUMETER_SIM_SCENARIO=lib.scenario(scenario),
-                                GPUMETER_SIM_EPOCH_US=EPOCH_US, GPUMETER_SIM_NOW_US=MOMENT_US)
+                                GPUMETER_SIM_EPOCH_US=EPOCH_US, GPUMETER_SIM_NOW_US=MOMENT_US,
+                                **sanitizer_preload())
             done = subprocess.run([sys.executable, __file__, "--column",
                                    str(lib.sim_library(variant)), scenario],
                                   env=env, capture_output=True, text=True, timeout=120)
