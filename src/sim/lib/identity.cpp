@@ -51,6 +51,16 @@ abi::Return legacy_pci(const char* function, abi::Device device, abi::PciInfoLeg
   });
 }
 
+// The handle of the first GPU that `matches`, or NOT_FOUND.
+template <class Match>
+abi::Return handle_of_first(Library& library, abi::Device* device, Match&& matches) {
+  const auto& devices = library.scenario().devices;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    if (matches(devices[i])) return handle_at(library, i, device);
+  }
+  return abi::kErrorNotFound;
+}
+
 struct PciAddress {
   std::uint32_t domain = 0;
   std::uint32_t bus = 0;
@@ -88,14 +98,10 @@ abi::Return handle_by_bus_id(const char* function, const char* bus_id, abi::Devi
     if (bus_id == nullptr || device == nullptr) return abi::kErrorInvalidArgument;
     const std::optional<PciAddress> wanted = parse_bus_id(bus_id);
     if (!wanted) return abi::kErrorInvalidArgument;
-    const auto& devices = library.scenario().devices;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      const PciSpec& pci = devices[i].pci;
-      if (pci.domain == wanted->domain && pci.bus == wanted->bus && pci.device == wanted->device &&
-          wanted->function == 0)
-        return handle_at(library, i, device);
-    }
-    return abi::kErrorNotFound;
+    return handle_of_first(library, device, [&](const DeviceSpec& d) {
+      return d.pci.domain == wanted->domain && d.pci.bus == wanted->bus &&
+             d.pci.device == wanted->device && wanted->function == 0;
+    });
   });
 }
 
@@ -229,12 +235,9 @@ abi::Return nvmlDeviceGetHandleByPciBusId(const char* bus_id, abi::Device* devic
 abi::Return nvmlDeviceGetHandleBySerial(const char* serial, abi::Device* device) {
   return system_call("nvmlDeviceGetHandleBySerial", [&](Library& library) {
     if (serial == nullptr) return abi::kErrorInvalidArgument;
-    const auto& devices = library.scenario().devices;
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      if (devices[i].supports(Feature::serial) && devices[i].serial == serial)
-        return handle_at(library, i, device);
-    }
-    return abi::kErrorNotFound;
+    return handle_of_first(library, device, [&](const DeviceSpec& d) {
+      return d.supports(Feature::serial) && d.serial == serial;
+    });
   });
 }
 
