@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is needed, builds with warnings as errors, runs the static checks and every
-# test; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and runs the
-# tests under them, and runs the threaded parts (the sampler, the task server, the history
-# recorder, the HTTP server, the master's poller) under ThreadSanitizer; last, fuzzes every
-# parser of outside input for 10 s each (scripts/fuzz.sh).
+# Installs what is needed, builds with warnings as errors, runs the static checks and the
+# end-to-end tests; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and
+# runs every test under them (the unit tests run there only: building them a second time
+# without the sanitizers was half of the plain build), and runs the threaded parts (the sampler,
+# the task server, the history recorder, the HTTP server, the master's poller) under
+# ThreadSanitizer; last, fuzzes every parser of outside input for 10 s each (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,33 +61,36 @@ finish_background() {
   fi
 }
 
-phase "build (RelWithDebInfo, warnings as errors)"
-configure build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo
+phase "build (RelWithDebInfo, warnings as errors; the unit tests are built with the sanitizers)"
+configure build/ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_UNIT_TESTS=OFF
 cmake --build build/ci -j "$jobs"
 
-# The ASan + UBSan build, the TSan build of the threaded parts' tests and the fuzzing build, one
-# after the other beside the static checks and the plain tests. The sanitizer runs themselves
-# run with nothing beside them: under ASan, with a compiler beside it, `record --once` was slow
-# enough between its two readings to fail integration.history's one-period tolerance.
+# The ASan + UBSan build runs beside the static checks and the plain tests; the TSan build of
+# the threaded parts' tests and the fuzzing build run beside the ASan tests. The sanitizer test
+# run itself has only those builds beside it, at the lowest priority.
 configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
 configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
 tsan_targets=(sampler_tests task_tests recorder_tests net_tests master_tests)
-start_background build/background-builds.log bash -c \
-  'cmake --build build/asan -j "$1" && cmake --build build/tsan -j "$1" --target "${@:2}" &&
-   scripts/fuzz.sh --build-only' build "$jobs" "${tsan_targets[@]}"
+start_background build/background-builds.log cmake --build build/asan -j "$jobs"
 
-phase "static checks (the sanitizer and fuzzing builds run beside them and the tests)"
+phase "static checks (the ASan build runs beside them and the tests)"
 scripts/lint.sh build/ci
 
-phase "tests"
+phase "end-to-end tests"
 ctest --test-dir build/ci --output-on-failure -j "$test_jobs"
 
-phase "the sanitizer and fuzzing builds finish"
+phase "the ASan build finishes"
 finish_background
 
-phase "tests under ASan + UBSan"
+start_background build/background-builds.log bash -c \
+  'cmake --build build/tsan -j "$1" --target "${@:2}" && scripts/fuzz.sh --build-only' \
+  build "$jobs" "${tsan_targets[@]}"
+phase "every test under ASan + UBSan (the TSan and fuzzing builds run beside them)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j "$test_jobs" -LE ctypes
+
+phase "the TSan and fuzzing builds finish"
+finish_background
 
 phase "sampler, task server, history recorder, HTTP server and the master's poller under TSan"
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions="$PWD/tests/tsan.supp" \
