@@ -198,6 +198,9 @@ def main():
     parser.add_argument("--bare", action="store_true",
                         help="the sampler alone: no history, no HTTP, no task traffic (to tell "
                              "what grows apart)")
+    parser.add_argument("--preload", metavar="LIBRARY",
+                        help="an allocator for the daemon alone, through LD_PRELOAD (e.g. "
+                             "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     seconds = args.minutes * 60
@@ -205,6 +208,8 @@ def main():
     (args.out / "soak.json").write_text(json.dumps(scenario(seconds + 120), separators=(",", ":")))
     log = args.out / "daemon.log"
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUMETER_")}
+    if args.preload:
+        env["LD_PRELOAD"] = args.preload
     served = (["--history", "false", "--no-http"] if args.bare else
               ["--state-dir", args.out / "state", "--listen", "127.0.0.1:0",
                "--record-interval", f"{RECORD_INTERVAL_S}s", "--retain-tasks",

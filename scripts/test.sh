@@ -68,8 +68,12 @@ cmake --build build/ci -j "$jobs"
 # The ASan + UBSan build runs beside the static checks and the plain tests; the TSan build of
 # the threaded parts' tests and the fuzzing build run beside the ASan tests. The sanitizer test
 # run itself has only those builds beside it, at the lowest priority.
-configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF
-configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF
+# In both, each unit-test executable runs as one process (GPUMETER_TEST_PER_EXECUTABLE): a
+# sanitized process per test case cost four times the CPU of the cases themselves.
+configure build/asan -DCMAKE_BUILD_TYPE=Debug -DGPUMETER_SANITIZE=ON -DGPUMETER_BENCH=OFF \
+  -DGPUMETER_TEST_PER_EXECUTABLE=ON
+configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUMETER_TSAN=ON -DGPUMETER_BENCH=OFF \
+  -DGPUMETER_TEST_PER_EXECUTABLE=ON
 tsan_targets=(sampler_tests task_tests recorder_tests net_tests master_tests)
 start_background build/background-builds.log cmake --build build/asan -j "$jobs"
 

@@ -30,8 +30,8 @@ class SelfUsageReader {
   std::optional<double> start_time_s_;  // read once: it never changes
 };
 
-// The calling process's heap as the allocator counts it (glibc's mallinfo2: in use, and freed
-// but kept); left absent elsewhere.
+// The calling process's heap as the allocator counts it: in use, and freed but kept (jemalloc's
+// statistics when jemalloc is the allocator, else glibc's mallinfo2); left absent elsewhere.
 void add_heap_usage(SelfUsage& usage);
 
 }  // namespace gpumeter::host

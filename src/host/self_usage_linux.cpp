@@ -1,3 +1,4 @@
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <system_error>
@@ -63,11 +64,46 @@ SelfUsage SelfUsageReader::read() {
   return usage;
 }
 
+namespace {
+
+// jemalloc's control interface, when jemalloc is the process's allocator (preloaded, or linked
+// in): found by name, so that glibc-only builds need nothing of it.
+using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
+
+std::optional<std::size_t> jemalloc_stat(Mallctl mallctl, const char* name) {
+  std::size_t value = 0;
+  std::size_t size = sizeof value;
+  if (mallctl(name, &value, &size, nullptr, 0) != 0) return std::nullopt;
+  return value;
+}
+
+// jemalloc's statistics are a snapshot taken when its epoch advances. In use: the bytes of
+// live allocations; kept: the rest of what it holds resident (dirty pages not yet returned,
+// partly used slabs, its metadata).
+bool add_jemalloc_usage(SelfUsage& usage) {
+  const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+  if (mallctl == nullptr) return false;
+  std::uint64_t epoch = 1;
+  std::size_t size = sizeof epoch;
+  if (mallctl("epoch", &epoch, &size, &epoch, size) != 0) return false;
+  const auto allocated = jemalloc_stat(mallctl, "stats.allocated");
+  const auto resident = jemalloc_stat(mallctl, "stats.resident");
+  if (!allocated || !resident) return false;
+  usage.heap_in_use_bytes = *allocated;
+  usage.heap_free_bytes = *resident > *allocated ? *resident - *allocated : 0;
+  return true;
+}
+
+}  // namespace
+
 void add_heap_usage(SelfUsage& usage) {
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  if (add_jemalloc_usage(usage)) return;
+#endif
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   const struct mallinfo2 info = mallinfo2();
-  // An allocator put in glibc's place (a preloaded one) leaves glibc's arenas empty: all zero
-  // then means "not counted", not "nothing in use".
+  // Another allocator put in glibc's place leaves glibc's arenas empty: all zero then means
+  // "not counted", not "nothing in use".
   if (info.arena == 0 && info.hblkhd == 0) return;
   // In use: the arenas' allocated chunks and the chunks mmap()ed on their own.
   usage.heap_in_use_bytes = info.uordblks + info.hblkhd;

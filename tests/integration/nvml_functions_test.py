@@ -96,7 +96,15 @@ def column(library, scenario):
             answers[name] = "a string" if function(0) else "NULL"
             continue
         function.restype = ctypes.c_int
-        code = function(*[argument(t) for _, t in parameters])
+        if name == "nvmlGpmSampleFree":
+            # A sample of its own to free: the shared one must stay valid for the calls after
+            # it (nvmlGpmSampleGet), which would otherwise answer by whether malloc happened to
+            # give a later nvmlGpmSampleAlloc the freed address again.
+            own = ctypes.c_void_p()
+            nvml.nvmlGpmSampleAlloc(ctypes.byref(own))
+            code = function(own)
+        else:
+            code = function(*[argument(t) for _, t in parameters])
         answers[name] = codes.get(code, f"undocumented {code}")
     print(json.dumps(answers))
     return 0

@@ -178,6 +178,13 @@ TEST_F(ProcessesTest, ProcessUtilizationNullBufferAnswersAFixedCapacity) {
   count = 100;
   EXPECT_EQ(utilization(s.device(1), buffer.data(), &count, 0),
             abi::kErrorNotFound);  // an idle GPU
+  // The sizing call too answers NOT_FOUND when nothing is newer, before any size, as a 550
+  // driver does for an idle GPU (rust-nvml issue #56) and as the newer call does.
+  count = 0;
+  EXPECT_EQ(utilization(s.device(1), nullptr, &count, 0), abi::kErrorNotFound);
+  EXPECT_EQ(count, 0u);
+  EXPECT_EQ(utilization(s.device(0), nullptr, &count, kEpochUs + 100'000'000), abi::kErrorNotFound);
+  EXPECT_EQ(count, 0u);
 }
 
 TEST_F(ProcessesTest, ProcessesUtilizationInfoNeedsItsVersionAndAnswersTheNeed) {
@@ -203,6 +210,11 @@ TEST_F(ProcessesTest, ProcessesUtilizationInfoNeedsItsVersionAndAnswersTheNeed) 
   EXPECT_EQ(buffer[0].time_stamp, static_cast<std::uint64_t>(kEpochUs + 100'000'000));
   info.last_seen_time_stamp = buffer[0].time_stamp;
   EXPECT_EQ(info_call(s.device(0), &info), abi::kErrorNotFound);
+  // Nothing newer is NOT_FOUND to the sizing call as well: the two calls agree on the order.
+  info.proc_util_array = nullptr;
+  info.process_samples_count = 0;
+  EXPECT_EQ(info_call(s.device(0), &info), abi::kErrorNotFound);
+  EXPECT_EQ(info.process_samples_count, 0u);
 }
 
 TEST_F(ProcessesTest, DrainingWithLastSeenMissesNothingAsTimeMoves) {

@@ -2,7 +2,8 @@
 // calls, which answer one sample per process: its mean over the periods since lastSeen. Each keeps
 // its own sizing protocol (see the NVML reference, §6.2): Samples answers SUCCESS with the count to
 // a NULL buffer; ProcessUtilization answers INSUFFICIENT_SIZE with a fixed capacity;
-// ProcessesUtilizationInfo answers INSUFFICIENT_SIZE with the real need.
+// ProcessesUtilizationInfo answers INSUFFICIENT_SIZE with the real need. All three answer
+// NOT_FOUND first when no sample is newer than lastSeen, sizing call or not.
 #include <algorithm>
 #include <cmath>
 
@@ -105,16 +106,17 @@ abi::Return nvmlDeviceGetProcessUtilization(abi::Device device,
       "nvmlDeviceGetProcessUtilization", device, Feature::process_utilization,
       [&](const DeviceCall& call) {
         if (count == nullptr) return abi::kErrorInvalidArgument;
-        if (samples == nullptr || *count == 0) {
-          // Drivers answer the size of their buffer here, not the number of samples
-          // in it.
-          *count = call.spec.process_sample_capacity;
-          return abi::kErrorInsufficientSize;
-        }
+        // No newer sample is NOT_FOUND even to the sizing call (an idle GPU on a 550 driver:
+        // rust-nvml issue #56), as the newer call answers too.
         const auto list = newer(
             call.timeline().process_averages(call.index, call.now, call.scenario_time(last_seen)),
             call, last_seen);
         if (list.empty()) return abi::kErrorNotFound;
+        if (samples == nullptr || *count == 0) {
+          // Drivers answer the size of their buffer here, not the number of samples in it.
+          *count = call.spec.process_sample_capacity;
+          return abi::kErrorInsufficientSize;
+        }
         if (*count < list.size()) {
           *count = static_cast<unsigned>(list.size());
           return abi::kErrorInsufficientSize;
