@@ -89,7 +89,7 @@ bool add_jemalloc_usage(SelfUsage& usage) {
   const auto allocated = jemalloc_stat(mallctl, "stats.allocated");
   const auto resident = jemalloc_stat(mallctl, "stats.resident");
   if (!allocated || !resident) return false;
-  usage.heap_in_use_bytes = *allocated;
+  usage.heap_in_use_bytes = allocated;
   usage.heap_free_bytes = *resident > *allocated ? *resident - *allocated : 0;
   return true;
 }
