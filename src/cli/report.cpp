@@ -68,6 +68,7 @@ void print_usage(const Output& output, const ReportSettings& settings,
     case ReportFormat::csv:
       output.out << render_usage_csv(report);
       if (report.rows.empty()) output.err << no_usage_line(report.since_us, report.until_us);
+      output.err << vgpu_note(report);
       return;
     case ReportFormat::table: break;
   }

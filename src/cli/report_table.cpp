@@ -112,8 +112,23 @@ std::string no_usage_line(TimeUs since_us, TimeUs until_us) {
                      view::local_minute(until_us), zone_name(until_us));
 }
 
+std::string vgpu_note(const view::UsageReport& report) {
+  if (!report.vgpu) return {};
+  const view::VgpuSummary& vgpu = *report.vgpu;
+  std::string gpus;
+  for (const std::uint32_t index : vgpu.gpus) {
+    if (!gpus.empty()) gpus += ", ";
+    gpus += std::to_string(index);
+  }
+  return fmt::format(
+      "vGPU host: {} VM{} on GPU {} used {:.2f} vGPU-hours ({:.2f} SM busy-hours), which the "
+      "processes above do not include; gpumeter report --by vm shows them\n",
+      vgpu.vms, vgpu.vms == 1 ? "" : "s", gpus, vgpu.vgpu_hours, vgpu.sm_busy_hours);
+}
+
 std::string render_usage_table(const view::UsageReport& report, bool color) {
-  if (report.rows.empty()) return no_usage_line(report.since_us, report.until_us);
+  if (report.rows.empty())
+    return no_usage_line(report.since_us, report.until_us) + vgpu_note(report);
   std::vector<Row> rows;
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     Row row;
@@ -133,6 +148,7 @@ std::string render_usage_table(const view::UsageReport& report, bool color) {
   if (has_unknown_sm(report)) out += unknown_sm_note(report);
   if (report.quota && !report.quota->over.empty())
     out += "\nover quota:\n" + render_over_quota(report.quota->over);
+  out += vgpu_note(report);
   return out;
 }
 

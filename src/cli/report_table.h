@@ -31,6 +31,10 @@ std::string describe_window(TimeUs since_us, TimeUs until_us);
 // "no usage recorded between 2026-11-01 00:00 and 2026-11-22 10:54 CET".
 std::string no_usage_line(TimeUs since_us, TimeUs until_us);
 
+// "vGPU host: 4 VMs on GPU 0, 1 used 2.00 vGPU-hours ...": what a vGPU host's VMs used, which
+// the usage rows (the host's processes) cannot show; empty when no VM ran in the window.
+std::string vgpu_note(const view::UsageReport& report);
+
 // A CSV field, quoted when it holds a comma, a quote or a line break.
 std::string csv_field(std::string_view text);
 

@@ -96,6 +96,14 @@ Json usage_json(const UsageReport& report) {
   document["rows"] = std::move(rows);
   document["total"] = figures(report.total);
   document["quota"] = report.quota ? quota_section(*report.quota) : Json(nullptr);
+  if (report.vgpu) {
+    document["vgpu"] = Json{{"vms", report.vgpu->vms},
+                            {"gpus", report.vgpu->gpus},
+                            {"vgpu_hours", report.vgpu->vgpu_hours},
+                            {"sm_busy_hours", report.vgpu->sm_busy_hours}};
+  } else {
+    document["vgpu"] = nullptr;
+  }
   return document;
 }
 

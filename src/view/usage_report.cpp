@@ -1,6 +1,10 @@
 #include "view/usage_report.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
+
+#include "store/vgpu_use.h"
 
 namespace gpumeter::view {
 namespace {
@@ -40,6 +44,27 @@ std::expected<QuotaSummary, Error> summarise_quotas(store::Store& store, const Q
   return summary;
 }
 
+std::expected<std::optional<VgpuSummary>, Error> vgpu_summary(store::Store& store,
+                                                              const store::UsageQuery& query) {
+  if (query.user) return std::nullopt;
+  auto rows = store::vm_usage(store, query.since_us, query.until_us);
+  if (!rows) return std::unexpected(std::move(rows.error()));
+  std::set<std::pair<std::string, std::string>> vms;
+  std::set<std::uint32_t> gpus;
+  VgpuSummary summary;
+  for (const store::VmUsageRow& row : *rows) {
+    if (query.host && row.host != *query.host) continue;
+    vms.emplace(row.host, row.vm_id);
+    gpus.insert(row.gpu_index);
+    summary.vgpu_hours += row.vgpu_hours;
+    summary.sm_busy_hours += row.sm_busy_hours;
+  }
+  if (vms.empty()) return std::nullopt;
+  summary.vms = vms.size();
+  summary.gpus.assign(gpus.begin(), gpus.end());
+  return summary;
+}
+
 }  // namespace
 
 std::optional<CalendarPeriod> report_period(const std::vector<store::GroupBy>& group_by) {
@@ -64,6 +89,9 @@ std::expected<UsageReport, Error> build_usage_report(store::Store& store,
   auto all = total(store, query);
   if (!all) return std::unexpected(std::move(all.error()));
   report.total = std::move(*all);
+  auto vgpu = vgpu_summary(store, query);
+  if (!vgpu) return std::unexpected(std::move(vgpu.error()));
+  report.vgpu = std::move(*vgpu);
   if (quotas != nullptr) {
     auto summary = summarise_quotas(store, *quotas, report, query);
     if (!summary) return std::unexpected(std::move(summary.error()));

@@ -23,6 +23,16 @@ struct QuotaSummary {
   std::vector<QuotaUse> over;  // every (user, period) over quota, by user then period
 };
 
+// What a vGPU host's VMs used of its GPUs in the window (docs/vgpu.md). The processes inside
+// the VMs are not the host's, so no usage row counts them: a vGPU host's report would
+// otherwise read as idle GPUs. `report --by vm` has the same per VM.
+struct VgpuSummary {
+  std::size_t vms = 0;              // distinct VMs (host and VM id)
+  std::vector<std::uint32_t> gpus;  // the GPUs they ran on, by index
+  double vgpu_hours = 0;            // hours the VMs' instances were active
+  double sm_busy_hours = 0;         // Σ SM percent / 100 × hours
+};
+
 struct UsageReport {
   std::string database;
   TimeUs since_us = 0;
@@ -31,10 +41,13 @@ struct UsageReport {
   std::vector<store::UsageRow> rows;
   store::UsageRow total;  // everything in the window; zero when nothing was recorded
   std::optional<QuotaSummary> quota;
+  // Absent when no VM ran in the window, or when the report is of one user (VMs have none).
+  std::optional<VgpuSummary> vgpu;
 };
 
-// Runs the report's queries: the grouped rows, the total, and with `quotas` the quota use of
-// every user (view/quota_use.h). Errors: those of store::usage.
+// Runs the report's queries: the grouped rows, the total, the VMs' use, and with `quotas` the
+// quota use of every user (view/quota_use.h). Errors: those of store::usage and
+// store::vm_usage.
 std::expected<UsageReport, Error> build_usage_report(store::Store& store,
                                                      const store::UsageQuery& query,
                                                      const QuotaFile* quotas);

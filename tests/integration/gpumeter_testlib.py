@@ -55,10 +55,19 @@ def list_json(name, env=None):
     return json.loads(simulate(name, "list", "--json", env=env, check=True).stdout)
 
 
-def validate_list_schema(document):
+def validate_schema(name, document):
+    """Validates against schemas/NAME.schema.json."""
     import jsonschema  # Debian's python3-jsonschema
-    schema = json.loads((SCHEMAS / "list.schema.json").read_text())
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
     jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+
+
+def validate_list_schema(document):
+    validate_schema("list", document)
+
+
+def validate_report_schema(document):
+    validate_schema("report", document)
 
 
 def daemon_http_port(daemon, log, timeout=60):

@@ -18,9 +18,9 @@ import unittest
 import urllib.error
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCENARIOS, SCHEMAS, OneDaemon, clean_env,
+from gpumeter_testlib import (GPUMETER, SCENARIOS, OneDaemon, clean_env,
                               epoch_seconds_ago, list_json, run, scenario, simulate,
-                              validate_list_schema)
+                              validate_list_schema, validate_report_schema)
 
 NAME = "h100-mig-7"
 SCENARIO = json.loads((SCENARIOS / f"{NAME}.json").read_text())
@@ -41,12 +41,6 @@ def scripted_gpm(gpu_instance):
     sm = min(sum(p["utilization"]["sm"] for p in placed(gpu_instance)), 100)
     mem = min(sum(p["utilization"]["mem"] for p in placed(gpu_instance)), 100)
     return {"gpm_sm_activity_percent": sm, "gpm_dram_bandwidth_percent": mem}
-
-
-def validate_report_schema(document):
-    import jsonschema  # Debian's python3-jsonschema
-    schema = json.loads((SCHEMAS / "report.schema.json").read_text())
-    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
 
 
 class TheScenario(unittest.TestCase):

@@ -37,12 +37,6 @@ cy  = unlimited
 """
 
 
-def validate_report_schema(document):
-    import jsonschema  # Debian's python3-jsonschema
-    schema = json.loads((lib.SCHEMAS / "report.schema.json").read_text())
-    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
-
-
 class ReportTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -64,7 +58,7 @@ class ReportTest(unittest.TestCase):
     def report_json(self, *args, **kwargs):
         result = self.report(*args, "--format", "json", check=True, **kwargs)
         document = json.loads(result.stdout)
-        validate_report_schema(document)
+        lib.validate_report_schema(document)
         return document
 
     def assert_figures(self, row, gpu_hours, busy_hours, kwh, peak, processes):
@@ -222,7 +216,7 @@ class Quotas(ReportTest):
         result = self.report(*NOVEMBER, "--quota", self.quotas, "--check", "--format", "json")
         self.assertEqual(result.returncode, 1)
         document = json.loads(result.stdout)
-        validate_report_schema(document)
+        lib.validate_report_schema(document)
         self.assertEqual([use["user"] for use in document["quota"]["over"]], ["ada", "bob"])
 
     def test_bad_quota_files_exit_2(self):

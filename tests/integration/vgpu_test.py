@@ -15,8 +15,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SCHEMAS, clean_env, epoch_seconds_ago, list_json, run,
-                              scenario, sim_library, simulate, validate_list_schema)
+from gpumeter_testlib import (GPUMETER, clean_env, epoch_seconds_ago, list_json, run, scenario,
+                              sim_library, simulate, validate_list_schema, validate_report_schema,
+                              validate_schema)
 
 
 def vgpu_json(variant="sim", name="vgpu-host", extra=()):
@@ -31,9 +32,7 @@ def instances(doc):
 
 
 def validate(document):
-    import jsonschema  # Debian's python3-jsonschema
-    schema = json.loads((SCHEMAS / "vgpu.schema.json").read_text())
-    jsonschema.validate(document, schema, cls=jsonschema.Draft202012Validator)
+    validate_schema("vgpu", document)
 
 
 class Vgpu(unittest.TestCase):
@@ -200,6 +199,33 @@ class ReportByVm(unittest.TestCase):
             refused = run("report", "--by", "vm", "--database", database, "--chart")
             self.assertEqual(refused.returncode, 2)
             self.assertIn("--by vm", refused.stderr)
+            self.check_usage_report_names_the_vms(database, report["rows"])
+
+    def check_usage_report_names_the_vms(self, database, vm_rows):
+        # The usage report counts the host's processes, which a vGPU host has none of: it says
+        # what the VMs used instead of reading as idle GPUs, with the same sums as --by vm.
+        usage = json.loads(run("report", "--database", database, "--since", "1h", "--format",
+                               "json", check=True).stdout)
+        validate_report_schema(usage)
+        self.assertEqual(usage["rows"], [])
+        self.assertEqual(usage["vgpu"]["vms"], 4)
+        self.assertEqual(usage["vgpu"]["gpus"], [0, 1])
+        self.assertAlmostEqual(usage["vgpu"]["vgpu_hours"],
+                               sum(row["vgpu_hours"] for row in vm_rows), places=9)
+        self.assertAlmostEqual(usage["vgpu"]["sm_busy_hours"],
+                               sum(row["sm_busy_hours"] for row in vm_rows), places=9)
+        table = run("report", "--database", database, "--since", "1h", "--no-color",
+                    check=True).stdout
+        self.assertIn("no usage recorded", table)
+        self.assertIn("vGPU host: 4 VMs on GPU 0, 1 used", table)
+        self.assertIn("gpumeter report --by vm", table)
+        csv = run("report", "--database", database, "--since", "1h", "--format", "csv",
+                  check=True)
+        self.assertIn("vGPU host: 4 VMs", csv.stderr)
+        # VMs are no host user's: a report of one user has no vGPU part.
+        alone = json.loads(run("report", "--database", database, "--since", "1h", "--user",
+                               "alice", "--format", "json", check=True).stdout)
+        self.assertIsNone(alone["vgpu"])
 
 
 class DaemonSeries(unittest.TestCase):
@@ -239,10 +265,8 @@ class DaemonSeries(unittest.TestCase):
             return json.loads(reply.read())
 
     def test_series_of_an_instance(self):
-        import jsonschema  # Debian's python3-jsonschema
         doc = self.get("/api/v1/vgpu/series?gpu=0&vgpu=b3a7d2c1-1e2f-4a5b-8c9d-0e1f2a3b4c01")
-        schema = json.loads((SCHEMAS / "vgpu-series.schema.json").read_text())
-        jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+        validate_schema("vgpu-series", doc)
         self.assertEqual(doc["vgpu"]["id"], 101)
         self.assertEqual(doc["vgpu"]["type_name"], "NVIDIA A16-4Q")
         # About 4 rounds a second for the 2 s the test waited.
