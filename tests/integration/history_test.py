@@ -344,7 +344,6 @@ class HistoryTest(unittest.TestCase):
             "SELECT pid, gpu_seconds, sm_busy_seconds FROM ledger")}
         self.assertEqual(set(rows), {1001, 1002, 1003, 1004})
         a, b = self.scenario_s(previous, epoch_us), self.scenario_s(latest, epoch_us)
-        expected = self.timeline.figures([(a, b)])
         for pid, (held, busy) in rows.items():
             process = next(p for p in self.timeline.processes if p["pid"] == pid)
             # Held since the previous record, or since the process started if later.

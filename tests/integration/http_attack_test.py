@@ -12,7 +12,6 @@ import socket
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 import unittest
 from pathlib import Path

@@ -5,7 +5,6 @@ No test here sets GPUMETER_SIM_EPOCH_US: the clock is what is tested. Each uses 
 directory of its own, so that no other test's processes share its clock."""
 
 import json
-import os
 import subprocess
 import tempfile
 import time
