@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace gpumeter::master {
@@ -93,10 +94,16 @@ std::size_t HttpTransfer::on_header(char* /*data*/, std::size_t size, std::size_
 std::size_t HttpTransfer::on_body(char* data, std::size_t size, std::size_t count, void* self) {
   auto& transfer = *static_cast<HttpTransfer*>(self);
   const std::size_t length = size * count;
-  if (transfer.body_.size() + length > transfer.request_.limits.max_body_bytes) {
+  const std::size_t cap = transfer.request_.limits.max_body_bytes;
+  const std::size_t needed = transfer.body_.size() + length;
+  if (needed > cap) {
     transfer.body_too_large_ = true;
     return 0;
   }
+  // Geometric growth, but never past the cap: left to itself the string may hold nearly twice
+  // the cap, and ten hostile agents' answers in flight at the cap took the master past 400 MiB.
+  if (needed > transfer.body_.capacity())
+    transfer.body_.reserve(std::min(cap, std::max(needed, 2 * transfer.body_.capacity())));
   transfer.body_.append(data, length);
   return length;
 }
