@@ -64,6 +64,15 @@ SelfUsage SelfUsageReader::read() {
   return usage;
 }
 
+// The sanitizers replace the allocator: neither jemalloc's figures nor glibc's mean anything
+// there.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define GPUMETER_HEAP_COUNTED 1
+#else
+#define GPUMETER_HEAP_COUNTED 0
+#endif
+
+#if GPUMETER_HEAP_COUNTED
 namespace {
 
 // jemalloc's control interface, when jemalloc is the process's allocator (preloaded, or linked
@@ -95,12 +104,12 @@ bool add_jemalloc_usage(SelfUsage& usage) {
 }
 
 }  // namespace
+#endif
 
 void add_heap_usage(SelfUsage& usage) {
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if GPUMETER_HEAP_COUNTED
   if (add_jemalloc_usage(usage)) return;
-#endif
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GLIBC__)
   const struct mallinfo2 info = mallinfo2();
   // Another allocator put in glibc's place leaves glibc's arenas empty: all zero then means
   // "not counted", not "nothing in use".
@@ -108,8 +117,8 @@ void add_heap_usage(SelfUsage& usage) {
   // In use: the arenas' allocated chunks and the chunks mmap()ed on their own.
   usage.heap_in_use_bytes = info.uordblks + info.hblkhd;
   usage.heap_free_bytes = info.fordblks;
+#endif
 #else
-  // The sanitizers replace malloc; glibc's counters would read zero.
   (void)usage;
 #endif
 }
