@@ -172,11 +172,16 @@ class ReportByVm(unittest.TestCase):
                  "--state-dir", state, "--socket", Path(tmp) / "gpumeter.sock",
                  "--interval", "250ms", "--record-interval", "1s"],
                 env=clean_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            started = time.monotonic()
+            # Three seconds from when it serves: a sanitizer build on a loaded machine takes
+            # a while to start, which is not the time its VMs were recorded.
+            launched = time.monotonic()
+            deadline = launched + 60
+            while not (Path(tmp) / "gpumeter.sock").exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
             time.sleep(3)
             daemon.send_signal(signal.SIGTERM)
             _, stderr = daemon.communicate(timeout=30)
-            ran = time.monotonic() - started
+            ran = time.monotonic() - launched
             self.assertEqual(daemon.returncode, 0, stderr)
             database = state / "gpumeter.db"
             report = json.loads(run("report", "--by", "vm", "--database", database, "--since", "1h",
