@@ -38,6 +38,19 @@ def mount_tmpfs(path, size):
     return result.returncode == 0
 
 
+def live_status(port):
+    """GET /api/v1/status, or None while the sampler has not finished its first round (503:
+    a sanitizer build on a loaded machine may serve HTTP before it)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status",
+                                    timeout=10) as reply:
+            return json.loads(reply.read())
+    except urllib.error.HTTPError as error:
+        if error.code == 503:
+            return None
+        raise
+
+
 def wait_for(condition, what, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -93,10 +106,9 @@ class DiskFaults(unittest.TestCase):
         answers a begin and an end."""
         called_us = time.time_ns() // 1000
         def fresh():
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/v1/status",
-                                        timeout=10) as reply:
-                document = json.loads(reply.read())
-            return len(document["gpus"]) == 8 and document["time_us"] > called_us
+            document = live_status(self.port)
+            return document is not None and len(document["gpus"]) == 8 and \
+                document["time_us"] > called_us
         wait_for(fresh, "a snapshot newer than the call")
         with socket.socket(socket.AF_UNIX) as conn:
             conn.connect(str(self.directory / "task.sock"))
@@ -215,9 +227,8 @@ class UnopenableDatabase(unittest.TestCase):
         port = daemon_http_port(daemon, log)
         self.assertIn(f"history: {database} is not a gpumeter database or is damaged",
                       log.read_text())
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status",
-                                    timeout=10) as reply:
-            self.assertEqual(len(json.loads(reply.read())["gpus"]), 8)
+        wait_for(lambda: live_status(port) is not None, "the first snapshot")
+        self.assertEqual(len(live_status(port)["gpus"]), 8)
         with self.assertRaises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/history?gpu=0&since=2h",
                                    timeout=10)
