@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <ranges>
 
 #include "core/attribution.h"
 #include "core/series.h"
@@ -39,11 +40,12 @@ std::vector<Listed> listed_on(const Device& device, const Snapshot& snapshot, Ti
 }
 
 // SM busy-seconds of each listed process from the drained samples: exact over the span they
-// cover completely (from the oldest sample's period, or the previous record if later, to one
-// driver period before now: the driver stamps a period at its end); extended at the covered
-// average over the rest of the held time.
+// cover completely (from the oldest sample's period, or the previous record if later, to the
+// newest sample's stamp: the driver stamps a period at its end); extended at the covered
+// average over the rest of the held time. The span ends at the newest stamp, not at the
+// snapshot's time: the drain follows the snapshot, on a loaded machine by more than a period.
 void add_sm(std::vector<Listed>& listed, std::uint32_t index,
-            const std::vector<PidGpuSample>& drained, TimeUs since, TimeUs now) {
+            const std::vector<PidGpuSample>& drained, TimeUs since) {
   if (drained.empty()) return;  // nothing was busy since then (as far as the buffer reaches)
   Series series;
   std::vector<KeyedGpuSample> keyed;
@@ -55,9 +57,9 @@ void add_sm(std::vector<Listed>& listed, std::uint32_t index,
   series.add_process_gpu_samples(index, keyed);
   if (series.device(index) == nullptr) return;
   const TimeUs period = series.device(index)->sample_period_us();
-  TimeUs oldest = now;
-  for (const PidGpuSample& sample : drained) oldest = std::min(oldest, sample.sample.time_us);
-  const TimeUs covered_until = now - period;
+  const auto [oldest, newest] = std::ranges::minmax(
+      drained | std::views::transform([](const PidGpuSample& s) { return s.sample.time_us; }));
+  const TimeUs covered_until = newest;
   const TimeUs covered_from = std::max(oldest - period, since);
   if (covered_until <= covered_from) return;
   // Attribution trusts "no sample means idle" only between drained device samples.
@@ -134,7 +136,7 @@ OneShotRecords one_shot_records(const OneShotReading& reading,
     std::vector<Listed> listed = listed_on(device, snapshot, since);
     const auto drained = reading.drains.find(device.identity.index);
     if (drained != reading.drains.end() && drained->second)
-      add_sm(listed, device.identity.index, *drained->second, since, now);
+      add_sm(listed, device.identity.index, *drained->second, since);
     const bool mig = drained != reading.drains.end() && !drained->second &&
                      drained->second.error() == Unavailable::mig;
     add_intervals(records, device, snapshot, listed, since, energy_since(device, *previous),

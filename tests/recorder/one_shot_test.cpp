@@ -91,8 +91,20 @@ TEST(OneShot, ABufferThatReachesTheLastRecordIsTakenAsItIs) {
   std::vector<PidGpuSample> drained{{kA, {.time_us = kPrevious + kPeriod, .sm = 0}}};
   for (const PidGpuSample& s : buffered(10, 80)) drained.push_back(s);
   const OneShotRecords records = one_shot_records(reading(drained), kBefore);
-  // Exact up to one driver period before now, extended over that last period at the average.
-  EXPECT_NEAR(of(records, kA).sm_busy_seconds, 0.8 * 9.75 * 300.0 / 299.75, 1e-6);
+  // Exact: the samples cover the whole interval, up to the newest period's end.
+  EXPECT_NEAR(of(records, kA).sm_busy_seconds, 0.8 * 10.0, 1e-6);
+}
+
+TEST(OneShot, OneMeanSamplePerProcessGivesThatMeanWhereverItsStampFalls) {
+  // A driver that answers each process's mean since lastSeen, stamped at the newest period's
+  // end: at the snapshot's time, before it, or after it (the drain follows the snapshot, on a
+  // loaded machine by more than a period).
+  for (const TimeUs stamp : {kNow, kNow - kPeriod / 3, kNow + kPeriod / 2, kNow + 3 * kPeriod}) {
+    const std::vector<PidGpuSample> drained{{kA, {.time_us = stamp, .sm = 60}}};
+    const OneShotRecords records = one_shot_records(reading(drained), kBefore);
+    EXPECT_NEAR(of(records, kA).sm_busy_seconds, 0.6 * 300.0, 1e-6) << stamp - kNow;
+    EXPECT_EQ(of(records, kB).sm_busy_seconds, 0.0);
+  }
 }
 
 TEST(OneShot, NothingBusyMeansIdle) {
