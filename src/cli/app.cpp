@@ -50,7 +50,7 @@ int run_chosen(const std::vector<Subcommand>& commands, const GlobalOptions& opt
   return chosen->run(context);
 }
 
-int run_app(std::span<const std::string> args, const Io& io) {
+int run_app(std::span<const std::string> args, const Io& io, const ServeCommands& serve) {
   CLI::App app{"Measures and accounts for the use of GPUs.", "gpumeter"};
   GlobalOptions options;
   add_global_options(app, options);
@@ -59,9 +59,9 @@ int run_app(std::span<const std::string> args, const Io& io) {
   app.require_subcommand(1);
   const std::vector<Subcommand> commands{
       add_list_command(app),   add_available_command(app), add_info_command(app),
-      add_daemon_command(app), add_tasks_command(app),     add_run_command(app),
+      serve.daemon(app, args), add_tasks_command(app),     add_run_command(app),
       add_limit_command(app),  add_report_command(app),    add_record_command(app),
-      add_export_command(app), add_master_command(app),    add_accounting_command(app),
+      add_export_command(app), serve.master(app, args),    add_accounting_command(app),
       add_vgpu_command(app)};
   try {
     app.parse(reversed_arguments(args));
@@ -80,9 +80,9 @@ int report(std::ostream& err, const Error& error) {
   return exit_status(error);
 }
 
-int run(std::span<const std::string> args, const Io& io) {
+int run(std::span<const std::string> args, const Io& io, const ServeCommands& serve) {
   try {
-    return run_app(args, io);
+    return run_app(args, io, serve);
   } catch (const std::exception& error) {
     // A bug or resource exhaustion, not an anticipated failure: say so and fail.
     io.err << "gpumeter: internal error: " << error.what() << '\n';
@@ -90,11 +90,11 @@ int run(std::span<const std::string> args, const Io& io) {
   }
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, const ServeCommands& serve) {
   const Io io{std::cout, std::cerr, isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR")};
   try {
     const std::vector<std::string> args(argv, argv + argc);
-    return run(args, io);
+    return run(args, io, serve);
   } catch (const std::exception& error) {
     io.err << "gpumeter: internal error: " << error.what() << '\n';
     return 1;

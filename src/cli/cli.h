@@ -5,7 +5,13 @@
 #include <span>
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace gpumeter::cli {
+
+struct Subcommand;  // cli/commands.h
 
 // Where a run writes, and what it knows about its surroundings. Passed in, so that tests can
 // run the CLI in-process with string streams and a chosen environment.
@@ -16,12 +22,25 @@ struct Io {
   const char* no_color_env = nullptr;  // NO_COLOR's value, or null when unset
 };
 
+// Adds a command that needs the network libraries; `args` is the whole command line, for one
+// that hands it over to another executable.
+using AddServeCommand = Subcommand (*)(CLI::App& app, std::span<const std::string> args);
+
+// The commands that need the network libraries (libmicrohttpd, OpenSSL, libcurl): `daemon`
+// and `master`. The `gpumeter` executable adds ones that hand the command line over to
+// gpumeter-serve (cli/serve_handover.h), which adds the real ones (cli/serve_commands.h), so
+// that the one-shot commands never load those libraries (docs/architecture.md).
+struct ServeCommands {
+  AddServeCommand daemon = nullptr;
+  AddServeCommand master = nullptr;
+};
+
 // Runs one command line (args[0] is the program name) and returns the exit status:
 // 0 success, 1 nothing suitable found (e.g. no free GPU), 2 bad usage, bad input or no
 // driver. Never throws.
-int run(std::span<const std::string> args, const Io& io);
+int run(std::span<const std::string> args, const Io& io, const ServeCommands& serve);
 
 // run() on the process's own arguments, streams and environment.
-int run(int argc, char** argv);
+int run(int argc, char** argv, const ServeCommands& serve);
 
 }  // namespace gpumeter::cli

@@ -41,6 +41,13 @@ struct Subcommand {
   std::function<int(const Output& output)> run_offline;
 };
 
+// The one-line summaries of the commands that gpumeter-serve runs (cli/cli.h, ServeCommands),
+// which `gpumeter --help` lists too.
+inline constexpr const char* kDaemonSummary =
+    "Sample continuously and answer what marked tasks used (docs/daemon.md)";
+inline constexpr const char* kMasterSummary =
+    "Poll many agents and serve the fleet: JSON and the dashboard (docs/master.md)";
+
 Subcommand add_list_command(CLI::App& app);
 Subcommand add_available_command(CLI::App& app);
 Subcommand add_info_command(CLI::App& app);

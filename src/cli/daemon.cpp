@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/config_file.h"
 #include "cli/daemon_options.h"
 #include "core/driver_wait.h"
 #include "core/sampler.h"
@@ -370,8 +371,7 @@ int start_daemon(const GlobalOptions& global, std::ostream& out, std::ostream& e
 
 Subcommand add_daemon_command(CLI::App& app) {
   auto options = std::make_shared<DaemonOptions>();
-  CLI::App* daemon = app.add_subcommand(
-      "daemon", "Sample continuously and answer what marked tasks used (docs/daemon.md)");
+  CLI::App* daemon = app.add_subcommand("daemon", kDaemonSummary);
   add_daemon_options(*daemon, *options);
   return {.app = daemon,
           .run_with_options = [options, daemon](const GlobalOptions& global, std::ostream& out,

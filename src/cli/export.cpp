@@ -8,7 +8,6 @@
 #include <set>
 
 #include "cli/commands.h"
-#include "cli/daemon_options.h"
 #include "cli/history_options.h"
 #include "cli/time_argument.h"
 #include "core/wall_clock.h"

@@ -5,8 +5,6 @@
 #include <array>
 #include <utility>
 
-#include "cli/daemon_options.h"
-
 namespace gpumeter::cli {
 namespace {
 

@@ -47,8 +47,7 @@ int run_master(const CLI::App& master, const MasterOptions& options, const Globa
 
 Subcommand add_master_command(CLI::App& app) {
   auto options = std::make_shared<MasterOptions>();
-  CLI::App* master = app.add_subcommand(
-      "master", "Poll many agents and serve the fleet: JSON and the dashboard (docs/master.md)");
+  CLI::App* master = app.add_subcommand("master", kMasterSummary);
   add_master_options(*master, *options);
   Subcommand command{master};
   command.run_with_options = [options, master](const GlobalOptions& global, std::ostream& out,

@@ -8,7 +8,6 @@
 #include <functional>
 
 #include "cli/config_tables.h"
-#include "cli/daemon_options.h"
 
 namespace gpumeter::cli {
 namespace {

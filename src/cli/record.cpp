@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/daemon_options.h"
+#include "cli/config_file.h"
 #include "cli/history_options.h"
 #include "recorder/csv_file.h"
 #include "recorder/one_shot.h"

@@ -10,7 +10,7 @@
 namespace gpumeter::cli {
 namespace {
 
-const std::array<Column, 7> kColumns{{
+const std::array<Column, 7> kVmColumns{{
     {"VM", Align::left},
     {"TYPE", Align::left},
     {"GPU", Align::right},
@@ -45,7 +45,7 @@ std::string render_vm_table(const VmReport& report, bool color) {
          {r.peak_fb_used_bytes ? view::format_bytes(static_cast<double>(*r.peak_fb_used_bytes))
                                : std::string(view::kNotAvailable)}});
   }
-  return out + render_table(kColumns, rows, color);
+  return out + render_table(kVmColumns, rows, color);
 }
 
 std::string render_vm_csv(const VmReport& report) {

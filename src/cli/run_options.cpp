@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/daemon_options.h"
+#include "cli/duration_option.h"
+#include "core/duration.h"
 #include "core/sampler.h"
 
 namespace gpumeter::cli {

@@ -5,23 +5,12 @@
 
 #include <system_error>
 
+#include "cli/install_layout.h"
 #include "host/procfs.h"
 #include "sim/scenario_host.h"
 
 namespace gpumeter::cli {
 namespace {
-
-std::expected<std::filesystem::path, Error> own_executable() {
-  std::error_code error;
-  std::filesystem::path path = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) {
-    return std::unexpected(
-        Error{ErrorCode::io, fmt::format("cannot locate the gpumeter executable through "
-                                         "/proc/self/exe: {}",
-                                         error.message())});
-  }
-  return path;
-}
 
 std::expected<void, Error> set_environment(const char* name, const std::filesystem::path& value) {
   if (setenv(name, value.c_str(), 1) != 0) {
@@ -31,11 +20,6 @@ std::expected<void, Error> set_environment(const char* name, const std::filesyst
 }
 
 }  // namespace
-
-std::filesystem::path simulated_library_path(const std::filesystem::path& executable) {
-  return (executable.parent_path() / ".." / "lib" / "gpumeter" / "sim" / "libnvidia-ml.so.1")
-      .lexically_normal();
-}
 
 std::expected<Simulation, Error> start_simulation(const std::filesystem::path& scenario) {
   auto host = sim::open_scenario_host(scenario, std::make_unique<host::ProcfsProcessSource>());

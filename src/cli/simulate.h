@@ -26,8 +26,4 @@ struct Simulation {
 // Sets GPUMETER_SIM_SCENARIO.
 std::expected<Simulation, Error> start_simulation(const std::filesystem::path& scenario);
 
-// Where the simulated library lies relative to the executable: the build tree mirrors the
-// install tree, <prefix>/bin/gpumeter and <prefix>/lib/gpumeter/sim/libnvidia-ml.so.1.
-std::filesystem::path simulated_library_path(const std::filesystem::path& executable);
-
 }  // namespace gpumeter::cli

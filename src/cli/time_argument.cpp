@@ -4,8 +4,6 @@
 #include <chrono>
 #include <ctime>
 
-#include "cli/daemon_options.h"
-
 namespace gpumeter::cli {
 namespace {
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "cli/config_file.h"
 #include "cli/daemon_options.h"
 #include "support/source_files.h"
 

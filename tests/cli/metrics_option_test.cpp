@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli/config_file.h"
 #include "cli/daemon_options.h"
 
 namespace gpumeter::cli::metrics_option_test {

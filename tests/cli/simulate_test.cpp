@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/install_layout.h"
 #include "cli/sources.h"
 
 namespace gpumeter::cli::simulate_test {
@@ -11,6 +12,16 @@ TEST(Simulate, LibraryLiesUnderLibNextToBin) {
             "/opt/gpumeter/lib/gpumeter/sim/libnvidia-ml.so.1");
   EXPECT_EQ(simulated_library_path("/work/build/bin/gpumeter"),
             "/work/build/lib/gpumeter/sim/libnvidia-ml.so.1");
+}
+
+TEST(InstallLayout, GpumeterServeLiesBesideTheSimulatedLibraryAndFindsItToo) {
+  EXPECT_EQ(serve_executable_path("/usr/bin/gpumeter"), "/usr/lib/gpumeter/gpumeter-serve");
+  EXPECT_EQ(serve_executable_path("/work/build/bin/gpumeter"),
+            "/work/build/lib/gpumeter/gpumeter-serve");
+  EXPECT_EQ(simulated_library_path("/usr/lib/gpumeter/gpumeter-serve"),
+            "/usr/lib/gpumeter/sim/libnvidia-ml.so.1");
+  EXPECT_EQ(serve_executable_path("/usr/lib/gpumeter/gpumeter-serve"),
+            "/usr/lib/gpumeter/gpumeter-serve");
 }
 
 TEST(Sources, NvmlIsTheDefaultSource) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/serve_commands.h"
 
 namespace gpumeter::cli {
 
@@ -22,7 +23,7 @@ inline Result run_cli(const std::vector<std::string>& args, bool terminal = fals
   argv.insert(argv.end(), args.begin(), args.end());
   std::ostringstream out;
   std::ostringstream err;
-  const int status = run(argv, Io{out, err, terminal, no_color});
+  const int status = run(argv, Io{out, err, terminal, no_color}, serve_commands());
   return {status, out.str(), err.str()};
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "cli/config_file.h"
 #include "cli/config_tables.h"
 #include "cli/daemon_options.h"
 #include "cli/master_config.h"

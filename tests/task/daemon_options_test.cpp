@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "cli/config_file.h"
 #include "cli/config_tables.h"
 #include "support/source_files.h"
 

@@ -1,0 +1,15 @@
+#include "cli/serve_commands.h"
+
+#include "cli/commands.h"
+
+namespace gpumeter::cli {
+
+const ServeCommands& serve_commands() {
+  static constexpr ServeCommands kCommands{
+      .daemon = [](CLI::App& app, std::span<const std::string>) { return add_daemon_command(app); },
+      .master = [](CLI::App& app,
+                   std::span<const std::string>) { return add_master_command(app); }};
+  return kCommands;
+}
+
+}  // namespace gpumeter::cli
