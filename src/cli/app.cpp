@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <iostream>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "cli/cli.h"
@@ -50,6 +53,57 @@ int run_chosen(const std::vector<Subcommand>& commands, const GlobalOptions& opt
   return chosen->run(context);
 }
 
+struct Command {
+  std::string_view name;
+  std::function<Subcommand(CLI::App&)> add;
+};
+
+// Every subcommand, in the order `gpumeter --help` lists them.
+std::vector<Command> command_table(std::span<const std::string> args, const ServeCommands& serve) {
+  return {{"list", add_list_command},
+          {"available", add_available_command},
+          {"info", add_info_command},
+          {"daemon", [args, serve](CLI::App& app) { return serve.daemon(app, args); }},
+          {"tasks", add_tasks_command},
+          {"run", add_run_command},
+          {"limit", add_limit_command},
+          {"report", add_report_command},
+          {"record", add_record_command},
+          {"export", add_export_command},
+          {"master", [args, serve](CLI::App& app) { return serve.master(app, args); }},
+          {"accounting", add_accounting_command},
+          {"vgpu", add_vgpu_command}};
+}
+
+// The subcommand a command line names, found by a first parse over the bare names, so that
+// only that command registers its options: registering every command's is a fifth of what a
+// one-shot `list` does itself (docs/benchmarks.md, "Start-up"). None when the line asks for
+// the overall help or the version, or is wrong: the parse over every command answers those.
+std::optional<std::string_view> named_command(std::span<const Command> table,
+                                              std::span<const std::string> args) {
+  CLI::App probe;
+  GlobalOptions ignored;
+  add_global_options(probe, ignored);
+  probe.fallthrough();
+  probe.require_subcommand(1);
+  for (const Command& command : table) {
+    probe.add_subcommand(std::string(command.name))
+        ->fallthrough(false)
+        ->prefix_command()
+        ->allow_extras()
+        ->set_help_flag();
+  }
+  try {
+    probe.parse(reversed_arguments(args));
+  } catch (const CLI::Error&) {
+    return std::nullopt;
+  }
+  for (const Command& command : table) {
+    if (probe.got_subcommand(std::string(command.name))) return command.name;
+  }
+  return std::nullopt;
+}
+
 int run_app(std::span<const std::string> args, const Io& io, const ServeCommands& serve) {
   CLI::App app{"Measures and accounts for the use of GPUs.", "gpumeter"};
   GlobalOptions options;
@@ -57,12 +111,12 @@ int run_app(std::span<const std::string> args, const Io& io, const ServeCommands
   // Global options may follow the subcommand; subcommands copy this setting when created.
   app.fallthrough();
   app.require_subcommand(1);
-  const std::vector<Subcommand> commands{
-      add_list_command(app),   add_available_command(app), add_info_command(app),
-      serve.daemon(app, args), add_tasks_command(app),     add_run_command(app),
-      add_limit_command(app),  add_report_command(app),    add_record_command(app),
-      add_export_command(app), serve.master(app, args),    add_accounting_command(app),
-      add_vgpu_command(app)};
+  const std::vector<Command> table = command_table(args, serve);
+  const std::optional<std::string_view> named = named_command(table, args);
+  std::vector<Subcommand> commands;
+  for (const Command& command : table) {
+    if (!named || command.name == *named) commands.push_back(command.add(app));
+  }
   try {
     app.parse(reversed_arguments(args));
   } catch (const CLI::ParseError& error) {
