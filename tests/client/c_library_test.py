@@ -126,15 +126,17 @@ class CLibrary(unittest.TestCase):
     def slow_ends(self, daemon, seconds):
         """The daemon takes `seconds` to answer each end, as one waiting for figures does."""
         answer = daemon.answer
+        daemon.end_arrived = threading.Event()
 
         def slow(line):
             if json.loads(line).get("op") == "end":
+                daemon.end_arrived.set()
                 time.sleep(seconds)
             return answer(line)
 
         daemon.answer = slow
 
-    def begin_while_another_thread_waits(self, first, second):
+    def begin_while_another_thread_waits(self, daemon, first, second):
         """Thread A ends a task on `first` and waits for the figures; meanwhile this thread
         begins one on `second`. Returns when A's end and this begin returned (monotonic s)."""
         status, task = self.begin(first)
@@ -149,7 +151,8 @@ class CLibrary(unittest.TestCase):
 
         waiter = threading.Thread(target=end_and_wait)
         waiter.start()
-        time.sleep(0.2)  # A's end is under way in the daemon
+        # A's end is under way in the daemon (on a loaded machine, a fixed pause is not enough).
+        self.assertTrue(daemon.end_arrived.wait(timeout=30), "A's end never reached the daemon")
         self.assertEqual(self.begin(second)[0], 0)
         returned["begin"] = time.monotonic()
         waiter.join(timeout=30)
@@ -158,7 +161,7 @@ class CLibrary(unittest.TestCase):
     def test_threads_with_a_handle_each_never_wait_on_one_another(self):
         daemon = self.daemon()
         self.slow_ends(daemon, 1.5)
-        end, begin = self.begin_while_another_thread_waits(self.connect(daemon),
+        end, begin = self.begin_while_another_thread_waits(daemon, self.connect(daemon),
                                                            self.connect(daemon))
         self.assertLess(begin, end, "the begin waited for another handle's end")
 
@@ -166,7 +169,7 @@ class CLibrary(unittest.TestCase):
         daemon = self.daemon()
         self.slow_ends(daemon, 1.5)
         client = self.connect(daemon)
-        end, begin = self.begin_while_another_thread_waits(client, client)
+        end, begin = self.begin_while_another_thread_waits(daemon, client, client)
         self.assertGreaterEqual(begin, end, "a shared handle answered out of turn")
 
 
