@@ -22,19 +22,23 @@ std::expected<void, Error> set_environment(const char* name, const std::filesyst
 }  // namespace
 
 std::expected<Simulation, Error> start_simulation(const std::filesystem::path& scenario) {
-  auto host = sim::open_scenario_host(scenario, std::make_unique<host::ProcfsProcessSource>());
-  if (!host) {
-    // Whatever went wrong, the scenario named on the command line is at fault: bad input.
-    return std::unexpected(Error{ErrorCode::invalid_input, std::move(host.error().message)});
-  }
   auto executable = own_executable();
   if (!executable) return std::unexpected(std::move(executable.error()));
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(scenario, error);
   auto set = set_environment("GPUMETER_SIM_SCENARIO", error ? scenario : absolute);
   if (!set) return std::unexpected(std::move(set.error()));
+  // The library parses the scenario for us (its messages name the file as given) and keeps
+  // the parse for its nvmlInit.
+  const std::filesystem::path library = simulated_library_path(*executable);
+  auto host =
+      sim::open_scenario_host(scenario, library, std::make_unique<host::ProcfsProcessSource>());
+  if (!host) {
+    // Whatever went wrong, the scenario named on the command line is at fault: bad input.
+    return std::unexpected(Error{ErrorCode::invalid_input, std::move(host.error().message)});
+  }
   return Simulation{std::move(*host), fmt::format("simulated: {}", scenario.filename().string()),
-                    simulated_library_path(*executable)};
+                    library};
 }
 
 }  // namespace gpumeter::cli

@@ -1,11 +1,15 @@
 #include "sim/scenario_host.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "sim/clock.h"
+#include "sim/host_side_abi.h"
 #include "sim/machine_clock.h"
 #include "sim/scenario.h"
 
@@ -34,15 +38,64 @@ HostProcess describe_from(const HostSpec& host, Pid pid, std::int64_t epoch_us) 
   return p;
 }
 
+// One process of the scenario, as the host side sees it.
+struct HostEntry {
+  Pid pid = 0;
+  bool real = false;
+  double end_s = 0;
+  std::optional<HostSpec> host;
+};
+
+std::vector<HostEntry> entries_of(const Scenario& scenario) {
+  std::vector<HostEntry> entries;
+  for (const ProcessSpec& p : scenario.processes)
+    entries.push_back({p.pid, p.real, p.end_s, p.host});
+  return entries;
+}
+
+std::vector<HostEntry> entries_of(const GpumeterSimHostSide& side) {
+  std::vector<HostEntry> entries;
+  for (std::size_t i = 0; i < side.process_count; ++i) {
+    const GpumeterSimHostProcess& p = side.processes[i];
+    HostEntry& entry = entries.emplace_back(HostEntry{p.pid, p.real != 0, p.end_s, std::nullopt});
+    if (p.described == 0) continue;
+    HostSpec& host = entry.host.emplace();
+    host.hidden = p.hidden != 0;
+    host.user = p.user;
+    if (p.has_uid != 0) host.uid = p.uid;
+    host.command.assign(p.command, p.command + p.command_length);
+    host.started_s = p.started_s;
+    if (p.container_runtime != nullptr && p.container_id != nullptr)
+      host.container = ContainerSpec{p.container_runtime, p.container_id};
+  }
+  return entries;
+}
+
+// Keeps a dlopen'ed library loaded while the source lives: the parse it keeps for its next
+// nvmlInit stays with it.
+struct LibraryHold {
+  void* handle = nullptr;
+  LibraryHold() = default;
+  explicit LibraryHold(void* h) : handle(h) {}
+  LibraryHold(LibraryHold&& other) noexcept : handle(std::exchange(other.handle, nullptr)) {}
+  LibraryHold& operator=(LibraryHold&&) = delete;
+  LibraryHold(const LibraryHold&) = delete;
+  LibraryHold& operator=(const LibraryHold&) = delete;
+  ~LibraryHold() {
+    if (handle != nullptr) dlclose(handle);
+  }
+};
+
 class ScenarioHostSource final : public ProcessSource {
  public:
-  ScenarioHostSource(Scenario scenario, std::unique_ptr<ProcessSource> fallback, MachineEpoch epoch)
-      : scenario_(std::move(scenario)),
-        fallback_(std::move(fallback)),
+  ScenarioHostSource(const std::vector<HostEntry>& entries, std::unique_ptr<ProcessSource> fallback,
+                     MachineEpoch epoch, LibraryHold library)
+      : fallback_(std::move(fallback)),
         epoch_hold_(std::move(epoch.hold)),
-        epoch_us_(epoch.epoch_us) {
-    for (const ProcessSpec& p : scenario_.processes) {
-      if (p.host) hosts_.emplace(p.pid, &*p.host);
+        epoch_us_(epoch.epoch_us),
+        library_(std::move(library)) {
+    for (const HostEntry& p : entries) {
+      if (p.host) hosts_.emplace(p.pid, *p.host);
       if (!p.real) made_up_.insert(p.pid);
       const auto [end, inserted] = ends_s_.try_emplace(p.pid, p.end_s);
       if (!inserted) end->second = std::max(end->second, p.end_s);
@@ -57,8 +110,8 @@ class ScenarioHostSource final : public ProcessSource {
       return std::unexpected(Unavailable::process_gone);
     }
     if (ended(pid)) return std::unexpected(Unavailable::process_gone);
-    if (it->second->hidden) return std::unexpected(Unavailable::no_permission);
-    return describe_from(*it->second, pid, epoch_us_);
+    if (it->second.hidden) return std::unexpected(Unavailable::no_permission);
+    return describe_from(it->second, pid, epoch_us_);
   }
 
   // A process the scenario describes has no CPU or memory figures (and its pid may belong to
@@ -76,7 +129,7 @@ class ScenarioHostSource final : public ProcessSource {
       return std::unexpected(Unavailable::process_gone);
     }
     if (ended(pid)) return std::unexpected(Unavailable::process_gone);
-    if (it->second->hidden) return std::unexpected(Unavailable::no_permission);
+    if (it->second.hidden) return std::unexpected(Unavailable::no_permission);
     return std::unexpected(Unavailable::not_supported);
   }
 
@@ -89,14 +142,13 @@ class ScenarioHostSource final : public ProcessSource {
     return static_cast<double>(now_us() - epoch_us_) / 1e6 >= end->second;
   }
 
-  Scenario scenario_;
   std::unique_ptr<ProcessSource> fallback_;
   ClockHold epoch_hold_;  // keeps the machine's clock shared while this source lives
   std::int64_t epoch_us_;
-  std::map<Pid, const HostSpec*> hosts_;  // points into scenario_
-  std::map<Pid, double> ends_s_;
-  std::set<Pid> made_up_;  // pids of processes that are not real: never read from /proc          //
-                           // the latest end_s of each pid's entries
+  LibraryHold library_;
+  std::map<Pid, HostSpec> hosts_;
+  std::map<Pid, double> ends_s_;  // the latest end_s of each pid's entries
+  std::set<Pid> made_up_;         // pids of processes that are not real: never read from /proc
 };
 
 }  // namespace
@@ -107,8 +159,27 @@ std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
   if (!loaded) return std::unexpected(loaded.error());
   // The simulated library's clock: the machine's (sim/machine_clock.h).
   MachineEpoch epoch = machine_epoch(scenario, history_lead_s(*loaded));
-  return std::make_unique<ScenarioHostSource>(std::move(*loaded), std::move(fallback),
-                                              std::move(epoch));
+  return std::make_unique<ScenarioHostSource>(entries_of(*loaded), std::move(fallback),
+                                              std::move(epoch), LibraryHold{});
+}
+
+std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
+    const std::filesystem::path& scenario, const std::filesystem::path& library,
+    std::unique_ptr<ProcessSource> fallback) {
+  LibraryHold hold(dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL));
+  const auto host_side =
+      hold.handle == nullptr
+          ? nullptr
+          : reinterpret_cast<GpumeterSimHostSideFn>(dlsym(hold.handle, kHostSideSymbol));
+  const GpumeterSimHostSide* side =
+      host_side == nullptr ? nullptr : host_side(scenario.c_str(), kGpumeterSimHostSideVersion);
+  // Another library (or none at that path): the scenario is parsed here, and the NVML
+  // loader says what is wrong with the library.
+  if (side == nullptr) return open_scenario_host(scenario, std::move(fallback));
+  if (side->error != nullptr) return std::unexpected(Error{ErrorCode::invalid_input, side->error});
+  MachineEpoch epoch = machine_epoch(scenario, side->history_lead_s);
+  return std::make_unique<ScenarioHostSource>(entries_of(*side), std::move(fallback),
+                                              std::move(epoch), std::move(hold));
 }
 
 }  // namespace gpumeter::sim

@@ -19,4 +19,12 @@ namespace gpumeter::sim {
 std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
     const std::filesystem::path& scenario, std::unique_ptr<ProcessSource> fallback);
 
+// The same, with the scenario parsed by the simulated libnvidia-ml.so.1 at `library`, loaded
+// here and kept loaded by the source (sim/host_side_abi.h): the library's nvmlInit then uses
+// that parse, so a simulated command parses its scenario once. Where the library does not
+// export the host side (or cannot be loaded), the scenario is parsed here as above.
+std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
+    const std::filesystem::path& scenario, const std::filesystem::path& library,
+    std::unique_ptr<ProcessSource> fallback);
+
 }  // namespace gpumeter::sim

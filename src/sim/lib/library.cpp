@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "sim/clock.h"
@@ -45,13 +47,40 @@ void Library::report(const std::string& message) {
   std::fprintf(stderr, "gpumeter simulator: %s\n", message.c_str());
 }
 
+namespace {
+
+// A path the same file is named by from this process, however it was given ("" if none).
+std::string absolute_path(const std::filesystem::path& path) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error);
+  return error ? std::string{} : absolute.lexically_normal().string();
+}
+
+}  // namespace
+
+const GpumeterSimHostSide& Library::host_side(const std::string& path) {
+  auto loaded = load_scenario(path);
+  if (!loaded) {
+    prepared_.reset();
+    host_side_ = HostSideExport::failed(loaded.error().message);
+  } else {
+    host_side_ = HostSideExport::of(*loaded);
+    prepared_ = Prepared{absolute_path(path), std::move(*loaded)};
+  }
+  return host_side_->side();
+}
+
 abi::Return Library::load() {
   const char* path = std::getenv(kScenarioVariable);
   if (path == nullptr || *path == '\0') {
     report(std::string(kScenarioVariable) + " is not set: it must name a scenario file");
     return abi::kErrorDriverNotLoaded;
   }
-  auto loaded = load_scenario(path);
+  std::expected<Scenario, Error> loaded =
+      prepared_ && !prepared_->path.empty() && prepared_->path == absolute_path(path)
+          ? std::move(prepared_->scenario)
+          : load_scenario(path);
+  prepared_.reset();
   if (!loaded) {
     report(loaded.error().message);
     return abi::kErrorUnknown;

@@ -17,6 +17,7 @@
 #include "nvml/abi.h"
 #include "sim/lib/accounting_state.h"
 #include "sim/lib/call_log.h"
+#include "sim/lib/host_side.h"
 #include "sim/machine_clock.h"
 #include "sim/scenario.h"
 #include "sim/timeline.h"
@@ -86,6 +87,10 @@ class Library {
   std::set<std::size_t>& vgpu_sized() { return vgpu_sized_; }
   std::set<std::pair<std::uint32_t, std::uint32_t>>& vgpu_cleared() { return vgpu_cleared_; }
 
+  // gpumeterSimHostSide (sim/host_side_abi.h): the scenario at `path` parsed, its host side
+  // kept for the caller, and the parse kept for the next load() of the same path.
+  const GpumeterSimHostSide& host_side(const std::string& path);
+
   // Prints "gpumeter simulator: <message>" on stderr, each distinct message once.
   void report(const std::string& message);
 
@@ -118,6 +123,13 @@ class Library {
   std::mutex mutex_;
   int references_ = 0;
   std::unique_ptr<Loaded> loaded_;
+  // A scenario host_side() parsed, which the next load() of the same path takes.
+  struct Prepared {
+    std::string path;
+    Scenario scenario;
+  };
+  std::optional<Prepared> prepared_;
+  std::unique_ptr<HostSideExport> host_side_;
   std::int64_t epoch_us_ = 0;
   std::optional<MachineEpoch> machine_epoch_;  // from the first nvmlInit on
   CallCosts call_costs_;                       // the scenario's, or the environment's
