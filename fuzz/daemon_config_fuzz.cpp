@@ -1,4 +1,4 @@
-// The daemon's config file (TOML or INI through CLI11; docs/daemon.md), as `gpumeter daemon
+// The daemon's config file (TOML, read by toml++; docs/daemon.md), as `gpumeter daemon
 // --config FILE` reads it: every key is handed to its option, then the options are resolved.
 // Promise: any file gives settings or an invalid_input error that names the file; nothing
 // throws past apply_config_file (an exception would end the daemon with no message).

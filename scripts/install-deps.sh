@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  libfmt-dev nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
+  libfmt-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libssl-dev openssl
   libcurl4-openssl-dev  # the master's client for agents and Prometheus
   libmicrohttpd-dev zlib1g-dev  # the HTTP server; gzip of its responses

@@ -2,133 +2,124 @@
 
 #include <fmt/format.h>
 
+// Header-only, in this file alone: nothing else includes toml++, and its shared library
+// would be one more object for every one-shot command to load.
+#define TOML_HEADER_ONLY 1
+#define TOML_ENABLE_FORMATTERS 0
+#include <toml++/toml.h>
+
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
-#include <optional>
-
-#include "core/text.h"
+#include <limits>
 
 namespace gpumeter::cli {
 namespace {
 
 constexpr std::string_view kLineBlanks = " \t\r";
 
-struct Line {
-  std::string_view file;
-  std::size_t number;
-  std::string_view text;
-
-  std::unexpected<Error> error(std::string_view what) const {
-    return std::unexpected(
-        Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}", file, number, what)});
-  }
-};
-
-bool is_key_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_';
+std::unexpected<Error> error_at(std::string_view file, std::size_t line, std::string_view what) {
+  return std::unexpected(
+      Error{ErrorCode::invalid_input, fmt::format("{}:{}: {}", file, line, what)});
 }
 
-bool is_key(std::string_view text) {
-  return !text.empty() && std::ranges::all_of(text, is_key_char);
+// INI's comment lines (`;`) as TOML's (`#`), in place, so that lines keep their numbers.
+std::string ini_comments_as_toml(std::string_view text) {
+  std::string out(text);
+  std::size_t start = 0;
+  while (start < out.size()) {
+    const std::size_t first = out.find_first_not_of(kLineBlanks, start);
+    if (first != std::string::npos && out[first] == ';') out[first] = '#';
+    const std::size_t newline = out.find('\n', start);
+    if (newline == std::string::npos) break;
+    start = newline + 1;
+  }
+  return out;
 }
 
-// A quoted string starting at text[0]; `rest` gets what follows the closing quote.
-std::optional<std::string> quoted(std::string_view text, std::string_view& rest) {
-  const char quote = text.front();
-  std::string value;
-  for (std::size_t i = 1; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == quote) {
-      rest = text.substr(i + 1);
-      return value;
-    }
-    if (quote == '"' && c == '\\' && i + 1 < text.size() &&
-        (text[i + 1] == '"' || text[i + 1] == '\\')) {
-      value += text[++i];
-      continue;
-    }
-    value += c;
+// A node's line; for a table TOML made without a header of its own (`[a.b]` makes `a`), the
+// first line of what it holds.
+std::size_t line_of(const toml::node& node) {
+  if (node.source().begin.line > 0) return node.source().begin.line;
+  std::size_t first = std::numeric_limits<std::size_t>::max();
+  if (const toml::table* table = node.as_table()) {
+    for (const auto& [key, child] : *table) first = std::min(first, line_of(child));
+  } else if (const toml::array* array = node.as_array()) {
+    for (const toml::node& child : *array) first = std::min(first, line_of(child));
   }
-  return std::nullopt;
+  return first == std::numeric_limits<std::size_t>::max() ? 1 : first;
 }
 
-std::expected<std::string, Error> parse_value(const Line& line, std::string_view text) {
-  if (text.empty()) return line.error("expected a value after \"=\"");
-  if (text.front() == '"' || text.front() == '\'') {
-    std::string_view rest;
-    auto value = quoted(text, rest);
-    if (!value) return line.error("unterminated string (expected a closing quote)");
-    rest = trim(rest, kLineBlanks);
-    if (!rest.empty() && rest.front() != '#') {
-      return line.error("expected nothing but a comment after the string");
-    }
-    return *value;
+// One value as text: a string as it is, a number or a boolean as TOML writes it.
+std::expected<std::string, Error> value_text(const toml::node& node, std::string_view file) {
+  if (const auto* text = node.as_string()) return text->get();
+  if (const auto* integer = node.as_integer()) return fmt::format("{}", integer->get());
+  if (const auto* real = node.as_floating_point()) return fmt::format("{}", real->get());
+  if (const auto* boolean = node.as_boolean())
+    return std::string(boolean->get() ? "true" : "false");
+  if (node.is_array() || node.is_table()) {
+    return error_at(file, line_of(node),
+                    "expected one value (a string, a number or true/false), not an array or table");
   }
-  if (text.front() == '[' || text.front() == '{') {
-    return line.error(
-        "expected one value (a string, a number or true/false), not an array or table");
-  }
-  const std::string_view bare = trim(text.substr(0, text.find('#')), kLineBlanks);
-  if (bare.find_first_of(" \t\"'") != std::string_view::npos) {
-    return line.error("expected one value (quote a value that has spaces: \"...\")");
-  }
-  return std::string(bare);
+  return error_at(file, line_of(node),
+                  "expected one value (a string, a number or true/false), not a date or time");
 }
 
-std::expected<ConfigTable, Error> parse_header(const Line& line, std::string_view text) {
-  const bool array = text.starts_with("[[");
-  const std::string_view close = array ? "]]" : "]";
-  const std::string_view open = text.substr(array ? 2 : 1);
-  const auto end = open.find(close);
-  const std::string_view after =
-      end == std::string_view::npos ? "" : trim(open.substr(end + close.size()), kLineBlanks);
-  if (end == std::string_view::npos || !is_key(trim(open.substr(0, end), kLineBlanks)) ||
-      (!after.empty() && !after.starts_with('#'))) {
-    return line.error("expected a table header such as [name] or [[name]]");
+std::expected<ConfigTable, Error> table_of(std::string_view name, const toml::table& table,
+                                           bool array_item, std::string_view file) {
+  ConfigTable out{std::string(name), array_item, line_of(table), {}};
+  for (const auto& [key, node] : table) {
+    auto value = value_text(node, file);
+    if (!value) return std::unexpected(std::move(value.error()));
+    out.entries.push_back({std::string(key.str()), std::move(*value), line_of(node)});
   }
-  return ConfigTable{std::string(trim(open.substr(0, end), kLineBlanks)), array, line.number, {}};
+  std::ranges::sort(out.entries, {}, &ConfigEntry::line);
+  return out;
 }
 
-std::expected<void, Error> parse_entry(const Line& line, std::string_view text,
-                                       ConfigTable& table) {
-  const auto equals = text.find('=');
-  const std::string_view key = trim(text.substr(0, equals), kLineBlanks);
-  if (equals == std::string_view::npos || !is_key(key)) {
-    return line.error("expected key = value (a key of letters, digits, - and _)");
-  }
-  const auto previous = std::ranges::find(table.entries, key, &ConfigEntry::key);
-  if (previous != table.entries.end()) {
-    return line.error(fmt::format("\"{}\" is set twice (first on line {})", key, previous->line));
-  }
-  auto value = parse_value(line, trim(text.substr(equals + 1), kLineBlanks));
-  if (!value) return std::unexpected(std::move(value.error()));
-  table.entries.push_back({std::string(key), std::move(*value), line.number});
-  return {};
+bool is_array_of_tables(const toml::node& node) {
+  const toml::array* array = node.as_array();
+  return array != nullptr && !array->empty() &&
+         std::ranges::all_of(*array, [](const toml::node& item) {
+           return item.is_table() && !item.as_table()->is_inline();
+         });
 }
 
 }  // namespace
 
 std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_view text,
                                                                    std::string_view file) {
+  const std::string toml_text = ini_comments_as_toml(text);
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, file);
+  } catch (const toml::parse_error& error) {
+    return error_at(file, std::max<std::size_t>(error.source().begin.line, 1), error.description());
+  }
   std::vector<ConfigTable> tables(1);
-  std::size_t number = 0;
-  while (!text.empty() || number == 0) {
-    const auto newline = text.find('\n');
-    const Line line{file, ++number, text.substr(0, newline)};
-    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-    const std::string_view content = trim(line.text, kLineBlanks);
-    if (content.empty() || content.starts_with('#') || content.starts_with(';')) continue;
-    if (content.starts_with('[')) {
-      auto table = parse_header(line, content);
-      if (!table) return std::unexpected(std::move(table.error()));
-      tables.push_back(std::move(*table));
-    } else if (auto entry = parse_entry(line, content, tables.back()); !entry) {
-      return std::unexpected(std::move(entry.error()));
+  for (const auto& [key, node] : root) {
+    if (const toml::table* table = node.as_table(); table != nullptr && !table->is_inline()) {
+      auto read = table_of(key.str(), *table, false, file);
+      if (!read) return std::unexpected(std::move(read.error()));
+      tables.push_back(std::move(*read));
+    } else if (is_array_of_tables(node)) {
+      for (const toml::node& item : *node.as_array()) {
+        auto read = table_of(key.str(), *item.as_table(), true, file);
+        if (!read) return std::unexpected(std::move(read.error()));
+        tables.push_back(std::move(*read));
+      }
+    } else {
+      auto value = value_text(node, file);
+      if (!value) return std::unexpected(std::move(value.error()));
+      tables.front().entries.push_back({std::string(key.str()), std::move(*value), line_of(node)});
     }
   }
+  std::ranges::sort(tables.front().entries, {}, &ConfigEntry::line);
+  std::stable_sort(tables.begin() + 1, tables.end(),
+                   [](const ConfigTable& a, const ConfigTable& b) { return a.line < b.line; });
   return tables;
 }
 
@@ -138,9 +129,13 @@ std::expected<std::string, Error> read_config_text(const std::filesystem::path& 
     return std::unexpected(Error{
         ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno))});
   }
-  std::string text(kMaxConfigBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  // In chunks, up to one byte past the limit: a config is a few KiB.
+  std::string text;
+  std::array<char, 64 * 1024> chunk{};
+  while (text.size() <= kMaxConfigBytes && in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) {
     return std::unexpected(Error{ErrorCode::io, fmt::format("{}: cannot read", file.string())});
   }

@@ -1,7 +1,9 @@
-// A small subset of TOML, read with line numbers so that every mistake can be named where it
-// is: `key = value` lines, `[table]` and `[[array-of-tables]]` headers, `#` comments (`;` too, as
-// INI files write them). Values are "double-quoted" strings (with \" and \\), 'literal' strings, or
-// bare words (numbers, true/false, or an unquoted word, as the daemon's config also accepts).
+// The config files (the daemon's, the master's) as tables of `key = value` entries, each with
+// its line, so that every mistake can be named where it is. The text is TOML, read by toml++
+// (Debian's libtomlplusplus-dev); lines that begin with `;` are comments too, as INI files
+// write them. Of TOML, the files use `key = value` with one string, number or boolean,
+// `[table]` and `[[array-of-tables]]`: an array or inline table as a value, a date, and a table
+// inside a table (`[a.b]`) are refused with their line.
 #pragma once
 
 #include <cstddef>
@@ -36,9 +38,10 @@ inline constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20U;
 // invalid_input "FILE: larger than 1 MiB ..." past kMaxConfigBytes.
 std::expected<std::string, Error> read_config_text(const std::filesystem::path& file);
 
-// The tables in order, the top one first (possibly empty); `file` names the text in messages.
-// Errors: invalid_input "FILE:LINE: expected ..." for a malformed line, an unterminated
-// string, a key set twice in one table.
+// The tables in order, the top one first (possibly empty), their entries in order; numbers and
+// booleans as TOML writes them ("3", "0.5", "true"); `file` names the text in messages.
+// Errors: invalid_input "FILE:LINE: ..." for what TOML refuses (toml++'s description: a
+// malformed line, an unterminated string, a key set twice) and for what these files refuse.
 std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_view text,
                                                                    std::string_view file);
 

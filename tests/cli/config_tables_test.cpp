@@ -1,6 +1,9 @@
 #include "cli/config_tables.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <utility>
 
 namespace gpumeter::cli::config_tables_test {
 
@@ -48,21 +51,63 @@ TEST(ConfigTables, EmptyTextHasAnEmptyTopTable) {
   EXPECT_TRUE(tables->front().entries.empty());
 }
 
-TEST(ConfigTables, ErrorsNameFileLineAndWhatWasExpected) {
-  EXPECT_EQ(error_of("interval\n"),
-            "fleet.toml:1: expected key = value (a key of letters, digits, - and _)");
-  EXPECT_EQ(error_of("\n\nname = \"gpu01\n"),
-            "fleet.toml:3: unterminated string (expected a closing quote)");
-  EXPECT_EQ(error_of("a = 1\na = 2\n"), "fleet.toml:2: \"a\" is set twice (first on line 1)");
-  EXPECT_EQ(error_of("[[agent]\n"),
-            "fleet.toml:1: expected a table header such as [name] or [[name]]");
-  EXPECT_EQ(error_of("[agent] x\n"),
-            "fleet.toml:1: expected a table header such as [name] or [[name]]");
-  EXPECT_EQ(error_of("a =\n"), "fleet.toml:1: expected a value after \"=\"");
-  EXPECT_EQ(error_of("a = two words\n"),
-            "fleet.toml:1: expected one value (quote a value that has spaces: \"...\")");
-  EXPECT_EQ(error_of("a = \"x\" y\n"),
-            "fleet.toml:1: expected nothing but a comment after the string");
+// What TOML refuses is toml++'s to describe, at its line.
+TEST(ConfigTables, WhatTomlRefusesIsNamedWithFileAndLine) {
+  for (const auto& [text, line] :
+       {std::pair{"interval\n", 1}, std::pair{"\n\nname = \"gpu01\n", 3},
+        std::pair{"a = 1\na = 2\n", 2}, std::pair{"[[agent]\n", 1}, std::pair{"a =\n", 1},
+        std::pair{"a = two words\n", 1}, std::pair{"a = \"x\" y\n", 1},
+        std::pair{"ok = 1\n\n[agent] x\n", 3}}) {
+    const std::string error = error_of(text);
+    EXPECT_TRUE(error.starts_with(fmt::format("fleet.toml:{}: ", line))) << text << error;
+    EXPECT_GT(error.size(), fmt::format("fleet.toml:{}: ", line).size()) << text;
+  }
+}
+
+// What TOML allows but these files do not hold.
+TEST(ConfigTables, ArraysTablesInTablesAndDatesAreRefusedAtTheirLine) {
+  EXPECT_EQ(error_of("a = 1\nb = [1, 2]\n"),
+            "fleet.toml:2: expected one value (a string, a number or true/false), not an array "
+            "or table");
+  EXPECT_EQ(error_of("b = {c = 1}\n"),
+            "fleet.toml:1: expected one value (a string, a number or true/false), not an array "
+            "or table");
+  EXPECT_EQ(error_of("\n[a.b]\nc = 1\n"),
+            "fleet.toml:2: expected one value (a string, a number or true/false), not an array "
+            "or table");
+  EXPECT_EQ(error_of("when = 2026-11-28\n"),
+            "fleet.toml:1: expected one value (a string, a number or true/false), not a date or "
+            "time");
+}
+
+TEST(ConfigTables, NumbersAndBooleansAsTomlWritesThemAndIniComments) {
+  const auto tables = parse_config_tables(
+      "; an INI comment\n  ; indented too\nratio = 0.5\nlow = -3\nbig = 1_000\non = false\n",
+      "fleet.toml");
+  ASSERT_TRUE(tables) << tables.error().message;
+  const std::vector<ConfigEntry>& entries = tables->front().entries;
+  ASSERT_EQ(entries.size(), 4U);
+  EXPECT_EQ(entries[0].key, "ratio");
+  EXPECT_EQ(entries[0].value, "0.5");
+  EXPECT_EQ(entries[0].line, 3U);
+  EXPECT_EQ(entries[1].value, "-3");
+  EXPECT_EQ(entries[2].value, "1000");
+  EXPECT_EQ(entries[3].value, "false");
+}
+
+TEST(ConfigTables, EntriesAndTablesKeepTheFilesOrder) {
+  // TOML's tables are maps: the order of the file is rebuilt from the lines.
+  const auto tables = parse_config_tables(
+      "zeta = 1\nalpha = 2\n[[agent]]\nurl = \"b\"\n[master]\nx = 1\n[[agent]]\nurl = \"a\"\n",
+      "fleet.toml");
+  ASSERT_TRUE(tables) << tables.error().message;
+  ASSERT_EQ(tables->size(), 4U);
+  EXPECT_EQ((*tables)[0].entries[0].key, "zeta");
+  EXPECT_EQ((*tables)[1].entries[0].value, "b");
+  EXPECT_EQ((*tables)[1].line, 3U);
+  EXPECT_EQ((*tables)[2].name, "master");
+  EXPECT_EQ((*tables)[3].entries[0].value, "a");
+  EXPECT_EQ((*tables)[3].line, 7U);
 }
 
 TEST(ConfigTables, TheSameKeyInTwoTablesIsFine) {

@@ -106,13 +106,13 @@ TEST(MasterConfig, ErrorsNameFileLineAndWhatWasExpected) {
   EXPECT_EQ(error_of("interval = \"5 s\"\n"),
             "/etc/gpumeter/master.toml:1: interval = \"5 s\": expected a duration of at least "
             "100ms, such as 500ms, 5s or 1m");
-  EXPECT_EQ(error_of("interval = 10ms\n"),
+  EXPECT_EQ(error_of("interval = \"10ms\"\n"),
             "/etc/gpumeter/master.toml:1: interval = \"10ms\": expected a duration of at least "
             "100ms, such as 500ms, 5s or 1m");
   EXPECT_EQ(error_of("stale-after = 0\n"),
             "/etc/gpumeter/master.toml:1: stale-after = \"0\": expected a whole number from 1 "
             "to 1000");
-  EXPECT_EQ(error_of("insecure = yes\n"),
+  EXPECT_EQ(error_of("insecure = \"yes\"\n"),
             "/etc/gpumeter/master.toml:1: insecure = \"yes\": expected true or false");
   EXPECT_EQ(error_of("[agents]\n"),
             "/etc/gpumeter/master.toml:1: unknown table \"agents\" (expected [[agent]] or "
