@@ -90,8 +90,8 @@ def main():
     parser.add_argument("--interval", default="1s")
     parser.add_argument("paths", nargs="*", default=["/api/v1/status"])
     args = parser.parse_args()
-    print(f"| path | scenario | connections | requests/s | p50 | p90 | p99 | non-2xx | "
-          f"socket errors | daemon CPU |")
+    print("| path | scenario | connections | requests/s | p50 | p90 | p99 | non-2xx | "
+          "socket errors | daemon CPU |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as directory:
         daemon = Daemon(args.build, args.scenario, args.interval, directory)

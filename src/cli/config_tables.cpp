@@ -131,7 +131,7 @@ std::expected<std::string, Error> read_config_text(const std::filesystem::path& 
   }
   // In chunks, up to one byte past the limit: a config is a few KiB.
   std::string text;
-  std::array<char, 64 * 1024> chunk{};
+  std::array<char, std::size_t{64} * 1024> chunk{};
   while (text.size() <= kMaxConfigBytes && in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));

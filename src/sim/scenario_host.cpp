@@ -48,6 +48,7 @@ struct HostEntry {
 
 std::vector<HostEntry> entries_of(const Scenario& scenario) {
   std::vector<HostEntry> entries;
+  entries.reserve(scenario.processes.size());
   for (const ProcessSpec& p : scenario.processes)
     entries.push_back({p.pid, p.real, p.end_s, p.host});
   return entries;
@@ -55,6 +56,7 @@ std::vector<HostEntry> entries_of(const Scenario& scenario) {
 
 std::vector<HostEntry> entries_of(const GpumeterSimHostSide& side) {
   std::vector<HostEntry> entries;
+  entries.reserve(side.process_count);
   for (std::size_t i = 0; i < side.process_count; ++i) {
     const GpumeterSimHostProcess& p = side.processes[i];
     HostEntry& entry = entries.emplace_back(HostEntry{p.pid, p.real != 0, p.end_s, std::nullopt});
