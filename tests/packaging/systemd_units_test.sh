@@ -25,6 +25,10 @@ for unit in gpumeter.service gpumeter-record.service gpumeter-record.timer; do
   [ -f "$units/$unit" ] || fail "$unit was not installed in $units"
 done
 [ -f "$prefix/etc/gpumeter/gpumeter.toml" ] || fail "the config was not installed"
+# The unit runs bin/gpumeter, which hands `daemon` over to the installed lib/gpumeter/gpumeter-serve.
+[ -x "$prefix/lib/gpumeter/gpumeter-serve" ] || fail "gpumeter-serve was not installed"
+"$prefix/bin/gpumeter" daemon --help | grep -q "^Usage: gpumeter daemon" ||
+  fail "the installed gpumeter does not hand daemon over to gpumeter-serve"
 grep -qx "ExecStart=$prefix/bin/gpumeter daemon --config $prefix/etc/gpumeter/gpumeter.toml" \
   "$units/gpumeter.service" || fail "gpumeter.service does not run the installed binary"
 grep -qx "ExecStart=$prefix/bin/gpumeter record --once --config $prefix/etc/gpumeter/gpumeter.toml" \
