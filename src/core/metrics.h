@@ -1,6 +1,6 @@
 // Every numeric device metric, declared once as data. JSON keys, CLI columns, Prometheus
-// names (and later SQLite columns) all derive from this table: a new metric is one row here
-// plus the one backend function that fills it.
+// names, types and help texts (src/exposition/gpu.cpp) all come from this table: a new metric
+// is one row here plus the one backend function that fills it.
 #pragma once
 
 #include <array>
@@ -64,7 +64,10 @@ struct MetricSpec {
   std::string_view unit;  // "bytes", "percent", "watts", "joules", "celsius", "MHz", ...
   MetricKind kind;
   bool integral;          // printed without a fraction
-  std::string_view help;  // one line, used by --help texts, docs and Prometheus HELP
+  std::string_view help;  // one line, in no unit (the key and the name carry it): Prometheus HELP
+  // The Prometheus family, in base units (a percent becomes a ratio, MHz hertz); empty: the
+  // metric is not exported on /metrics.
+  std::string_view prometheus;
 };
 
 // The table, indexed by DeviceMetric.

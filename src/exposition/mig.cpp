@@ -54,7 +54,7 @@ void append_mig_metrics(fmt::memory_buffer& out, const Snapshot& snapshot) {
                 [](const MigDevice& m) { return known(m.memory_total_bytes); });
   append_family(out, samples, "gpumeter_mig_gpm_sm_activity_ratio",
                 "GPM (Hopper and newer): fraction of the GPU instance's SMs busy over the last "
-                "GPM window (0-1)",
+                "GPM window",
                 [](const MigDevice& m) -> std::optional<double> {
                   const Maybe<double>& v = m.gpm[0];  // kGpmMetrics[0]: gpm_sm_activity
                   if (!v) return std::nullopt;

@@ -87,7 +87,7 @@ void append_top_processes(fmt::memory_buffer& out, const Snapshot& snapshot,
   Family sm(
       out, "gpumeter_process_sm_utilization_ratio", gauge,
       "Fraction of the recent past (up to 10 s) during which the process's kernels ran on the "
-      "GPU (0-1)");
+      "GPU");
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const std::uint32_t gpu = snapshot.gpus.devices[ranked[i].device].identity.index;
     if (const auto ratio = sm_ratio(activity, gpu, ranked[i].process->pid)) {

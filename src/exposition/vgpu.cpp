@@ -43,20 +43,20 @@ struct EngineFamily {
 
 const std::array<EngineFamily, 6> kEngines{{
     {"gpumeter_vgpu_sm_utilization_ratio",
-     "Fraction of the driver's last sample period the vGPU instance ran kernels (0-1)",
+     "Fraction of the driver's last sample period the vGPU instance ran kernels",
      [](const VgpuUtilization& u) -> Maybe<double> { return u.sm; }},
     {"gpumeter_vgpu_memory_utilization_ratio",
-     "Frame-buffer (memory controller) activity of the vGPU instance (0-1)",
+     "Frame-buffer (memory controller) activity of the vGPU instance",
      [](const VgpuUtilization& u) -> Maybe<double> { return u.memory; }},
-    {"gpumeter_vgpu_encoder_utilization_ratio", "Video encoder use of the vGPU instance (0-1)",
+    {"gpumeter_vgpu_encoder_utilization_ratio", "Video encoder use of the vGPU instance",
      [](const VgpuUtilization& u) -> Maybe<double> { return u.encoder; }},
-    {"gpumeter_vgpu_decoder_utilization_ratio", "Video decoder use of the vGPU instance (0-1)",
+    {"gpumeter_vgpu_decoder_utilization_ratio", "Video decoder use of the vGPU instance",
      [](const VgpuUtilization& u) -> Maybe<double> { return u.decoder; }},
     {"gpumeter_vgpu_jpeg_utilization_ratio",
-     "JPEG decoder use of the vGPU instance (0-1; drivers 550 and later)",
+     "JPEG decoder use of the vGPU instance (drivers 550 and later)",
      [](const VgpuUtilization& u) { return u.jpeg; }},
     {"gpumeter_vgpu_ofa_utilization_ratio",
-     "Optical flow accelerator use of the vGPU instance (0-1; drivers 550 and later)",
+     "Optical flow accelerator use of the vGPU instance (drivers 550 and later)",
      [](const VgpuUtilization& u) { return u.ofa; }},
 }};
 

@@ -26,6 +26,26 @@ TEST(Metrics, CountersEndInTotalOrJoules) {
   }
 }
 
+// The /metrics family of each exported row follows Prometheus's naming in the base unit that
+// src/exposition converts to: a percent is a ratio, MHz hertz; counters end in _total.
+TEST(Metrics, PrometheusNamesAreUniqueAndInTheirBaseUnit) {
+  std::set<std::string_view> names;
+  for (const MetricSpec& row : device_metrics()) {
+    if (row.prometheus.empty()) continue;
+    EXPECT_TRUE(names.insert(row.prometheus).second) << row.prometheus;
+    EXPECT_TRUE(row.prometheus.starts_with("gpumeter_gpu_")) << row.prometheus;
+    std::string_view base = row.unit;
+    if (row.unit == "percent") base = "ratio";
+    if (row.unit == "MHz") base = "hertz";
+    if (row.kind == MetricKind::gauge) {
+      EXPECT_TRUE(row.prometheus.ends_with(base)) << row.prometheus;
+    }
+    EXPECT_EQ(row.prometheus.ends_with("_total"), row.kind == MetricKind::counter)
+        << row.prometheus;
+  }
+  EXPECT_GE(names.size(), 20U);
+}
+
 TEST(Metrics, LookupByKey) {
   EXPECT_EQ(metric_by_key("memory_used_bytes"), DeviceMetric::memory_used);
   EXPECT_EQ(spec(DeviceMetric::power_draw).key, "power_draw_watts");
