@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -82,6 +83,24 @@ def daemon_http_port(daemon, log, timeout=60):
     raise AssertionError(f"the daemon did not say where it serves:\n{log.read_text()}")
 
 
+def wait_for_first_round(port, daemon, timeout=60):
+    """Waits until GET /api/v1/status answers 200 rather than 503 "starting"; fails if the
+    daemon exits or it does not within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status",
+                                        timeout=10) as reply:
+                reply.read()
+                return
+        except urllib.error.HTTPError as error:
+            if error.code != 503:
+                raise
+        if daemon.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError("the daemon's sampler did not finish its first round in time")
+        time.sleep(0.1)
+
+
 class OneDaemon:
     """A mixin for test classes whose setUpClass starts one daemon serving HTTP on loopback:
     cls.daemon (its Popen), cls.log (the Path of its output) and cls.port (from served_port)."""
@@ -94,7 +113,12 @@ class OneDaemon:
 
     @classmethod
     def served_port(cls):
-        return daemon_http_port(cls.daemon, cls.log)
+        """The port, once the sampler has finished its first round: before it, the live and
+        history routes answer 503 "starting" (a sanitizer build on a loaded machine serves
+        HTTP seconds before)."""
+        port = daemon_http_port(cls.daemon, cls.log)
+        wait_for_first_round(port, cls.daemon)
+        return port
 
     @classmethod
     def get(cls, path):

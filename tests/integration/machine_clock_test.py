@@ -63,6 +63,7 @@ class MachineClock(unittest.TestCase):
                 stdout=out, stderr=subprocess.STDOUT, env=self.env)
         try:
             port = lib.daemon_http_port(daemon, log)
+            lib.wait_for_first_round(port, daemon)
             time.sleep(2)  # the one-shot starts well after the daemon: its own epoch would differ
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/status",
                                         timeout=10) as reply:
