@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 namespace gpumeter::cli {
 namespace {
@@ -38,6 +39,45 @@ std::string ini_comments_as_toml(std::string_view text) {
     start = newline + 1;
   }
   return out;
+}
+
+bool starts_a_key(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '-' || c == '"' || c == '\'';
+}
+
+// The line of a table header whose name does not start as a key may ("[=x]", "[#]", a "[" that
+// ends its line): toml++ 3.3.0 asserts there in a build without NDEBUG, and a clang build with
+// it assumes that cannot happen, so such a header is refused here, before toml++ reads it.
+// Lines inside multi-line strings are not headers.
+std::optional<std::size_t> header_without_a_name(std::string_view text) {
+  bool in_multiline_string = false;
+  std::size_t number = 0;
+  while (!text.empty()) {
+    ++number;
+    const std::size_t newline = text.find('\n');
+    const std::string_view line = text.substr(0, newline);
+    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
+    if (!in_multiline_string) {
+      std::string_view rest =
+          line.substr(std::min(line.find_first_not_of(kLineBlanks), line.size()));
+      if (rest.starts_with('[')) {
+        rest.remove_prefix(rest.starts_with("[[") ? 2 : 1);
+        rest.remove_prefix(std::min(rest.find_first_not_of(kLineBlanks), rest.size()));
+        if (rest.empty() || (rest.front() != ']' && !starts_a_key(rest.front()))) return number;
+      }
+    }
+    for (std::size_t at = 0; (at = line.find_first_of("\"'", at)) != std::string_view::npos;) {
+      const std::string_view quotes = line.substr(at, 3);
+      if (quotes == R"(""")" || quotes == "'''") {
+        in_multiline_string = !in_multiline_string;
+        at += 3;
+      } else {
+        ++at;
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 // A node's line; for a table TOML made without a header of its own (`[a.b]` makes `a`), the
@@ -93,6 +133,9 @@ bool is_array_of_tables(const toml::node& node) {
 std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_view text,
                                                                    std::string_view file) {
   const std::string toml_text = ini_comments_as_toml(text);
+  if (const auto line = header_without_a_name(toml_text)) {
+    return error_at(file, *line, "expected a table name after \"[\", such as [daemon]");
+  }
   toml::table root;
   try {
     root = toml::parse(toml_text, file);

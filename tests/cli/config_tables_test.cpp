@@ -80,6 +80,23 @@ TEST(ConfigTables, ArraysTablesInTablesAndDatesAreRefusedAtTheirLine) {
             "time");
 }
 
+// toml++ 3.3.0 asserts on these (a release build assumes they cannot happen): refused first.
+TEST(ConfigTables, AHeaderWhoseNameDoesNotStartAsAKeyIsRefusedBeforeToml) {
+  for (const char* header :
+       {"[=x]", "[#]", "[ .a]", "[[{]]", "[;]", "[[ =]]", "[\ndaemon]", "[[ \nx]]"}) {
+    EXPECT_EQ(error_of(std::string("a = 1\n") + header + "\n"),
+              "fleet.toml:2: expected a table name after \"[\", such as [daemon]")
+        << header;
+  }
+  // Not a header: a line of a multi-line string.
+  const auto tables =
+      parse_config_tables("s = \"\"\"\n[=x]\n\"\"\"\nb = '''\n[#]\n'''\n", "fleet.toml");
+  ASSERT_TRUE(tables) << tables.error().message;
+  ASSERT_EQ(tables->front().entries.size(), 2U);
+  EXPECT_EQ(tables->front().entries[0].value, "[=x]\n");
+  EXPECT_EQ(tables->front().entries[1].value, "[#]\n");
+}
+
 TEST(ConfigTables, NumbersAndBooleansAsTomlWritesThemAndIniComments) {
   const auto tables = parse_config_tables(
       "; an INI comment\n  ; indented too\nratio = 0.5\nlow = -3\nbig = 1_000\non = false\n",
