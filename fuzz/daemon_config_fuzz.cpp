@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/config_file.h"
 #include "cli/daemon_options.h"
 #include "cli/history_options.h"
 #include "fuzz_check.h"

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/history_options.h"
 #include "cli/time_argument.h"
+#include "core/duration.h"
 #include "core/wall_clock.h"
 #include "recorder/csv_export.h"
 #include "recorder/csv_file.h"

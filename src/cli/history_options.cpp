@@ -5,6 +5,8 @@
 #include <array>
 #include <utility>
 
+#include "core/duration.h"
+
 namespace gpumeter::cli {
 namespace {
 

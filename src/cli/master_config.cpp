@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "cli/config_tables.h"
+#include "core/duration.h"
 
 namespace gpumeter::cli {
 namespace {

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <ctime>
 
+#include "core/duration.h"
+
 namespace gpumeter::cli {
 namespace {
 
