@@ -80,6 +80,15 @@ std::optional<std::size_t> header_without_a_name(std::string_view text) {
   return std::nullopt;
 }
 
+// The line of the first byte outside ASCII: toml++ 3.3.0 reaches code it marks unreachable for
+// some non-ASCII characters (U+0217 among them: undefined behaviour in a release build), so a
+// config file is ASCII, which every key and value gpumeter reads is.
+std::optional<std::size_t> line_of_non_ascii(std::string_view text) {
+  const auto byte = std::ranges::find_if(text, [](char c) { return (c & 0x80) != 0; });
+  if (byte == text.end()) return std::nullopt;
+  return static_cast<std::size_t>(std::count(text.begin(), byte, '\n')) + 1;
+}
+
 // A node's line; for a table TOML made without a header of its own (`[a.b]` makes `a`), the
 // first line of what it holds.
 std::size_t line_of(const toml::node& node) {
@@ -133,6 +142,9 @@ bool is_array_of_tables(const toml::node& node) {
 std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_view text,
                                                                    std::string_view file) {
   const std::string toml_text = ini_comments_as_toml(text);
+  if (const auto line = line_of_non_ascii(toml_text)) {
+    return error_at(file, *line, "expected ASCII (config files are plain ASCII text)");
+  }
   if (const auto line = header_without_a_name(toml_text)) {
     return error_at(file, *line, "expected a table name after \"[\", such as [daemon]");
   }

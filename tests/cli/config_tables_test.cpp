@@ -97,6 +97,14 @@ TEST(ConfigTables, AHeaderWhoseNameDoesNotStartAsAKeyIsRefusedBeforeToml) {
   EXPECT_EQ(tables->front().entries[1].value, "[#]\n");
 }
 
+// toml++ 3.3.0 reaches code it marks unreachable on some non-ASCII characters.
+TEST(ConfigTables, ANonAsciiByteIsRefusedAtItsLine) {
+  EXPECT_EQ(error_of("a = 1\nli\xc8\x97 = 2\n"),
+            "fleet.toml:2: expected ASCII (config files are plain ASCII text)");
+  EXPECT_EQ(error_of("a = \"caf\xc3\xa9\"\n"),
+            "fleet.toml:1: expected ASCII (config files are plain ASCII text)");
+}
+
 TEST(ConfigTables, NumbersAndBooleansAsTomlWritesThemAndIniComments) {
   const auto tables = parse_config_tables(
       "; an INI comment\n  ; indented too\nratio = 0.5\nlow = -3\nbig = 1_000\non = false\n",
