@@ -9,13 +9,13 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <optional>
+
+#include "core/bounded_file.h"
+#include "core/text.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -53,28 +53,18 @@ bool starts_a_key(char c) {
 std::optional<std::size_t> header_without_a_name(std::string_view text) {
   bool in_multiline_string = false;
   std::size_t number = 0;
-  while (!text.empty()) {
+  for (const std::string_view line : split_lines(text)) {
     ++number;
-    const std::size_t newline = text.find('\n');
-    const std::string_view line = text.substr(0, newline);
-    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-    if (!in_multiline_string) {
-      std::string_view rest =
-          line.substr(std::min(line.find_first_not_of(kLineBlanks), line.size()));
-      if (rest.starts_with('[')) {
-        rest.remove_prefix(rest.starts_with("[[") ? 2 : 1);
-        rest.remove_prefix(std::min(rest.find_first_not_of(kLineBlanks), rest.size()));
-        if (rest.empty() || (rest.front() != ']' && !starts_a_key(rest.front()))) return number;
-      }
+    std::string_view rest = trim(line, kLineBlanks);
+    if (!in_multiline_string && rest.starts_with('[')) {
+      rest = trim(rest.substr(rest.starts_with("[[") ? 2 : 1), kLineBlanks);
+      if (rest.empty() || (rest.front() != ']' && !starts_a_key(rest.front()))) return number;
     }
     for (std::size_t at = 0; (at = line.find_first_of("\"'", at)) != std::string_view::npos;) {
       const std::string_view quotes = line.substr(at, 3);
-      if (quotes == R"(""")" || quotes == "'''") {
-        in_multiline_string = !in_multiline_string;
-        at += 3;
-      } else {
-        ++at;
-      }
+      const bool triple = quotes == R"(""")" || quotes == "'''";
+      if (triple) in_multiline_string = !in_multiline_string;
+      at += triple ? 3 : 1;
     }
   }
   return std::nullopt;
@@ -87,6 +77,59 @@ std::optional<std::size_t> line_of_non_ascii(std::string_view text) {
   const auto byte = std::ranges::find_if(text, [](char c) { return (c & 0x80) != 0; });
   if (byte == text.end()) return std::nullopt;
   return static_cast<std::size_t>(std::count(text.begin(), byte, '\n')) + 1;
+}
+
+// The line of the first key or table header of more than kMaxKeyParts dotted parts. toml++
+// makes a table per part and recurses through them: 200,000 parts (400 KB) overflowed the
+// stack. Dots are counted outside strings and comments; a config key never has more than two.
+constexpr std::size_t kMaxKeyParts = 64;
+
+std::optional<std::size_t> line_with_too_many_key_parts(std::string_view text) {
+  enum class In : std::uint8_t {
+    code,
+    comment,
+    basic,
+    literal,
+    multiline_basic,
+    multiline_literal
+  };
+  In in = In::code;
+  std::size_t line = 1;
+  std::size_t dots = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const std::string_view here = text.substr(i, 3);
+    if (c == '\n') {
+      ++line;
+      dots = 0;
+      if (in == In::comment || in == In::basic || in == In::literal) in = In::code;
+    } else if (in == In::code) {
+      if (c == '.' && ++dots >= kMaxKeyParts) return line;
+      if (c == '#') in = In::comment;
+      if (here == R"(""")" || here == "'''") {
+        in = c == '"' ? In::multiline_basic : In::multiline_literal;
+        i += 2;
+      } else if (c == '"' || c == '\'') {
+        in = c == '"' ? In::basic : In::literal;
+      }
+    } else if (in == In::basic || in == In::multiline_basic) {
+      if (c == '\\' && i + 1 < text.size()) {
+        ++i;  // the escaped character, never a closing quote; a line break still counts
+        if (text[i] == '\n') ++line;
+      } else if (in == In::basic && c == '"') {
+        in = In::code;
+      } else if (in == In::multiline_basic && here == R"(""")") {
+        i += 2;
+        in = In::code;
+      }
+    } else if (in == In::literal && c == '\'') {
+      in = In::code;
+    } else if (in == In::multiline_literal && here == "'''") {
+      i += 2;
+      in = In::code;
+    }
+  }
+  return std::nullopt;
 }
 
 // A node's line; for a table TOML made without a header of its own (`[a.b]` makes `a`), the
@@ -148,6 +191,11 @@ std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_v
   if (const auto line = header_without_a_name(toml_text)) {
     return error_at(file, *line, "expected a table name after \"[\", such as [daemon]");
   }
+  if (const auto line = line_with_too_many_key_parts(toml_text)) {
+    return error_at(
+        file, *line,
+        fmt::format("expected a key or table name of at most {} dotted parts", kMaxKeyParts));
+  }
   toml::table root;
   try {
     root = toml::parse(toml_text, file);
@@ -179,28 +227,19 @@ std::expected<std::vector<ConfigTable>, Error> parse_config_tables(std::string_v
 }
 
 std::expected<std::string, Error> read_config_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    return std::unexpected(Error{
-        ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno))});
-  }
-  // In chunks, up to one byte past the limit: a config is a few KiB.
-  std::string text;
-  std::array<char, std::size_t{64} * 1024> chunk{};
-  while (text.size() <= kMaxConfigBytes && in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) {
-    return std::unexpected(Error{ErrorCode::io, fmt::format("{}: cannot read", file.string())});
-  }
-  if (text.size() > kMaxConfigBytes) {
+  auto text = read_file_at_most(file, kMaxConfigBytes);
+  if (!text && text.error().kind == BoundedReadError::Kind::too_large) {
     return std::unexpected(
         Error{ErrorCode::invalid_input,
               fmt::format("{}: larger than 1 MiB (expected a config file of at most 1 MiB)",
                           file.string())});
   }
-  return text;
+  if (!text) {
+    return std::unexpected(
+        Error{ErrorCode::io, fmt::format("{}: cannot read: {}", file.string(),
+                                         std::strerror(text.error().errno_value))});
+  }
+  return std::move(*text);
 }
 
 }  // namespace gpumeter::cli

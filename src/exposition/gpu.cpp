@@ -51,9 +51,7 @@ void append_up(fmt::memory_buffer& out, const Snapshot& snapshot,
 // One family per exported row of the model's metric table (core/metrics.h).
 void append_reading(fmt::memory_buffer& out, const Snapshot& snapshot,
                     const std::vector<Labels>& labels, const MetricSpec& spec) {
-  Family family(out, spec.prometheus,
-                spec.kind == MetricKind::counter ? MetricType::counter : MetricType::gauge,
-                spec.help);
+  Family family(out, spec.prometheus, spec.kind, spec.help);
   const Conversion conversion = conversion_of(spec);
   for (std::size_t i = 0; i < labels.size(); ++i) {
     const Maybe<double>& value = snapshot.gpus.devices[i].state[spec.id];

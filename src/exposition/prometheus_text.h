@@ -5,13 +5,15 @@
 
 #include <fmt/format.h>
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "core/metrics.h"
+
 namespace gpumeter::exposition {
 
-enum class MetricType : std::uint8_t { gauge, counter };
+// The core metric table says which kind each metric is; the exposition writes that kind.
+using MetricType = MetricKind;
 
 // The content type of the format, for an HTTP response.
 inline constexpr const char* kExpositionContentType = "text/plain; version=0.0.4; charset=utf-8";

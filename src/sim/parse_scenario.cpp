@@ -1,10 +1,9 @@
 // The top level of a scenario file: driver, devices, processes, faults.
 #include <fmt/format.h>
 
-#include <array>
-#include <fstream>
 #include <sstream>
 
+#include "core/bounded_file.h"
 #include "sim/parse_parts.h"
 #include "sim/symbols.h"
 
@@ -148,27 +147,18 @@ std::expected<Scenario, Error> parse_scenario(std::string_view text, std::string
 }
 
 std::expected<Scenario, Error> load_scenario(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::unexpected(
-        Error{ErrorCode::io, fmt::format("{}: cannot read the scenario file", path.string())});
-  }
-  // Read in chunks until the end or past the cap (more than the cap tells a file that is too
-  // large from one that fits): a buffer of the cap's size, zeroed for every command that loads
-  // a scenario, cost more than the parse of a typical file.
-  std::string text;
-  std::array<char, std::size_t{1} << 16> chunk{};
-  while (in && text.size() <= kMaxScenarioBytes) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-  }
-  if (text.size() > kMaxScenarioBytes) {
+  const auto text = read_file_at_most(path, kMaxScenarioBytes);
+  if (!text && text.error().kind == BoundedReadError::Kind::too_large) {
     return std::unexpected(
         Error{ErrorCode::invalid_input,
               fmt::format("{}: larger than 16 MiB (expected a scenario file of at most 16 MiB)",
                           path.string())});
   }
-  return parse_scenario(text, path.string());
+  if (!text) {
+    return std::unexpected(
+        Error{ErrorCode::io, fmt::format("{}: cannot read the scenario file", path.string())});
+  }
+  return parse_scenario(*text, path.string());
 }
 
 }  // namespace gpumeter::sim

@@ -75,18 +75,11 @@ std::vector<HostEntry> entries_of(const GpumeterSimHostSide& side) {
 
 // Keeps a dlopen'ed library loaded while the source lives: the parse it keeps for its next
 // nvmlInit stays with it.
-struct LibraryHold {
-  void* handle = nullptr;
-  LibraryHold() = default;
-  explicit LibraryHold(void* h) : handle(h) {}
-  LibraryHold(LibraryHold&& other) noexcept : handle(std::exchange(other.handle, nullptr)) {}
-  LibraryHold& operator=(LibraryHold&&) = delete;
-  LibraryHold(const LibraryHold&) = delete;
-  LibraryHold& operator=(const LibraryHold&) = delete;
-  ~LibraryHold() {
-    if (handle != nullptr) dlclose(handle);
-  }
-};
+using LibraryHold = std::unique_ptr<void, int (*)(void*)>;
+
+LibraryHold no_library() {
+  return {nullptr, &dlclose};
+}
 
 class ScenarioHostSource final : public ProcessSource {
  public:
@@ -162,17 +155,16 @@ std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
   // The simulated library's clock: the machine's (sim/machine_clock.h).
   MachineEpoch epoch = machine_epoch(scenario, history_lead_s(*loaded));
   return std::make_unique<ScenarioHostSource>(entries_of(*loaded), std::move(fallback),
-                                              std::move(epoch), LibraryHold{});
+                                              std::move(epoch), no_library());
 }
 
 std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
     const std::filesystem::path& scenario, const std::filesystem::path& library,
     std::unique_ptr<ProcessSource> fallback) {
-  LibraryHold hold(dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL));
+  LibraryHold hold(dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL), &dlclose);
   const auto host_side =
-      hold.handle == nullptr
-          ? nullptr
-          : reinterpret_cast<GpumeterSimHostSideFn>(dlsym(hold.handle, kHostSideSymbol));
+      hold == nullptr ? nullptr
+                      : reinterpret_cast<GpumeterSimHostSideFn>(dlsym(hold.get(), kHostSideSymbol));
   const GpumeterSimHostSide* side =
       host_side == nullptr ? nullptr : host_side(scenario.c_str(), kGpumeterSimHostSideVersion);
   // Another library (or none at that path): the scenario is parsed here, and the NVML

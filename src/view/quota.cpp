@@ -6,10 +6,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <vector>
 
+#include "core/bounded_file.h"
 #include "core/text.h"
 
 namespace gpumeter::view {
@@ -147,19 +147,15 @@ std::expected<QuotaFile, Error> read_quota_file(const std::filesystem::path& pat
         Error{ErrorCode::invalid_input,
               fmt::format("cannot read the quota file {}: {}", path.string(), why)});
   };
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) return cannot_read("it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return cannot_read(std::strerror(errno));
-  // One byte past the cap tells a file that is too large from one that fits.
-  std::string text(kMaxQuotaFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return cannot_read(std::strerror(errno));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxQuotaFileBytes) {
-    return cannot_read("larger than 1 MiB (expected a quota file of at most 1 MiB)");
+  auto text = read_file_at_most(path, kMaxQuotaFileBytes);
+  if (!text) {
+    if (text.error().kind == BoundedReadError::Kind::too_large) {
+      return cannot_read("larger than 1 MiB (expected a quota file of at most 1 MiB)");
+    }
+    if (text.error().errno_value == EISDIR) return cannot_read("it is a directory");
+    return cannot_read(std::strerror(text.error().errno_value));
   }
-  return parse_quota_file(text, path.string());
+  return parse_quota_file(*text, path.string());
 }
 
 std::string to_string(const Quota& quota) {

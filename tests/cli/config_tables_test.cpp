@@ -97,6 +97,29 @@ TEST(ConfigTables, AHeaderWhoseNameDoesNotStartAsAKeyIsRefusedBeforeToml) {
   EXPECT_EQ(tables->front().entries[1].value, "[#]\n");
 }
 
+// toml++ makes a table per dotted part and recurses through them: 200,000 parts overflowed
+// the stack. Keys and headers are capped at 64 parts before toml++ reads them.
+TEST(ConfigTables, AKeyOrHeaderOfTooManyDottedPartsIsRefusedAtItsLine) {
+  std::string parts = "a";
+  for (int i = 0; i < 200'000; ++i) parts += ".a";
+  const std::string refused =
+      "fleet.toml:3: expected a key or table name of at most 64 dotted parts";
+  EXPECT_EQ(error_of("[daemon]\nx = 1\n" + parts + " = 1\n"), refused);
+  EXPECT_EQ(error_of("[daemon]\nx = 1\n[" + parts + "]\n"), refused);
+  EXPECT_EQ(error_of("[daemon]\n# \"\nx" + std::string(70, '.') + "x = 1\n"),
+            "fleet.toml:3: expected a key or table name of at most 64 dotted parts");
+  // A quote in a comment starts no string (above); dots inside strings and comments are not
+  // parts, and an escaped line break in a string still counts as a line.
+  const std::string dots(100, '.');
+  const auto tables = parse_config_tables("[daemon]\n# " + dots + "\na = \"" + dots + "\"\nb = '" +
+                                              dots + "'\nc = \"\"\"\\\n" + dots + "\"\"\"\n",
+                                          "fleet.toml");
+  ASSERT_TRUE(tables) << tables.error().message;
+  ASSERT_EQ(tables->back().entries.size(), 3U);
+  EXPECT_EQ(tables->back().entries[0].value, dots);
+  EXPECT_EQ(tables->back().entries[2].value, dots);
+}
+
 // toml++ 3.3.0 reaches code it marks unreachable on some non-ASCII characters.
 TEST(ConfigTables, ANonAsciiByteIsRefusedAtItsLine) {
   EXPECT_EQ(error_of("a = 1\nli\xc8\x97 = 2\n"),

@@ -6,7 +6,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 import unittest
 from pathlib import Path
 
@@ -84,10 +83,8 @@ class ServeHandover(unittest.TestCase):
             self.assertIn("gpumeter ", subprocess.run([str(alone), "--version"],
                                                       capture_output=True, text=True,
                                                       check=True).stdout)
-            started = time.monotonic()
             failed = subprocess.run([str(alone), "daemon", "--state-dir", scratch],
                                     capture_output=True, text=True, env=clean_env(), timeout=30)
-            self.assertLess(time.monotonic() - started, 30)
             self.assertNotEqual(failed.returncode, 0)
             self.assertIn(str(Path(scratch) / "lib" / "gpumeter" / "gpumeter-serve"),
                           failed.stderr)
