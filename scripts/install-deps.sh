@@ -10,6 +10,7 @@ packages=(
   libcpp-httplib-dev libssl-dev openssl
   libcurl4-openssl-dev  # the master's client for agents and Prometheus
   libmicrohttpd-dev zlib1g-dev  # the HTTP server; gzip of its responses
+  libjemalloc-dev  # the daemon's allocator: hands freed memory back (docs/benchmarks.md, "Soak")
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19
   clang-19 libclang-rt-19-dev  # libFuzzer and the sanitizers' runtimes for fuzz/ (scripts/fuzz.sh)
