@@ -19,7 +19,7 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(scenario_fuzz daemon_config_fuzz config_tables_fuzz quota_fuzz query_fuzz
-           task_protocol_fuzz procfs_fuzz cgroup_fuzz)
+           task_protocol_fuzz procfs_fuzz cgroup_fuzz jetson_fuzz)
 fi
 
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1

@@ -34,7 +34,7 @@ if ! python3 - <<'PY'
 import re, subprocess, sys
 allowed = {
     "core": set(), "client": set(),
-    "nvml": {"core"}, "host": {"core"}, "store": {"core"},
+    "nvml": {"core"}, "jetson": {"core"}, "host": {"core"}, "store": {"core"},
     "sim": {"core", "nvml"},
     # The task daemon reads its owners' CPU time and memory at each task's edges itself
     # (task/sampler_monitor.h): exactness there cannot wait for the sampler's next round.
@@ -46,7 +46,7 @@ allowed = {
     "master": {"core", "net"},
     "run": {"core", "host", "task", "view"},
     "daemon": {"core"},
-    "cli": {"core", "daemon", "exposition", "host", "master", "net", "nvml", "recorder", "run",
+    "cli": {"core", "daemon", "exposition", "host", "jetson", "master", "net", "nvml", "recorder", "run",
             "sim", "store", "task", "view"},
 }
 broken = []

@@ -23,6 +23,15 @@ void add_global_options(CLI::App& app, GlobalOptions& options) {
   app.add_option("--simulate", options.simulate,
                  "Read a simulated machine described by SCENARIO instead of the driver")
       ->option_text("SCENARIO");
+  app.add_option("--source", options.source,
+                 "Read the GPUs through this source only: nvml (the NVIDIA driver) or jetson "
+                 "(a Jetson board's kernel files); default: the first that opens")
+      ->check(CLI::IsMember({"nvml", "jetson"}))
+      ->option_text("SOURCE");
+  app.add_option("--jetson-root", options.jetson_root,
+                 "Read a Jetson board's kernel files under DIR instead of / (a copy of a "
+                 "board's /sys, /proc and /etc)")
+      ->option_text("DIR");
   app.add_flag("--no-color", options.no_color,
                "No colours (also when NO_COLOR is set, or stdout is not a terminal)");
 }

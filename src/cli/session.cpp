@@ -29,11 +29,17 @@ std::expected<Snapshot, Error> Session::inventory() {
 }
 
 std::expected<HostSide, Error> open_host_side(const GlobalOptions& options) {
-  if (options.simulate.empty()) return HostSide{std::make_unique<host::ProcfsProcessSource>(), ""};
+  GpuSourceOptions gpus{.nvml_library = {},
+                        .jetson_root = options.jetson_root.empty() ? "/" : options.jetson_root,
+                        .only = options.source};
+  if (options.simulate.empty()) {
+    return HostSide{std::make_unique<host::ProcfsProcessSource>(), "", std::move(gpus)};
+  }
   auto simulation = start_simulation(options.simulate);
   if (!simulation) return std::unexpected(std::move(simulation.error()));
+  gpus.nvml_library = simulation->library.string();
   return HostSide{std::move(simulation->host), fmt::format(" ({})", simulation->label),
-                  GpuSourceOptions{.nvml_library = simulation->library.string()}};
+                  std::move(gpus)};
 }
 
 Session make_session(HostSide host, OpenedSource gpus) {

@@ -15,7 +15,9 @@
 namespace gpumeter::cli {
 
 struct GlobalOptions {
-  std::string simulate;  // scenario file; empty for the real driver
+  std::string simulate;     // scenario file; empty for the real driver
+  std::string source;       // `--source nvml|jetson`; empty: the first that opens
+  std::string jetson_root;  // `--jetson-root DIR`; empty: "/"
   bool no_color = false;
 };
 

@@ -17,7 +17,9 @@ namespace gpumeter::cli {
 
 // What the command line says about where GPUs are read from.
 struct GpuSourceOptions {
-  std::string nvml_library;  // empty: $GPUMETER_NVML_LIBRARY, else the driver's soname
+  std::string nvml_library;       // empty: $GPUMETER_NVML_LIBRARY, else the driver's soname
+  std::string jetson_root = "/";  // where a Jetson board's kernel files are read (tests: a tree)
+  std::string only;               // `--source`: the one row to open; empty: the default rows
 };
 
 using GpuSourceFactory =
@@ -31,9 +33,9 @@ struct GpuSourceRow {
 
 std::span<const GpuSourceRow> gpu_sources() noexcept;
 
-// Tries the default-enabled sources in table order and returns the first that opens, with
-// its row; when none opens, the first one's error (so a machine without a driver gets the
-// NVML loader's one-line explanation).
+// Tries the default-enabled sources in table order (or only the row `only` names) and
+// returns the first that opens, with its row; when none opens, the first one's error (so a
+// machine without a driver gets the NVML loader's one-line explanation).
 struct OpenedSource {
   const GpuSourceRow* row = nullptr;
   std::unique_ptr<GpuSource> source;
