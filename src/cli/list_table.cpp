@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "cli/list_board.h"
 #include "cli/list_vgpu.h"
 #include "cli/table.h"
 #include "view/gpu_status.h"
@@ -169,6 +170,7 @@ std::string render_list_table(const Snapshot& snapshot, bool color) {
     out += fmt::format("{}, nor the utilisation of a GPU in MIG mode (UTIL N/A).\n",
                        kMigNoProcessUtilization);
   out += vgpu_host_lines(snapshot);
+  out += board_lines(snapshot);
   return out;
 }
 

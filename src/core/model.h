@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/accounting.h"
+#include "core/board_sensors.h"
 #include "core/metrics.h"
 #include "core/unavailable.h"
 #include "core/vgpu.h"
@@ -98,6 +99,9 @@ struct Device {
   // Its vGPU instances when the GPU runs as a vGPU host; not_supported on bare metal.
   Maybe<VgpuHost> vgpu = std::unexpected(Unavailable::not_supported);
   Maybe<MigState> mig = std::unexpected(Unavailable::not_supported);  // core/mig.h
+  // An embedded board's rails and temperature sensors (core/board_sensors.h); not_supported
+  // for a discrete GPU.
+  Maybe<BoardSensors> board = std::unexpected(Unavailable::not_supported);
 };
 
 struct DriverInfo {

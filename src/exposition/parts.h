@@ -26,6 +26,10 @@ std::vector<Labels> gpu_labels(const Snapshot& snapshot);
 void append_gpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                         const std::vector<Labels>& labels);
 
+// gpumeter_board_*: the rails and temperature sensors of the GPUs on embedded boards.
+void append_board_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
+                          const std::vector<Labels>& labels);
+
 // gpumeter_gpu_accounting_*: accounting mode and records per GPU (metrics_accounting.cpp).
 void append_accounting_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
                                const std::vector<Labels>& labels);

@@ -8,6 +8,7 @@ std::string render_metrics(const Snapshot& snapshot, const SamplerStats& stats,
   fmt::memory_buffer out;
   const std::vector<Labels> labels = gpu_labels(snapshot);
   append_gpu_metrics(out, snapshot, labels);
+  append_board_metrics(out, snapshot, labels);
   append_accounting_metrics(out, snapshot, labels);
   append_mig_metrics(out, snapshot);
   append_process_metrics(out, snapshot, labels, activity, options.processes);

@@ -22,25 +22,25 @@ Maybe<double> product(const Maybe<double>& volts, const Maybe<double>& amperes) 
   return *volts * *amperes;
 }
 
-void read_iio(const Sysfs& sysfs, const std::string& dir, std::vector<Rail>& rails) {
+void read_iio(const Sysfs& sysfs, const std::string& dir, std::vector<PowerRail>& rails) {
   for (int k = 0; k < kChannels; ++k) {
     const auto name = sysfs.text(join(dir, "rail_name_" + std::to_string(k)));
     if (!name || name->empty()) continue;
     const std::string n = std::to_string(k);
-    rails.push_back(Rail{*name, scaled(sysfs.integer(join(dir, "in_voltage" + n + "_input"))),
-                         scaled(sysfs.integer(join(dir, "in_current" + n + "_input"))),
-                         scaled(sysfs.integer(join(dir, "in_power" + n + "_input")))});
+    rails.push_back(PowerRail{*name, scaled(sysfs.integer(join(dir, "in_voltage" + n + "_input"))),
+                              scaled(sysfs.integer(join(dir, "in_current" + n + "_input"))),
+                              scaled(sysfs.integer(join(dir, "in_power" + n + "_input")))});
   }
 }
 
-void read_hwmon(const Sysfs& sysfs, const std::string& dir, std::vector<Rail>& rails) {
+void read_hwmon(const Sysfs& sysfs, const std::string& dir, std::vector<PowerRail>& rails) {
   for (int k = 1; k <= kChannels; ++k) {
     const std::string n = std::to_string(k);
     const auto label = sysfs.text(join(dir, "in" + n + "_label"));
     if (!label || label->empty() || label->starts_with("NC")) continue;
-    Rail rail{*label, scaled(sysfs.integer(join(dir, "in" + n + "_input"))),
-              scaled(sysfs.integer(join(dir, "curr" + n + "_input"))),
-              std::unexpected(Unavailable::error)};
+    PowerRail rail{*label, scaled(sysfs.integer(join(dir, "in" + n + "_input"))),
+                   scaled(sysfs.integer(join(dir, "curr" + n + "_input"))),
+                   std::unexpected(Unavailable::error)};
     rail.watts = product(rail.volts, rail.amperes);
     rails.push_back(std::move(rail));
   }
@@ -48,8 +48,8 @@ void read_hwmon(const Sysfs& sysfs, const std::string& dir, std::vector<Rail>& r
 
 }  // namespace
 
-std::vector<Rail> read_rails(const Sysfs& sysfs) {
-  std::vector<Rail> rails;
+std::vector<PowerRail> read_rails(const Sysfs& sysfs) {
+  std::vector<PowerRail> rails;
   for (const std::string& device : sysfs.list(kI2cDevices)) {
     const std::string dir = join(kI2cDevices, device);
     const auto name = sysfs.text(join(dir, "name"));
@@ -65,9 +65,9 @@ std::vector<Rail> read_rails(const Sysfs& sysfs) {
   return rails;
 }
 
-std::optional<Rail> input_rail(const std::vector<Rail>& rails) {
+std::optional<PowerRail> input_rail(const std::vector<PowerRail>& rails) {
   constexpr std::array<std::string_view, 2> kInputs{"VDD_IN", "POM_5V_IN"};
-  const auto found = std::ranges::find_if(rails, [&](const Rail& rail) {
+  const auto found = std::ranges::find_if(rails, [&](const PowerRail& rail) {
     return std::ranges::find(kInputs, rail.name) != kInputs.end();
   });
   if (found == rails.end()) return std::nullopt;

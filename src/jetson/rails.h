@@ -8,24 +8,17 @@
 #pragma once
 
 #include <optional>
-#include <string>
 #include <vector>
 
+#include "core/board_sensors.h"
 #include "jetson/sysfs.h"
 
 namespace gpumeter::jetson {
 
-struct Rail {
-  std::string name;  // "VDD_IN", "POM_5V_GPU", "VDD_GPU_SOC", ...
-  Maybe<double> volts = std::unexpected(Unavailable::error);
-  Maybe<double> amperes = std::unexpected(Unavailable::error);
-  Maybe<double> watts = std::unexpected(Unavailable::error);
-};
-
-std::vector<Rail> read_rails(const Sysfs& sysfs);
+std::vector<PowerRail> read_rails(const Sysfs& sysfs);
 
 // The rail that feeds the whole module ("VDD_IN", Nano's "POM_5V_IN"); none on AGX Xavier and
 // AGX Orin, whose rails overlap (a sum would count some power twice).
-std::optional<Rail> input_rail(const std::vector<Rail>& rails);
+std::optional<PowerRail> input_rail(const std::vector<PowerRail>& rails);
 
 }  // namespace gpumeter::jetson

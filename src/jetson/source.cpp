@@ -68,8 +68,11 @@ class JetsonSource final : public GpuSource {
     state[DeviceMetric::clock_graphics_max] = gpu.max_clock_mhz;
     state[DeviceMetric::clock_sm_max] = gpu.max_clock_mhz;
     state[DeviceMetric::clock_memory] = emc_clock_mhz(sysfs_);
-    state[DeviceMetric::temperature] = gpu_temperature(read_thermal_zones(sysfs_));
-    read_power(state);
+    std::vector<TemperatureSensor> zones = read_thermal_zones(sysfs_);
+    state[DeviceMetric::temperature] = gpu_temperature(zones);
+    std::vector<PowerRail> rails = read_rails(sysfs_);
+    read_power(state, rails);
+    device.board = BoardSensors{std::move(rails), std::move(zones)};
     read_processes(device);
     return reading;
   }
@@ -138,8 +141,8 @@ class JetsonSource final : public GpuSource {
 
   // The module's input rail, and the energy it drew since this source opened (the mean of
   // two readings times the time between them: the rails are read, not buffered).
-  void read_power(DeviceState& state) {
-    const std::optional<Rail> input = input_rail(read_rails(sysfs_));
+  void read_power(DeviceState& state, const std::vector<PowerRail>& rails) {
+    const std::optional<PowerRail> input = input_rail(rails);
     if (!input) return;  // not_supported, as read_inventory_now() left it
     state[DeviceMetric::power_draw] = input->watts;
     if (!input->watts) return;

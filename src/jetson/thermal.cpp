@@ -20,14 +20,14 @@ std::string lower(std::string text) {
 
 }  // namespace
 
-std::vector<ThermalZone> read_thermal_zones(const Sysfs& sysfs) {
-  std::vector<ThermalZone> zones;
+std::vector<TemperatureSensor> read_thermal_zones(const Sysfs& sysfs) {
+  std::vector<TemperatureSensor> zones;
   for (const std::string& entry : sysfs.list(kThermal)) {
     if (!entry.starts_with("thermal_zone")) continue;
     const std::string dir = join(kThermal, entry);
     const auto type = sysfs.text(join(dir, "type"));
     if (!type || type->empty() || lower(*type).starts_with("pmic")) continue;
-    ThermalZone zone{*type, std::unexpected(Unavailable::error)};
+    TemperatureSensor zone{*type, std::unexpected(Unavailable::error)};
     const auto milli = sysfs.integer(join(dir, "temp"));
     if (!milli) {
       zone.celsius = std::unexpected(milli.error());
@@ -39,9 +39,9 @@ std::vector<ThermalZone> read_thermal_zones(const Sysfs& sysfs) {
   return zones;
 }
 
-Maybe<double> gpu_temperature(const std::vector<ThermalZone>& zones) {
+Maybe<double> gpu_temperature(const std::vector<TemperatureSensor>& zones) {
   const auto gpu = std::ranges::find_if(
-      zones, [](const ThermalZone& zone) { return lower(zone.type).starts_with("gpu"); });
+      zones, [](const TemperatureSensor& zone) { return lower(zone.name).starts_with("gpu"); });
   if (gpu == zones.end()) return std::unexpected(Unavailable::not_supported);
   return gpu->celsius;
 }

@@ -5,21 +5,17 @@
 // temperature at all and is skipped.
 #pragma once
 
-#include <string>
 #include <vector>
 
+#include "core/board_sensors.h"
 #include "jetson/sysfs.h"
 
 namespace gpumeter::jetson {
 
-struct ThermalZone {
-  std::string type;  // as the kernel names it: "GPU-therm", "cpu-thermal", ...
-  Maybe<double> celsius = std::unexpected(Unavailable::error);
-};
-
-std::vector<ThermalZone> read_thermal_zones(const Sysfs& sysfs);
+// Each zone as a sensor named by its type, as the kernel names it ("GPU-therm", "cpu-thermal").
+std::vector<TemperatureSensor> read_thermal_zones(const Sysfs& sysfs);
 
 // The GPU's zone's temperature; not_supported when no zone is the GPU's.
-Maybe<double> gpu_temperature(const std::vector<ThermalZone>& zones);
+Maybe<double> gpu_temperature(const std::vector<TemperatureSensor>& zones);
 
 }  // namespace gpumeter::jetson

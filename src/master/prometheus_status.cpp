@@ -143,6 +143,7 @@ Json gpu_json(unsigned index, const GpuReading& gpu) {
   json["accounting"] = nullable(std::nullopt, "accounting", unavailable);
   json["mig"] = nullable(std::nullopt, "mig", unavailable);
   json["vgpu"] = nullable(std::nullopt, "vgpu", unavailable);
+  json["board"] = nullable(std::nullopt, "board", unavailable);
   json["unavailable"] = std::move(unavailable);
   return json;
 }

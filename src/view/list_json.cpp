@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "view/accounting_json.h"
+#include "view/board_json.h"
 #include "view/gpu_status.h"
 #include "view/iso_time.h"
 #include "view/mig_json.h"
@@ -125,6 +126,7 @@ Json device_json(const Device& device, const Snapshot& snapshot) {
   put_accounting_summary(gpu, unavailable, device.accounting);
   put_mig(gpu, unavailable, device);
   put_vgpu_summary(gpu, unavailable, device);
+  put_board(gpu, unavailable, device);
   gpu["unavailable"] = std::move(unavailable);
   return gpu;
 }

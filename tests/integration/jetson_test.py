@@ -52,6 +52,9 @@ class EveryFixtureTree(unittest.TestCase):
                 self.assertEqual(gpu["memory_used_bytes"], used)
                 self.assertAlmostEqual(gpu["power_draw_watts"], watts, places=6)
                 self.assertIsNone(gpu["pcie_tx_bytes_per_second"])
+                rails = {rail["name"]: rail["watts"] for rail in gpu["board"]["rails"]}
+                self.assertIn(watts, rails.values())
+                self.assertTrue(gpu["board"]["temperatures"])
 
     def test_a_board_read_without_nvmap_has_no_process_list(self):
         gpu = jetson_list(FIXTURES / "tx2-l4t32")["gpus"][0]
@@ -128,6 +131,10 @@ class DaemonOnAMovingOrin(OneDaemon, unittest.TestCase):
         (rail / "curr1_input").write_text("2000\n")
         self.wait_for_metric("gpumeter_gpu_power_watts", 10.112)
         self.assertGreater(self.metric("gpumeter_gpu_energy_joules_total"), 0)
+        rails = [line for line in self.get("/metrics").splitlines()
+                 if line.startswith("gpumeter_board_rail_power_watts{")]
+        self.assertEqual(len(rails), 3, rails)
+        self.assertIn('rail="VDD_SOC"', "".join(rails))
         status = json.loads(self.get("/api/v1/status"))
         self.assertEqual(status["gpus"][0]["name"],
                          "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super")

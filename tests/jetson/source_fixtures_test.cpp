@@ -27,6 +27,8 @@ struct BoardCase {
   std::optional<double> memory_used_bytes;
   // pid and bytes of each process nvmap lists; absent: no list to read
   std::optional<std::vector<std::pair<Pid, std::uint64_t>>> processes;
+  std::vector<std::string> rails;   // in the order the board's monitors list them
+  std::size_t temperature_sensors;  // PMIC-Die is not one
 };
 
 void PrintTo(const BoardCase& board, std::ostream* out) {
@@ -85,6 +87,15 @@ TEST_P(JetsonFixture, OneIntegratedGpuWithTheBoardsFigures) {
         DeviceMetric::gpm_sm_activity}) {
     EXPECT_EQ(state[absent].error(), Unavailable::not_supported) << spec(absent).key;
   }
+  ASSERT_TRUE(device.board);
+  std::vector<std::string> rails;
+  for (const PowerRail& rail : device.board->rails) {
+    rails.push_back(rail.name);
+    ASSERT_TRUE(rail.volts && rail.amperes && rail.watts) << rail.name;
+    EXPECT_NEAR(*rail.watts, *rail.volts * *rail.amperes, 0.001) << rail.name;
+  }
+  EXPECT_EQ(rails, board.rails);
+  EXPECT_EQ(device.board->temperatures.size(), board.temperature_sensors);
   if (!board.processes) {
     ASSERT_FALSE(device.processes);
     EXPECT_EQ(device.processes.error(), Unavailable::not_supported);
@@ -128,27 +139,74 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         // Nano: iio rails (power in mW from the driver), the EMC clock in the clock framework,
         // NvMapMemUsed in /proc/meminfo, a process listed as two clients.
-        BoardCase{"nano-l4t32", "NVIDIA Jetson Nano Developer Kit", "L4T 32.7.1", "Maxwell", 90.0,
-                  921.6, 921.6, 1600.0, 38.0, 7.344, 4051048 * kKiB, 262144 * kKiB,
+        BoardCase{"nano-l4t32",
+                  "NVIDIA Jetson Nano Developer Kit",
+                  "L4T 32.7.1",
+                  "Maxwell",
+                  90.0,
+                  921.6,
+                  921.6,
+                  1600.0,
+                  38.0,
+                  7.344,
+                  4051048 * kKiB,
+                  262144 * kKiB,
                   std::vector<std::pair<Pid, std::uint64_t>>{{4711, 24576ULL * 1024},
-                                                             {5120, 237568ULL * 1024}}},
+                                                             {5120, 237568ULL * 1024}},
+                  {"POM_5V_IN", "POM_5V_GPU", "POM_5V_CPU"},
+                  5},
         // TX2: two monitors, the input rail on the second; no nvmap list.
-        BoardCase{"tx2-l4t32", "quill", "L4T 32.7.3", "Pascal", 45.5, 1300.5, 1300.5, 1866.0, 39.0,
-                  7.406, 8038788 * kKiB, 98304 * kKiB, std::nullopt},
+        BoardCase{
+            "tx2-l4t32",
+            "quill",
+            "L4T 32.7.3",
+            "Pascal",
+            45.5,
+            1300.5,
+            1300.5,
+            1866.0,
+            39.0,
+            7.406,
+            8038788 * kKiB,
+            98304 * kKiB,
+            std::nullopt,
+            {"VDD_SYS_GPU", "VDD_SYS_SOC", "VDD_4V0_WIFI", "VDD_IN", "VDD_SYS_CPU", "VDD_SYS_DDR"},
+            7},
         // Xavier NX: hwmon rails (power from voltage and current), GPU memory from nvmap's
         // clients where /proc/meminfo has no NvMapMemUsed.
-        BoardCase{"xavier-nx-l4t35", "NVIDIA Jetson Xavier NX Developer Kit", "L4T 35.4.1", "Volta",
-                  12.3, 1109.25, 1109.25, 1866.0, 37.0, 5.024 * 1.240, 7765184 * kKiB,
+        BoardCase{"xavier-nx-l4t35",
+                  "NVIDIA Jetson Xavier NX Developer Kit",
+                  "L4T 35.4.1",
+                  "Volta",
+                  12.3,
+                  1109.25,
+                  1109.25,
+                  1866.0,
+                  37.0,
+                  5.024 * 1.240,
+                  7765184 * kKiB,
                   (524288 + 40960) * kKiB,
                   std::vector<std::pair<Pid, std::uint64_t>>{{2048, 40960ULL * 1024},
-                                                             {31337, 524288ULL * 1024}}},
+                                                             {31337, 524288ULL * 1024}},
+                  {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
+                  7},
         // Orin Nano: the L4T 36 layout ("gpu" node, 17000000.gpu), CV sensors off.
-        BoardCase{
-            "orin-nano-l4t36", "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super",
-            "L4T 36.4.7", "Ampere", 61.2, 1020.0, 1020.0, 3199.0, 44.312, 5.056 * 1.232,
-            7802652 * kKiB, 1310720 * kKiB,
-            std::vector<std::pair<Pid, std::uint64_t>>{
-                {977, 65536ULL * 1024}, {1893, 65536ULL * 1024}, {24012, 1179648ULL * 1024}}}));
+        BoardCase{"orin-nano-l4t36",
+                  "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super",
+                  "L4T 36.4.7",
+                  "Ampere",
+                  61.2,
+                  1020.0,
+                  1020.0,
+                  3199.0,
+                  44.312,
+                  5.056 * 1.232,
+                  7802652 * kKiB,
+                  1310720 * kKiB,
+                  std::vector<std::pair<Pid, std::uint64_t>>{
+                      {977, 65536ULL * 1024}, {1893, 65536ULL * 1024}, {24012, 1179648ULL * 1024}},
+                  {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
+                  9}));
 
 TEST(JetsonSource, ATegraBoardWithoutItsGpuNodeSaysSo) {
   const auto source = open_jetson_source({.root = kFixtures + "/tegra-without-gpu", .now = {}});

@@ -1,0 +1,52 @@
+// gpumeter_board_*: an embedded board's power rails and temperature sensors (Jetson:
+// docs/jetson.md), labelled with their GPU's labels and the rail's or sensor's name.
+#include <array>
+
+#include "exposition/parts.h"
+
+namespace gpumeter::exposition {
+namespace {
+
+struct RailFigure {
+  const char* name;
+  const char* help;
+  Maybe<double> PowerRail::* value;
+};
+
+constexpr std::array kRailFigures{
+    RailFigure{"gpumeter_board_rail_power_watts", "Power through one of the board's rails",
+               &PowerRail::watts},
+    RailFigure{"gpumeter_board_rail_voltage_volts", "Voltage of one of the board's rails",
+               &PowerRail::volts},
+    RailFigure{"gpumeter_board_rail_current_amperes", "Current through one of the board's rails",
+               &PowerRail::amperes},
+};
+
+}  // namespace
+
+void append_board_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
+                          const std::vector<Labels>& labels) {
+  for (const RailFigure& figure : kRailFigures) {
+    Family family(out, figure.name, MetricType::gauge, figure.help);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      const auto& board = snapshot.gpus.devices[i].board;
+      if (!board) continue;
+      for (const PowerRail& rail : board->rails) {
+        const Maybe<double>& value = rail.*figure.value;
+        if (value) family.sample(labels[i].with("rail", rail.name), *value);
+      }
+    }
+  }
+  Family temperature(out, "gpumeter_board_temperature_celsius", MetricType::gauge,
+                     "Temperature of one of the board's sensors");
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& board = snapshot.gpus.devices[i].board;
+    if (!board) continue;
+    for (const TemperatureSensor& sensor : board->temperatures) {
+      if (sensor.celsius)
+        temperature.sample(labels[i].with("sensor", sensor.name), *sensor.celsius);
+    }
+  }
+}
+
+}  // namespace gpumeter::exposition
