@@ -28,6 +28,11 @@ std::string joined(const std::vector<Item>& items, Text text) {
   return out;
 }
 
+std::string engine_text(const EngineClock& engine) {
+  if (engine.on && !*engine.on) return engine.name + " off";
+  return fmt::format("{} {}", engine.name, figure(engine.clock_mhz, "MHz", 0));
+}
+
 }  // namespace
 
 std::string board_lines(const Snapshot& snapshot) {
@@ -40,6 +45,10 @@ std::string board_lines(const Snapshot& snapshot) {
     if (!device.board->temperatures.empty()) {
       out += fmt::format("GPU {} temperatures: {}\n", index,
                          joined(device.board->temperatures, sensor_text));
+    }
+    if (device.board->engines && !device.board->engines->empty()) {
+      out +=
+          fmt::format("GPU {} engines: {}\n", index, joined(*device.board->engines, engine_text));
     }
   }
   return out;

@@ -22,9 +22,19 @@ struct TemperatureSensor {
   Maybe<double> celsius = std::unexpected(Unavailable::error);  // absent while the sensor is off
 };
 
+// A fixed-function engine beside the GPU (video encoder and decoder, JPEG, DLA, PVA, ...), by
+// its clock: whether the clock is enabled (the engine is working) and its rate.
+struct EngineClock {
+  std::string name;  // the clock's name: "nvenc", "nvdec1", "dla0_core", "msenc", ...
+  Maybe<bool> on = std::unexpected(Unavailable::error);
+  Maybe<double> clock_mhz = std::unexpected(Unavailable::error);
+};
+
 struct BoardSensors {
   std::vector<PowerRail> rails;
   std::vector<TemperatureSensor> temperatures;
+  // Absent with its reason where the clocks cannot be read (debugfs without root).
+  Maybe<std::vector<EngineClock>> engines = std::unexpected(Unavailable::not_supported);
 };
 
 }  // namespace gpumeter

@@ -37,6 +37,19 @@ void append_board_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
       }
     }
   }
+  Family active(out, "gpumeter_board_engine_active", MetricType::gauge,
+                "1 while the engine's clock is enabled (the engine is working), else 0");
+  Family clock(out, "gpumeter_board_engine_clock_hertz", MetricType::gauge,
+               "Clock rate of one of the board's fixed-function engines");
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& board = snapshot.gpus.devices[i].board;
+    if (!board || !board->engines) continue;
+    for (const EngineClock& engine : *board->engines) {
+      const Labels engine_labels = labels[i].with("engine", engine.name);
+      if (engine.on) active.sample(engine_labels, *engine.on ? 1 : 0);
+      if (engine.clock_mhz) clock.sample(engine_labels, *engine.clock_mhz * 1e6);
+    }
+  }
   Family temperature(out, "gpumeter_board_temperature_celsius", MetricType::gauge,
                      "Temperature of one of the board's sensors");
   for (std::size_t i = 0; i < labels.size(); ++i) {

@@ -8,6 +8,7 @@
 
 #include "core/wall_clock.h"
 #include "jetson/board.h"
+#include "jetson/engines.h"
 #include "jetson/gpu_devfreq.h"
 #include "jetson/nvmap.h"
 #include "jetson/rails.h"
@@ -72,7 +73,7 @@ class JetsonSource final : public GpuSource {
     state[DeviceMetric::temperature] = gpu_temperature(zones);
     std::vector<PowerRail> rails = read_rails(sysfs_);
     read_power(state, rails);
-    device.board = BoardSensors{std::move(rails), std::move(zones)};
+    device.board = BoardSensors{std::move(rails), std::move(zones), read_engines(sysfs_)};
     read_processes(device);
     return reading;
   }

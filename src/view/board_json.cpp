@@ -23,6 +23,16 @@ Json sensor_json(const TemperatureSensor& sensor) {
   return out;
 }
 
+Json engine_json(const EngineClock& engine) {
+  Json out = Json::object();
+  Json unavailable = Json::object();
+  out["name"] = engine.name;
+  put(out, unavailable, "on", engine.on);
+  put(out, unavailable, "clock_mhz", engine.clock_mhz);
+  out["unavailable"] = std::move(unavailable);
+  return out;
+}
+
 }  // namespace
 
 void put_board(Json& gpu, Json& unavailable, const Device& device) {
@@ -37,6 +47,14 @@ void put_board(Json& gpu, Json& unavailable, const Device& device) {
   Json& temperatures = board["temperatures"] = Json::array();
   for (const TemperatureSensor& sensor : device.board->temperatures)
     temperatures.push_back(sensor_json(sensor));
+  Json board_unavailable = Json::object();
+  put(board, board_unavailable, "engines", device.board->engines,
+      [](const std::vector<EngineClock>& engines) {
+        Json out = Json::array();
+        for (const EngineClock& engine : engines) out.push_back(engine_json(engine));
+        return out;
+      });
+  board["unavailable"] = std::move(board_unavailable);
   gpu["board"] = std::move(board);
 }
 

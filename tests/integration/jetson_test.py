@@ -59,6 +59,14 @@ class EveryFixtureTree(unittest.TestCase):
     def test_a_board_read_without_nvmap_has_no_process_list(self):
         gpu = jetson_list(FIXTURES / "tx2-l4t32")["gpus"][0]
         self.assertIsNone(gpu["processes"])
+        self.assertIsNone(gpu["board"]["engines"])
+        self.assertEqual(gpu["board"]["unavailable"]["engines"], "not_supported")
+
+    def test_engines_by_their_clocks(self):
+        engines = jetson_list(FIXTURES / "orin-nano-l4t36")["gpus"][0]["board"]["engines"]
+        self.assertEqual({e["name"]: e["on"] for e in engines},
+                         {"nvdec": False, "nvenc": True, "nvjpg": False, "nvjpg1": False,
+                          "ofa": False, "pva0_vps0": False, "vic": True})
 
     def test_without_nvml_the_board_is_found_by_probing(self):
         env = clean_env(GPUMETER_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1")
@@ -135,6 +143,11 @@ class DaemonOnAMovingOrin(OneDaemon, unittest.TestCase):
                  if line.startswith("gpumeter_board_rail_power_watts{")]
         self.assertEqual(len(rails), 3, rails)
         self.assertIn('rail="VDD_SOC"', "".join(rails))
+        engines = {line.split('engine="')[1].split('"')[0]: line.rsplit(" ", 1)[1]
+                   for line in self.get("/metrics").splitlines()
+                   if line.startswith("gpumeter_board_engine_active{")}
+        self.assertEqual(engines["nvenc"], "1")
+        self.assertEqual(engines["nvdec"], "0")
         status = json.loads(self.get("/api/v1/status"))
         self.assertEqual(status["gpus"][0]["name"],
                          "NVIDIA Jetson Orin Nano Engineering Reference Developer Kit Super")

@@ -208,6 +208,35 @@ INSTANTIATE_TEST_SUITE_P(
                   {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
                   9}));
 
+// Engines by their clocks (debugfs): helper clocks ("nvdec.buf") and other clocks ("emc",
+// "gpcclk") are not engines; a board read without the clock directory has none to show.
+TEST(JetsonSource, EnginesAreReadFromTheirClocks) {
+  const auto engines_of = [](const std::string& tree) {
+    auto source = open_jetson_source({.root = kFixtures + "/" + tree, .now = {}});
+    EXPECT_TRUE(source);
+    auto reading = (*source)->read();
+    EXPECT_TRUE(reading && reading->devices.front().board);
+    return reading->devices.front().board->engines;
+  };
+  const auto orin = engines_of("orin-nano-l4t36");
+  ASSERT_TRUE(orin);
+  std::vector<std::string> on;
+  std::vector<std::string> all;
+  for (const EngineClock& engine : *orin) {
+    all.push_back(engine.name);
+    ASSERT_TRUE(engine.on && engine.clock_mhz) << engine.name;
+    if (*engine.on) on.push_back(engine.name);
+  }
+  EXPECT_EQ(all, (std::vector<std::string>{"nvdec", "nvenc", "nvjpg", "nvjpg1", "ofa", "pva0_vps0",
+                                           "vic"}));
+  EXPECT_EQ(on, (std::vector<std::string>{"nvenc", "vic"}));
+  EXPECT_DOUBLE_EQ(*orin->at(1).clock_mhz, 115.2);
+  const auto nano = engines_of("nano-l4t32");
+  ASSERT_TRUE(nano);
+  EXPECT_EQ(nano->size(), 6U);  // ape msenc nvdec nvjpg se vic03; not gpcclk
+  EXPECT_EQ(engines_of("tx2-l4t32").error(), Unavailable::not_supported);
+}
+
 TEST(JetsonSource, ATegraBoardWithoutItsGpuNodeSaysSo) {
   const auto source = open_jetson_source({.root = kFixtures + "/tegra-without-gpu", .now = {}});
   ASSERT_FALSE(source);
