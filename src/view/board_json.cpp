@@ -3,34 +3,36 @@
 namespace gpumeter::view {
 namespace {
 
-Json rail_json(const PowerRail& rail) {
+// {"name": NAME, ...what `fill` puts..., "unavailable": {...}}.
+template <class Fill>
+Json named(const std::string& name, Fill fill) {
   Json out = Json::object();
   Json unavailable = Json::object();
-  out["name"] = rail.name;
-  put(out, unavailable, "volts", rail.volts);
-  put(out, unavailable, "amperes", rail.amperes);
-  put(out, unavailable, "watts", rail.watts);
+  out["name"] = name;
+  fill(out, unavailable);
   out["unavailable"] = std::move(unavailable);
   return out;
+}
+
+Json rail_json(const PowerRail& rail) {
+  return named(rail.name, [&](Json& out, Json& unavailable) {
+    put(out, unavailable, "volts", rail.volts);
+    put(out, unavailable, "amperes", rail.amperes);
+    put(out, unavailable, "watts", rail.watts);
+  });
 }
 
 Json sensor_json(const TemperatureSensor& sensor) {
-  Json out = Json::object();
-  Json unavailable = Json::object();
-  out["name"] = sensor.name;
-  put(out, unavailable, "celsius", sensor.celsius);
-  out["unavailable"] = std::move(unavailable);
-  return out;
+  return named(sensor.name, [&](Json& out, Json& unavailable) {
+    put(out, unavailable, "celsius", sensor.celsius);
+  });
 }
 
 Json engine_json(const EngineClock& engine) {
-  Json out = Json::object();
-  Json unavailable = Json::object();
-  out["name"] = engine.name;
-  put(out, unavailable, "on", engine.on);
-  put(out, unavailable, "clock_mhz", engine.clock_mhz);
-  out["unavailable"] = std::move(unavailable);
-  return out;
+  return named(engine.name, [&](Json& out, Json& unavailable) {
+    put(out, unavailable, "on", engine.on);
+    put(out, unavailable, "clock_mhz", engine.clock_mhz);
+  });
 }
 
 }  // namespace
