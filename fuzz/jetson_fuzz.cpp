@@ -20,8 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   static_cast<void>(jetson::parse_meminfo(text));
   if (const auto release = jetson::parse_l4t_release(text)) {
-    fuzz::check(!release->empty() && release->find_first_not_of("0123456789.") ==
-                                         std::string::npos,
+    fuzz::check(!release->empty() && release->find_first_not_of("0123456789.") == std::string::npos,
                 "release: not digits and dots");
     fuzz::check(release->find('.') != std::string::npos, "release: no minor version");
   }

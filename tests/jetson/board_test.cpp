@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace gpumeter::jetson {
-namespace {
+namespace gpumeter::jetson::board_test {
 
 TEST(JetsonBoard, ReleaseFromTheFirstLineOfNvTegraRelease) {
   EXPECT_EQ(parse_l4t_release("# R32 (release), REVISION: 7.1, GCID: 29818004, BOARD: t210ref, "
@@ -34,5 +33,4 @@ TEST(JetsonBoard, SocIsTheLastCompatibleEntryLessItsVendor) {
   EXPECT_EQ(soc_of(""sv), "");
 }
 
-}  // namespace
-}  // namespace gpumeter::jetson
+}  // namespace gpumeter::jetson::board_test

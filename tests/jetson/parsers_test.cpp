@@ -7,8 +7,7 @@
 #include "jetson/sysfs.h"
 #include "jetson/thermal.h"
 
-namespace gpumeter::jetson {
-namespace {
+namespace gpumeter::jetson::parsers_test {
 
 TEST(JetsonNvmap, ClientRowsByPidInBytes) {
   const auto clients = parse_nvmap_clients(
@@ -101,5 +100,4 @@ TEST_F(JetsonSysfs, MissingFilesAreNotSupportedAndGarbageIsAnError) {
   EXPECT_TRUE(sysfs.list("/nowhere").empty());
 }
 
-}  // namespace
-}  // namespace gpumeter::jetson
+}  // namespace gpumeter::jetson::parsers_test

@@ -7,8 +7,7 @@
 
 #include "jetson/source.h"
 
-namespace gpumeter::jetson {
-namespace {
+namespace gpumeter::jetson::source_fixtures_test {
 
 const std::string kFixtures = GPUMETER_JETSON_FIXTURES;
 
@@ -252,5 +251,4 @@ TEST(JetsonSource, AnotherMachineIsNotAJetson) {
   EXPECT_NE(source.error().message.find("not a Jetson board under"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace gpumeter::jetson
+}  // namespace gpumeter::jetson::source_fixtures_test
