@@ -58,7 +58,10 @@ class JetsonSource final : public GpuSource {
   std::string_view name() const noexcept override { return "jetson"; }
 
   std::expected<GpuReading, Error> read() override {
-    GpuReading reading = read_inventory_now();
+    // nvmap's list, read once a round: the processes' GPU memory and, where /proc/meminfo has
+    // no NvMapMemUsed, the GPU's.
+    const Maybe<std::vector<NvmapClient>> clients = read_nvmap_clients(sysfs_);
+    GpuReading reading = read_inventory_now(&clients);
     Device& device = reading.devices.front();
     DeviceState& state = device.state;
     const GpuFigures gpu = read_gpu(sysfs_, gpu_);
@@ -74,11 +77,11 @@ class JetsonSource final : public GpuSource {
     std::vector<PowerRail> rails = read_rails(sysfs_);
     read_power(state, rails);
     device.board = BoardSensors{std::move(rails), std::move(zones), read_engines(sysfs_)};
-    read_processes(device);
+    read_processes(device, clients);
     return reading;
   }
 
-  std::expected<GpuReading, Error> read_inventory() override { return read_inventory_now(); }
+  std::expected<GpuReading, Error> read_inventory() override { return read_inventory_now(nullptr); }
 
   Maybe<GpuMemoryHeld> process_memory(Pid pid, std::span<const std::uint32_t> devices) override {
     if (std::ranges::find(devices, 0U) == devices.end()) {
@@ -92,7 +95,8 @@ class JetsonSource final : public GpuSource {
 
  private:
   // The board, its release and the memory it shares with the CPU.
-  GpuReading read_inventory_now() const {
+  // `clients`: nvmap's list when the caller read it; null to read it only where needed.
+  GpuReading read_inventory_now(const Maybe<std::vector<NvmapClient>>* clients) const {
     const Board board = read_board(sysfs_);
     GpuReading reading;
     if (board.l4t_release) {
@@ -112,7 +116,7 @@ class JetsonSource final : public GpuSource {
     device.identity.architecture = board.architecture;
     device.identity.compute_capability = board.compute_capability;
     for (auto& metric : device.state.metrics) metric = std::unexpected(Unavailable::not_supported);
-    read_memory(device.state);
+    read_memory(device.state, clients);
     device.state.compute_mode = std::unexpected(Unavailable::not_supported);
     device.state.persistence_mode = std::unexpected(Unavailable::not_supported);
     device.processes = std::unexpected(Unavailable::not_supported);
@@ -122,14 +126,14 @@ class JetsonSource final : public GpuSource {
   // The GPU shares the CPU's memory: all of it is the GPU's to allocate, what nvmap holds is
   // the GPU's in use (the kernel's own count, or nvmap's per-process total), what the kernel
   // could still hand out is free.
-  void read_memory(DeviceState& state) const {
+  void read_memory(DeviceState& state, const Maybe<std::vector<NvmapClient>>* read_clients) const {
     const auto meminfo = sysfs_.text("/proc/meminfo");
     const SharedMemory memory = meminfo ? parse_meminfo(*meminfo) : SharedMemory{};
     state[DeviceMetric::memory_total] = as_double(memory.total);
     state[DeviceMetric::memory_free] = as_double(memory.available);
     state[DeviceMetric::memory_used] = as_double(memory.nvmap_used);
     if (!memory.nvmap_used) {
-      const auto clients = read_nvmap_clients(sysfs_);
+      const auto clients = read_clients != nullptr ? *read_clients : read_nvmap_clients(sysfs_);
       if (clients) {
         double used = 0;
         for (const NvmapClient& client : *clients) used += static_cast<double>(client.bytes);
@@ -157,8 +161,7 @@ class JetsonSource final : public GpuSource {
   }
 
   // Per-process GPU memory from nvmap; without root the list is absent, said as such.
-  void read_processes(Device& device) const {
-    const auto clients = read_nvmap_clients(sysfs_);
+  static void read_processes(Device& device, const Maybe<std::vector<NvmapClient>>& clients) {
     if (!clients) {
       device.processes = std::unexpected(clients.error());
       return;
