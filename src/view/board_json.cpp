@@ -35,29 +35,29 @@ Json engine_json(const EngineClock& engine) {
   });
 }
 
+// Each item of `items` as `item_json` writes it.
+template <class Item, class ItemJson>
+Json array_of(const std::vector<Item>& items, ItemJson item_json) {
+  Json out = Json::array();
+  for (const Item& item : items) out.push_back(item_json(item));
+  return out;
+}
+
+Json board_json(const BoardSensors& sensors) {
+  Json board = Json::object();
+  Json unavailable = Json::object();
+  board["rails"] = array_of(sensors.rails, rail_json);
+  board["temperatures"] = array_of(sensors.temperatures, sensor_json);
+  put(board, unavailable, "engines", sensors.engines,
+      [](const std::vector<EngineClock>& engines) { return array_of(engines, engine_json); });
+  board["unavailable"] = std::move(unavailable);
+  return board;
+}
+
 }  // namespace
 
 void put_board(Json& gpu, Json& unavailable, const Device& device) {
-  if (!device.board) {
-    gpu["board"] = nullptr;
-    unavailable["board"] = to_string(device.board.error());
-    return;
-  }
-  Json board = Json::object();
-  Json& rails = board["rails"] = Json::array();
-  for (const PowerRail& rail : device.board->rails) rails.push_back(rail_json(rail));
-  Json& temperatures = board["temperatures"] = Json::array();
-  for (const TemperatureSensor& sensor : device.board->temperatures)
-    temperatures.push_back(sensor_json(sensor));
-  Json board_unavailable = Json::object();
-  put(board, board_unavailable, "engines", device.board->engines,
-      [](const std::vector<EngineClock>& engines) {
-        Json out = Json::array();
-        for (const EngineClock& engine : engines) out.push_back(engine_json(engine));
-        return out;
-      });
-  board["unavailable"] = std::move(board_unavailable);
-  gpu["board"] = std::move(board);
+  put(gpu, unavailable, "board", device.board, board_json);
 }
 
 }  // namespace gpumeter::view
