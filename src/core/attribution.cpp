@@ -7,11 +7,12 @@
 namespace gpumeter {
 namespace {
 
-// Whether any process of the set has GPU samples (utilisation or memory) on the device.
+// Whether any process of the set has GPU samples (utilisation or memory) on the device. A
+// task's set is one process or a few; the device's series hold every process of the horizon.
 bool used_by(const DeviceSeries& device, KeySet keys) {
-  const auto in_set = [keys](const auto& entry) { return contains(keys, entry.first); };
-  return std::ranges::any_of(device.utilization(), in_set) ||
-         std::ranges::any_of(device.memory(), in_set);
+  return std::ranges::any_of(keys, [&device](const ProcessKey& key) {
+    return device.utilization().contains(key) || device.memory().contains(key);
+  });
 }
 
 }  // namespace

@@ -179,20 +179,30 @@ Maybe<std::uint64_t> memory_at(std::span<const MemoryRecords* const> buffers,
   return sum_at(buffers, t, [](const ProcessMemorySample& s) { return s.used_bytes; }).value_or(0);
 }
 
-GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
-  std::vector<const MemoryRecords*> buffers;
-  for (const auto& [key, series] : device.memory()) {
-    if (contains(keys, key)) buffers.push_back(&series.records());
-  }
-  GpuMemoryUse memory{.at_start_bytes = memory_at(buffers, device.samples(), window.begin_us),
-                      .at_end_bytes = memory_at(buffers, device.samples(), window.end_us)};
-  auto peak = peak_of_sum(std::span<const MemoryRecords* const>(buffers), window.begin_us,
-                          window.end_us, [](const ProcessMemorySample& s) { return s.used_bytes; });
+// The memory figures of the processes whose records are `buffers`.
+GpuMemoryUse memory_use(std::span<const MemoryRecords* const> buffers,
+                        const RingBuffer<DeviceRecord>& samples, Window window) {
+  GpuMemoryUse memory{.at_start_bytes = memory_at(buffers, samples, window.begin_us),
+                      .at_end_bytes = memory_at(buffers, samples, window.end_us)};
+  auto peak = peak_of_sum(buffers, window.begin_us, window.end_us,
+                          [](const ProcessMemorySample& s) { return s.used_bytes; });
   // The edges bound the peak from below too, where they are known.
   if (memory.at_start_bytes) peak = std::max(peak.value_or(0), *memory.at_start_bytes);
   if (memory.at_end_bytes) peak = std::max(peak.value_or(0), *memory.at_end_bytes);
   memory.peak_bytes = peak ? Maybe<std::uint64_t>(*peak) : std::unexpected(Unavailable::no_data);
   return memory;
+}
+
+// The set's series are looked up by key, not found by walking every process's: on a GPU where
+// processes come and go, the series hold the hundreds that left within the horizon, and the
+// figures of each process (usage_per_process) were quadratic in them.
+GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
+  std::vector<const MemoryRecords*> buffers;
+  for (const ProcessKey& key : keys) {
+    if (const auto it = device.memory().find(key); it != device.memory().end())
+      buffers.push_back(&it->second.records());
+  }
+  return memory_use(buffers, device.samples(), window);
 }
 
 // Every process the device's series know, sorted.

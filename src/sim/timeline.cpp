@@ -218,11 +218,14 @@ Ring ring(const DeviceSpec& d, SimUs now) {
 
 }  // namespace
 
-std::vector<DeviceSample> Timeline::device_samples(std::size_t device, SimUs now) const {
+std::vector<DeviceSample> Timeline::device_samples(std::size_t device, SimUs now,
+                                                   SimUs after) const {
   const DeviceSpec& d = scenario_.devices[device];
   const Ring r = ring(d, now);
+  const SimUs first =
+      after < 0 ? r.first : std::max(r.first, floor_div(after, d.sample_period_us) + 1);
   std::vector<DeviceSample> out;
-  for (SimUs k = r.first; k <= r.last; ++k) {
+  for (SimUs k = first; k <= r.last; ++k) {
     const Use use =
         device_mean(device, seconds((k - 1) * d.sample_period_us), seconds(k * d.sample_period_us));
     out.push_back(DeviceSample{k * d.sample_period_us, rounded(use), power_mw(d, use.sm),

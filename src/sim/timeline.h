@@ -101,8 +101,10 @@ class Timeline {
 
   DeviceReading reading(std::size_t device, SimUs now) const;
   // The driver's sample ring (sample_buffer_s long), oldest first. Samples start one period
-  // after the epoch.
-  std::vector<DeviceSample> device_samples(std::size_t device, SimUs now) const;
+  // after the epoch. Only those stamped after `after` (the caller's lastSeenTimeStamp in
+  // scenario time), as for process_samples: a drain every round wants the newest few, and
+  // computing the whole ring for each was most of a simulated round.
+  std::vector<DeviceSample> device_samples(std::size_t device, SimUs now, SimUs after = -1) const;
   // Per-process samples with non-zero use, oldest first, at most process_sample_capacity
   // (the newest ones), from the same ring; only those stamped after `after` (the caller's
   // lastSeenTimeStamp in scenario time: older ones would be filtered out anyway, and

@@ -77,6 +77,22 @@ TEST_F(TimelineTest, SampleRingCoversTheBufferEndingAtTheNewestPeriod) {
   EXPECT_EQ(later.back().time, 100'000'000);
 }
 
+TEST_F(TimelineTest, SampleRingOnlyAfterTheLastSeenStamp) {
+  const Timeline t(scenario_);
+  const auto whole = t.device_samples(0, 100'000'000);
+  // A stamp between periods: the periods ending after it.
+  const auto newer = t.device_samples(0, 100'000'000, 97'500'000);
+  ASSERT_EQ(newer.size(), 3u);
+  EXPECT_EQ(newer.front().time, 98'000'000);
+  EXPECT_EQ(newer.front().use.sm, whole[7].use.sm);
+  EXPECT_EQ(newer.front().power_mw, whole[7].power_mw);
+  // A stamp on a period's end: that period is not newer.
+  EXPECT_EQ(t.device_samples(0, 100'000'000, 98'000'000).size(), 2u);
+  EXPECT_TRUE(t.device_samples(0, 100'000'000, 100'000'000).empty());
+  // Older than the ring: the whole ring.
+  EXPECT_EQ(t.device_samples(0, 100'000'000, 5'000'000).size(), whole.size());
+}
+
 TEST_F(TimelineTest, ProcessSamplesOnlyForNonZeroUse) {
   const Timeline t(scenario_);
   const auto samples = t.process_samples(0, 10'000'000);

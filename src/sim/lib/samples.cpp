@@ -55,7 +55,9 @@ std::vector<Sample> newer(std::vector<Sample> all, const DeviceCall& call,
 abi::Return device_samples(const DeviceCall& call, const SampleKind& kind, std::uint64_t last_seen,
                            abi::ValueType* type, unsigned* count, abi::Sample* samples) {
   if (type == nullptr || count == nullptr) return abi::kErrorInvalidArgument;
-  const auto list = newer(call.timeline().device_samples(call.index, call.now), call, last_seen);
+  const auto list =
+      newer(call.timeline().device_samples(call.index, call.now, call.scenario_time(last_seen)),
+            call, last_seen);
   if (list.empty()) return abi::kErrorNotFound;
   *type = abi::kValueTypeUnsignedInt;
   if (samples == nullptr) {
