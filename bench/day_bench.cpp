@@ -16,13 +16,17 @@
 // It prints one row per simulated hour: the heap in use (mallinfo2), VmRSS, the series' bytes,
 // the database's size, the CPU per round, and the slope of the heap in use after the warm-up.
 //
-//   build/rel/bin/day_bench [--hours 24] [--csv FILE]
+//   build/rel/bin/day_bench [--hours 24] [--row-minutes 60] [--csv FILE] [--no-teardown]
+// --no-teardown leaves at once, everything still allocated: under heaptrack, what the daemon's
+// parts hold at the end then shows as leaked, and two runs of different lengths diff.
 #include <fmt/format.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -53,11 +57,12 @@ namespace {
 
 using gpumeter::Maybe;
 using gpumeter::Pid;
+using gpumeter::kHourUs;
+using gpumeter::kMinuteUs;
+using gpumeter::kSecondUs;
 using gpumeter::TimeUs;
 
 constexpr TimeUs kEpochUs = 1'700'000'000'000'000;
-constexpr TimeUs kSecondUs = 1'000'000;
-constexpr TimeUs kHourUs = 3600 * kSecondUs;
 constexpr double kLifetimeS = 30.72;  // 512 processes / 30.72 s = 1,000 starts a minute
 constexpr Pid kFirstChurnedPid = 1'000'000;
 constexpr int kTasksPerSecond = 10;
@@ -69,13 +74,34 @@ constexpr std::size_t kRetainedTasks = 2000;
 // the series twice the horizon, the retained tasks 200 s at 10 a second.
 constexpr TimeUs kWarmUpUs = 610 * kSecondUs;
 
-// The simulated clock, read by the churn and stepped by the day.
-struct Clock {
-  TimeUs now_us = kEpochUs;
+// The simulated clock, read by the churn and stepped by the day. The simulated library reads
+// $GPUMETER_SIM_NOW_US at every call; the variable is this object's own buffer (putenv), whose
+// digits are rewritten in place: setenv keeps every value it replaces (glibc never frees them),
+// 61 bytes a second, which was most of what this benchmark's heap grew by in a day.
+class Clock {
+ public:
+  Clock() {
+    const std::string_view name = "GPUMETER_SIM_NOW_US=";
+    std::ranges::copy(name, variable_.begin());
+    digits_ = variable_.data() + name.size();
+    step_to(kEpochUs);
+    ::putenv(variable_.data());
+  }
+  Clock(const Clock&) = delete;
+  Clock& operator=(const Clock&) = delete;
+  ~Clock() { ::unsetenv("GPUMETER_SIM_NOW_US"); }  // the environment must not keep the buffer
+
   void step_to(TimeUs t) {
     now_us = t;
-    setenv("GPUMETER_SIM_NOW_US", std::to_string(t).c_str(), 1);
+    *fmt::format_to_n(digits_, kDigits, "{:0{}}", t, kDigits).out = '\0';
   }
+
+  TimeUs now_us = kEpochUs;
+
+ private:
+  static constexpr std::size_t kDigits = 19;  // every positive int64
+  std::array<char, 64> variable_{};
+  char* digits_ = nullptr;
 };
 
 // Which pid each of the scenario's processes has at a moment: its slot's generation there.
@@ -218,7 +244,9 @@ class ChurningHost final : public gpumeter::ProcessSource {
 
 struct Options {
   int hours = 24;
+  int row_minutes = 60;
   std::optional<std::string> csv;
+  bool teardown = true;
 };
 
 std::optional<Options> parse_options(std::span<char*> args) {
@@ -227,13 +255,17 @@ std::optional<Options> parse_options(std::span<char*> args) {
     const std::string_view arg = args[i];
     if (arg == "--hours" && i + 1 < args.size()) {
       options.hours = std::atoi(args[++i]);
+    } else if (arg == "--row-minutes" && i + 1 < args.size()) {
+      options.row_minutes = std::atoi(args[++i]);
+    } else if (arg == "--no-teardown") {
+      options.teardown = false;
     } else if (arg == "--csv" && i + 1 < args.size()) {
       options.csv = args[++i];
     } else {
       return std::nullopt;
     }
   }
-  if (options.hours < 1) return std::nullopt;
+  if (options.hours < 1 || options.row_minutes < 1) return std::nullopt;
   return options;
 }
 
@@ -249,6 +281,12 @@ double rss_bytes() {
   const auto text = gpumeter::host::read_file("/proc/self/status");
   if (!text) return 0;
   return static_cast<double>(gpumeter::host::parse_status(*text).rss_kib.value_or(0)) * 1024.0;
+}
+
+std::size_t open_descriptors() {
+  std::error_code error;
+  const std::filesystem::directory_iterator entries("/proc/self/fd", error);
+  return error ? 0 : static_cast<std::size_t>(std::distance(begin(entries), end(entries)));
 }
 
 double cpu_seconds() {
@@ -371,7 +409,6 @@ struct Day {
   std::unique_ptr<gpumeter::GpuSource> open_gpus() {
     setenv("GPUMETER_SIM_SCENARIO", GPUMETER_BENCH_SCENARIO, 1);
     setenv("GPUMETER_SIM_EPOCH_US", std::to_string(kEpochUs).c_str(), 1);
-    clock.step_to(kEpochUs);
     auto nvml = gpumeter::nvml::open_nvml_source({.library_path = GPUMETER_SIM_LIBRARY});
     if (!nvml) throw std::runtime_error(nvml.error().message);
     return std::make_unique<ChurningGpus>(std::move(*nvml), churn_, clock);
@@ -422,18 +459,20 @@ int run(const Options& options) {
   std::optional<std::ofstream> csv;
   if (options.csv) {
     csv.emplace(*options.csv);
-    *csv << "hour,heap_in_use_bytes,rss_bytes,series_bytes,database_bytes,cpu_ms_per_round\n";
+    *csv << "hour,heap_in_use_bytes,rss_bytes,series_bytes,database_bytes,descriptors,"
+            "cpu_ms_per_round\n";
   }
-  fmt::print("{:>4} {:>12} {:>10} {:>11} {:>12} {:>14} {:>9}\n", "hour", "heap in use", "VmRSS",
-             "series", "database", "CPU per round", "wall");
+  fmt::print("{:>5} {:>12} {:>10} {:>11} {:>12} {:>4} {:>14} {:>9}\n", "hour", "heap in use",
+             "VmRSS", "series", "database", "fds", "CPU per round", "wall");
   std::vector<double> hours_after_warm_up;
   std::vector<double> heap_after_warm_up;
   const auto wall_start = std::chrono::steady_clock::now();
-  for (int hour = 1; hour <= options.hours; ++hour) {
+  const TimeUs row_us = options.row_minutes * kMinuteUs;
+  for (TimeUs row_end = row_us; row_end <= options.hours * kHourUs; row_end += row_us) {
+    const double hour = static_cast<double>(row_end) / static_cast<double>(kHourUs);
     const double cpu_before = cpu_seconds();
     const std::uint64_t rounds_before = day.rounds;
-    for (TimeUs t = kEpochUs + ((hour - 1) * kHourUs); t < kEpochUs + (hour * kHourUs);
-         t += kSecondUs) {
+    for (TimeUs t = kEpochUs + row_end - row_us; t < kEpochUs + row_end; t += kSecondUs) {
       day.second(t);
     }
     malloc_trim(0);
@@ -443,15 +482,17 @@ int run(const Options& options) {
         (cpu_seconds() - cpu_before) * 1e3 / static_cast<double>(day.rounds - rounds_before);
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    fmt::print("{:>4} {:>8.1f} MiB {:>6.1f} MiB {:>7.1f} MiB {:>8.1f} MiB {:>11.2f} ms {:>7.0f} s\n",
-               hour, mib(heap), mib(rss), mib(static_cast<double>(day.series_bytes())),
-               mib(static_cast<double>(day.database_bytes())), cpu_ms, wall_s);
+    const std::size_t descriptors = open_descriptors();
+    fmt::print(
+        "{:>5.2f} {:>8.1f} MiB {:>6.1f} MiB {:>7.1f} MiB {:>8.1f} MiB {:>4} {:>11.2f} ms {:>7.0f} s\n",
+        hour, mib(heap), mib(rss), mib(static_cast<double>(day.series_bytes())),
+        mib(static_cast<double>(day.database_bytes())), descriptors, cpu_ms, wall_s);
     std::fflush(stdout);
     if (csv) {
-      *csv << fmt::format("{},{:.0f},{:.0f},{},{},{:.3f}\n", hour, heap, rss, day.series_bytes(),
-                          day.database_bytes(), cpu_ms);
+      *csv << fmt::format("{:.4g},{:.0f},{:.0f},{},{},{},{:.3f}\n", hour, heap, rss,
+                          day.series_bytes(), day.database_bytes(), descriptors, cpu_ms);
     }
-    if (hour * kHourUs > kWarmUpUs) {
+    if (row_end > kWarmUpUs) {
       hours_after_warm_up.push_back(hour);
       heap_after_warm_up.push_back(mib(heap));
     }
@@ -461,7 +502,9 @@ int run(const Options& options) {
       "heap in use after the warm-up: slope {:+.3f} MiB per simulated hour\n",
       day.rounds, day.round_errors, day.tasks_settled, day.task_errors, day.rounds,
       day.scrape_errors, slope(hours_after_warm_up, heap_after_warm_up));
-  return day.round_errors + day.task_errors + day.scrape_errors == 0 ? 0 : 1;
+  const int status = day.round_errors + day.task_errors + day.scrape_errors == 0 ? 0 : 1;
+  if (!options.teardown) std::_Exit(status);
+  return status;
 }
 
 }  // namespace
@@ -469,7 +512,7 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   const auto options = parse_options(std::span(argv, static_cast<std::size_t>(argc)));
   if (!options) {
-    fmt::print(stderr, "usage: {} [--hours N] [--csv FILE]\n", argv[0]);
+    fmt::print(stderr, "usage: {} [--hours N] [--row-minutes N] [--csv FILE] [--no-teardown]\n", argv[0]);
     return 2;
   }
   try {

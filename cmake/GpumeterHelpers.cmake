@@ -18,7 +18,7 @@ endif()
 # (a type of its anonymous namespace in a header's class, conflicting system headers) is
 # marked SKIP_UNITY_BUILD_INCLUSION where its library lists it.
 option(GPUMETER_UNITY "Compile each library's sources in batches (unity build)" ON)
-set(GPUMETER_UNITY_BATCH 16)
+set(GPUMETER_UNITY_BATCH 16 CACHE STRING "Sources per unity batch")
 
 function(gpumeter_unity target)
   set_target_properties(${target} PROPERTIES UNITY_BUILD ${GPUMETER_UNITY}

@@ -21,8 +21,6 @@
 namespace gpumeter::cli {
 namespace {
 
-constexpr TimeUs kMinuteUs = 60'000'000;
-constexpr TimeUs kHourUs = 60 * kMinuteUs;
 
 struct ExportOptions {
   std::string since;
@@ -40,28 +38,24 @@ struct Period {
   TimeUs interval_us = 0;
 };
 
-Error invalid(std::string message) {
-  return Error{ErrorCode::invalid_input, std::move(message)};
-}
-
 // The period, widened to whole CSV intervals.
 std::expected<Period, Error> period_of(const ExportOptions& options) {
   const TimeUs now = wall_clock_us();
   const auto since = parse_time_argument(options.since, now);
   if (!since)
-    return std::unexpected(invalid(fmt::format(
+    return std::unexpected(invalid_input(fmt::format(
         "--since: \"{}\" is not a time such as 2026-11-22, 2026-11-22T08:00, @UNIX or 7d",
         options.since)));
   const auto until = parse_time_argument(options.until, now);
   if (!until)
-    return std::unexpected(invalid(fmt::format(
+    return std::unexpected(invalid_input(fmt::format(
         "--until: \"{}\" is not a time such as 2026-11-22, 2026-11-22T08:00, @UNIX or now",
         options.until)));
   const auto interval = parse_duration(options.interval);
   if (!interval || interval->count() == 0 || interval->count() % 60'000 != 0)
     return std::unexpected(
-        invalid("--interval: whole minutes (the store keeps per-minute detail)"));
-  if (*until <= *since) return std::unexpected(invalid("--until: after --since"));
+        invalid_input("--interval: whole minutes (the store keeps per-minute detail)"));
+  if (*until <= *since) return std::unexpected(invalid_input("--until: after --since"));
   const TimeUs interval_us =
       std::chrono::duration_cast<std::chrono::microseconds>(*interval).count();
   return Period{recorder::floor_multiple(*since, interval_us),
@@ -92,7 +86,7 @@ std::expected<void, Error> check_targets(const std::filesystem::path& dir,
   for (const std::filesystem::path& file : files) {
     std::error_code ignored;
     if (std::filesystem::exists(std::filesystem::symlink_status(file, ignored))) {
-      return std::unexpected(invalid(
+      return std::unexpected(invalid_input(
           fmt::format("{} exists; remove it, choose another --dir, or pass --append to add to it",
                       file.string())));
     }

@@ -15,10 +15,6 @@ using std::chrono::milliseconds;
 constexpr milliseconds kShortestRecordInterval{1000};
 constexpr milliseconds kLongestRecordInterval{3'600'000};
 
-Error bad(std::string message) {
-  return Error{ErrorCode::invalid_input, std::move(message)};
-}
-
 CLI::Validator retention_validator() {
   return CLI::Validator(
       [](const std::string& text) {
@@ -80,7 +76,7 @@ std::expected<store::Retention, Error> retention_of(const HistoryOptions& option
                                    .vgpu_minutes_us = us(options.retain_vgpu_minutes),
                                    .vgpu_hours_us = us(options.retain_vgpu_hours)};
   if (auto valid = store::validate(retention); !valid)
-    return std::unexpected(bad(fmt::format("--retain-*: {}", valid.error().message)));
+    return std::unexpected(invalid_input(fmt::format("--retain-*: {}", valid.error().message)));
   return retention;
 }
 
@@ -88,11 +84,11 @@ std::expected<milliseconds, Error> record_interval_of(const HistoryOptions& opti
                                                       milliseconds sampler_interval,
                                                       milliseconds horizon) {
   const auto interval = parse_duration(options.record_interval);
-  if (!interval) return std::unexpected(bad("--record-interval: a duration such as 10s or 1m"));
+  if (!interval) return std::unexpected(invalid_input("--record-interval: a duration such as 10s or 1m"));
   if (*interval < std::max(kShortestRecordInterval, sampler_interval))
-    return std::unexpected(bad("--record-interval: at least 1s and the sampling interval"));
+    return std::unexpected(invalid_input("--record-interval: at least 1s and the sampling interval"));
   if (*interval > kLongestRecordInterval || *interval * 2 > horizon)
-    return std::unexpected(bad("--record-interval: at most 1h and half the horizon"));
+    return std::unexpected(invalid_input("--record-interval: at most 1h and half the horizon"));
   return *interval;
 }
 
@@ -102,7 +98,7 @@ std::expected<milliseconds, Error> csv_interval_of(const HistoryOptions& options
   const auto interval = parse_duration(options.csv_interval);
   if (!interval || interval->count() == 0 || *interval % record_interval != milliseconds(0)) {
     return std::unexpected(
-        bad(fmt::format("--csv-interval: a multiple of the record interval ({}s)",
+        invalid_input(fmt::format("--csv-interval: a multiple of the record interval ({}s)",
                         static_cast<double>(record_interval.count()) / 1000.0)));
   }
   return *interval;

@@ -5,10 +5,6 @@
 namespace gpumeter::cli {
 namespace {
 
-std::unexpected<Error> bad(std::string_view option, std::string_view why) {
-  return std::unexpected(Error{ErrorCode::invalid_input, fmt::format("{}: {}", option, why)});
-}
-
 // --cpus or --cpu-percent, whichever was given (CLI11 refuses both). A percentage is of each
 // CPU the job may use: those of its cpuset, when it has one, else the online ones.
 std::expected<std::optional<host::CpuQuota>, Error> cpu_quota(const LimitTexts& texts,
@@ -17,13 +13,13 @@ std::expected<std::optional<host::CpuQuota>, Error> cpu_quota(const LimitTexts& 
   if (texts.cpus.empty() && texts.cpu_percent.empty()) return std::nullopt;
   if (!texts.cpus.empty()) {
     auto quota = host::quota_for_cpus(texts.cpus, static_cast<unsigned>(online.size()));
-    if (!quota) return bad("--cpus", quota.error());
+    if (!quota) return std::unexpected(invalid_option("--cpus", quota.error()));
     return *quota;
   }
   std::size_t usable = online.size();
   if (limits.cpuset) usable = host::parse_cpu_list(*limits.cpuset).value_or(online).size();
   auto quota = host::quota_for_cpu_percent(texts.cpu_percent, static_cast<unsigned>(usable));
-  if (!quota) return bad("--cpu-percent", quota.error());
+  if (!quota) return std::unexpected(invalid_option("--cpu-percent", quota.error()));
   return *quota;
 }
 
@@ -65,7 +61,7 @@ std::expected<host::Limits, Error> resolve_limits(const LimitTexts& texts,
   }
   if (!texts.cpuset.empty()) {
     auto cpus = host::cpuset_within(texts.cpuset, online);
-    if (!cpus) return bad("--cpuset", cpus.error());
+    if (!cpus) return std::unexpected(invalid_option("--cpuset", cpus.error()));
     limits.cpuset = std::move(*cpus);
   }
   auto quota = cpu_quota(texts, online, limits);
@@ -73,7 +69,7 @@ std::expected<host::Limits, Error> resolve_limits(const LimitTexts& texts,
   limits.cpu = *quota;
   if (!texts.memory.empty()) {
     auto bytes = host::parse_memory_size(texts.memory);
-    if (!bytes) return bad("--memory", bytes.error());
+    if (!bytes) return std::unexpected(invalid_option("--memory", bytes.error()));
     limits.memory_bytes = *bytes;
   }
   return limits;

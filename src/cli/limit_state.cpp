@@ -19,7 +19,7 @@ std::filesystem::path record_file(const std::filesystem::path& dir, Pid pid) {
   return dir / fmt::format("{}.json", pid);
 }
 
-std::expected<void, Error> private_directory(const std::filesystem::path& dir) {
+std::expected<void, Error> make_state_directory(const std::filesystem::path& dir) {
   std::error_code ignored;
   std::filesystem::create_directories(dir.parent_path(), ignored);
   return host::ensure_private_directory(dir);
@@ -89,7 +89,7 @@ std::expected<host::LimitedGroup, Error> limit_record_from_json(const Json& json
 
 std::expected<void, Error> save_limit_record(const std::filesystem::path& dir, Pid pid,
                                              const host::LimitedGroup& group) {
-  if (auto made = private_directory(dir); !made) return made;
+  if (auto made = make_state_directory(dir); !made) return made;
   const std::string text = dump_json(limit_record_json(pid, group), true) + "\n";
   if (auto written = host::write_file_atomically(dir, fmt::format("{}.json", pid), text);
       !written) {

@@ -29,10 +29,6 @@ struct RecordOptions {
   HistoryOptions history;
 };
 
-Error invalid(std::string message) {
-  return Error{ErrorCode::invalid_input, std::move(message)};
-}
-
 // The previous record's time and each GPU's energy counter then.
 std::expected<std::optional<recorder::PreviousRecord>, Error> previous_record(store::Store& store) {
   auto until = store::recorded_until(store);
@@ -135,7 +131,7 @@ int run_record(Context& context, CLI::App& command, const RecordOptions& options
   const std::optional<std::filesystem::path>& database = history->database;
   if (!database) {
     return report(context.err,
-                  invalid("gpumeter record --once needs the history database (history = true): "
+                  invalid_input("gpumeter record --once needs the history database (history = true): "
                           "it measures the time since the previous record it keeps there"));
   }
   return record_once(context, *history, *database);

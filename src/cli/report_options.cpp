@@ -19,10 +19,6 @@ constexpr std::string_view kTimeForms =
     "a date (2026-10-01), a local time ('2026-10-01 12:00'), a month (2026-10), today, now, or "
     "a duration before now (30d, 12h, 90m)";
 
-Error bad(std::string message) {
-  return Error{ErrorCode::invalid_input, std::move(message)};
-}
-
 CLI::Validator time_validator() {
   return CLI::Validator(
       [](const std::string& text) {
@@ -74,7 +70,7 @@ std::expected<TimeUs, Error> resolve_time(std::string_view option, const std::st
   if (text.empty()) return fallback;
   const auto time = view::parse_report_time(text, now_us);
   if (!time)
-    return std::unexpected(bad(fmt::format("{}: \"{}\" is not {}", option, text, kTimeForms)));
+    return std::unexpected(invalid_input(fmt::format("{}: \"{}\" is not {}", option, text, kTimeForms)));
   return *time;
 }
 
@@ -84,19 +80,19 @@ std::expected<void, Error> check_combinations(const ReportOptions& options,
   if (options.idle && (!options.by.empty() || !options.quota.empty() || options.check ||
                        options.chart || !options.plot.empty())) {
     return std::unexpected(
-        bad("--idle lists idle processes: --by, --quota, --check, --chart and --plot do not "
+        invalid_input("--idle lists idle processes: --by, --quota, --check, --chart and --plot do not "
             "apply to it"));
   }
   if (!options.quota.empty() && std::ranges::count(group, GroupBy::user) == 0)
-    return std::unexpected(bad("--quota compares users with their quotas: --by must include user"));
+    return std::unexpected(invalid_input("--quota compares users with their quotas: --by must include user"));
   if (options.check && options.quota.empty())
-    return std::unexpected(bad("--check needs --quota FILE"));
+    return std::unexpected(invalid_input("--check needs --quota FILE"));
   if (options.chart && settings.format != ReportFormat::table)
     return std::unexpected(
-        bad("--chart draws in the terminal: it does not combine with --format "
+        invalid_input("--chart draws in the terminal: it does not combine with --format "
             "csv or json"));
   if (options.max_sm_percent < 0 || options.max_sm_percent > 100)
-    return std::unexpected(bad("--max-sm: expected a percentage from 0 to 100"));
+    return std::unexpected(invalid_input("--max-sm: expected a percentage from 0 to 100"));
   return {};
 }
 
@@ -104,7 +100,7 @@ std::expected<store::IdleQuery, Error> idle_query(const ReportOptions& options,
                                                   const store::UsageQuery& query) {
   const auto threshold = parse_whole_seconds(options.idle_for);
   if (!threshold) {
-    return std::unexpected(bad(
+    return std::unexpected(invalid_input(
         fmt::format("--for: \"{}\" is not a duration such as 30m, 2h or 1d", options.idle_for)));
   }
   return store::IdleQuery{
@@ -187,7 +183,7 @@ std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions&
   if (is_vm_grouping(by)) {
     if (!options.quota.empty() || options.check || options.chart || !options.plot.empty() ||
         options.idle || !options.user.empty()) {
-      return std::unexpected(bad(
+      return std::unexpected(invalid_input(
           "--by vm reports vGPU use per VM: --quota, --check, --chart, --plot, --idle and --user "
           "do not apply to it"));
     }
@@ -203,7 +199,7 @@ std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions&
   if (!until) return std::unexpected(until.error());
   if (*since >= *until) {
     return std::unexpected(
-        bad(fmt::format("the period is empty: --since {} is not before --until {}",
+        invalid_input(fmt::format("the period is empty: --since {} is not before --until {}",
                         view::local_minute(*since), view::local_minute(*until))));
   }
   settings.query = store::UsageQuery{.since_us = *since,

@@ -7,13 +7,6 @@
 #include "core/sampler.h"
 
 namespace gpumeter::cli {
-namespace {
-
-std::unexpected<Error> bad(std::string_view option, std::string_view why) {
-  return std::unexpected(Error{ErrorCode::invalid_input, fmt::format("{}: {}", option, why)});
-}
-
-}  // namespace
 
 void add_run_options(CLI::App& run, RunOptions& options) {
   run.add_option("--json", options.json, "Also write the summary as JSON to FILE")
@@ -42,7 +35,8 @@ std::expected<RunSettings, Error> resolve_run_options(const RunOptions& options,
   settings.json = options.json;
   settings.cgroup = !options.no_cgroup;
   const auto interval = parse_duration(options.interval);
-  if (!interval || *interval < kMinSamplerInterval) return bad("--interval", "at least 100ms");
+  if (!interval || *interval < kMinSamplerInterval)
+    return std::unexpected(invalid_option("--interval", "at least 100ms"));
   settings.interval = *interval;
   auto limits = resolve_limits(options.limits, root);
   if (!limits) return std::unexpected(std::move(limits.error()));

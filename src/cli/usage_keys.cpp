@@ -10,7 +10,6 @@ namespace {
 
 using store::GroupBy;
 
-constexpr std::size_t kCommandWidth = 40;
 
 std::string optional_number(const auto& value) {
   return value ? fmt::format("{}", *value) : std::string{};

@@ -34,5 +34,7 @@ std::vector<std::string> csv_key_cells(const store::UsageRow& row,
 
 // `text` cut to `width` code points, the last one an ellipsis when something was cut.
 std::string cut(std::string_view text, std::size_t width);
+// The width reports cut a command line to.
+inline constexpr std::size_t kCommandWidth = 40;
 
 }  // namespace gpumeter::cli

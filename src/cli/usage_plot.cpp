@@ -17,8 +17,6 @@
 namespace gpumeter::cli {
 namespace {
 
-constexpr TimeUs kHourUs = 3'600'000'000;
-constexpr TimeUs kDayUs = 24 * kHourUs;
 constexpr std::size_t kOwnSeries = 9;
 
 std::tm local_tm(TimeUs time_us) {

@@ -1,6 +1,12 @@
 #include "core/error.h"
 
+#include <fmt/format.h>
+
 namespace gpumeter {
+
+Error invalid_option(std::string_view option, std::string_view why) {
+  return invalid_input(fmt::format("{}: {}", option, why));
+}
 
 int exit_status(const Error& error) noexcept {
   switch (error.code) {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace gpumeter {
 
@@ -21,6 +23,14 @@ struct Error {
   ErrorCode code = ErrorCode::internal;
   std::string message;  // one line, for a person: what happened and what to check
 };
+
+// An invalid_input error with `message` (a bad option, config or file: the message names it).
+inline Error invalid_input(std::string message) {
+  return Error{ErrorCode::invalid_input, std::move(message)};
+}
+
+// An invalid_input error about a command-line option: "--memory: not a size".
+Error invalid_option(std::string_view option, std::string_view why);
 
 // Process exit status for an error: 2 for every error a person can fix (missing driver,
 // bad input), 1 for the rest.

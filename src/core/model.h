@@ -23,6 +23,9 @@ using TimeUs = std::int64_t;  // µs since the Unix epoch
 // One second in the model's time unit, and the same as a divisor for figures in seconds.
 inline constexpr TimeUs kSecondUs = 1'000'000;
 inline constexpr auto kUsPerSecond = static_cast<double>(kSecondUs);
+inline constexpr TimeUs kMinuteUs = 60 * kSecondUs;
+inline constexpr TimeUs kHourUs = 60 * kMinuteUs;
+inline constexpr TimeUs kDayUs = 24 * kHourUs;
 
 struct ComputeCapability {
   int major = 0;

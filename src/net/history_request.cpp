@@ -13,7 +13,6 @@
 namespace gpumeter::net {
 namespace {
 
-constexpr TimeUs kHourUs = 3600 * kSecondUs;
 
 std::string gauge_names() {
   std::string names;

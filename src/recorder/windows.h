@@ -9,7 +9,6 @@
 
 namespace gpumeter::recorder {
 
-inline constexpr TimeUs kMinuteUs = 60'000'000;
 
 // The first multiple of `step_us` after `t`. Precondition: step_us > 0.
 TimeUs next_multiple(TimeUs t, TimeUs step_us);

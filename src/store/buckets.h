@@ -8,9 +8,6 @@
 
 namespace gpumeter::store {
 
-inline constexpr TimeUs kMinuteUs = 60 * kSecondUs;
-inline constexpr TimeUs kHourUs = 60 * kMinuteUs;
-inline constexpr TimeUs kDayUs = 24 * kHourUs;
 
 // The start of the bucket of `size_us` that holds `time_us` (floor, also for negative times).
 constexpr TimeUs bucket_start(TimeUs time_us, TimeUs size_us) noexcept {

@@ -27,18 +27,12 @@ FROM tasks t JOIN hosts h ON h.id = t.host_id
 WHERE t.end_us >= ?1 AND t.end_us < ?2 AND (?3 IS NULL OR t.user = ?3)
 ORDER BY t.end_us, t.id)sql";
 
-template <class T>
-std::optional<T> narrow(const std::optional<std::int64_t>& value) {
-  if (!value) return std::nullopt;
-  return static_cast<T>(*value);
-}
-
 ProcessIdentity identity(const sqlite::Statement& row) {
   ProcessIdentity process{.pid = static_cast<Pid>(row.int64(2)),
                           .start_time_us = row.int64(3),
                           .gpu_uuid = row.text(4),
                           .gpu_index = static_cast<std::uint32_t>(row.int64(5))};
-  process.uid = narrow<std::uint32_t>(row.optional_int64(6));
+  process.uid = row.optional_as<std::uint32_t>(6);
   process.user = row.optional_text(7);
   process.command = row.optional_text(8);
   if (!row.is_null(9)) process.container = Container{row.text(9), row.text(10)};
@@ -71,7 +65,7 @@ std::expected<StoredTask, Error> task_row(const sqlite::Statement& row) {
     }
   }
   task.owner = ProcessKey{static_cast<Pid>(row.int64(4)), row.int64(5)};
-  task.uid = narrow<std::uint32_t>(row.optional_int64(6));
+  task.uid = row.optional_as<std::uint32_t>(6);
   task.user = row.optional_text(7);
   task.begin_us = row.int64(8);
   task.end_us = row.int64(9);
@@ -79,7 +73,7 @@ std::expected<StoredTask, Error> task_row(const sqlite::Statement& row) {
   task.usage_error = row.optional_text(11);
   task.cpu_user_seconds = row.optional_real(12);
   task.cpu_system_seconds = row.optional_real(13);
-  task.peak_rss_bytes = narrow<std::uint64_t>(row.optional_int64(14));
+  task.peak_rss_bytes = row.optional_as<std::uint64_t>(14);
   task.host_complete = row.int64(15) != 0;
   task.gpus = std::move(*gpus);
   return StoredTask{row.text(0), std::move(task)};

@@ -66,6 +66,13 @@ class Statement {
   double real(int column) const noexcept;
   std::string text(int column) const;
   std::optional<std::int64_t> optional_int64(int column) const noexcept;
+  // optional_int64 as an unsigned id or size (a uid, a pid, a byte count).
+  template <class T>
+  std::optional<T> optional_as(int column) const noexcept {
+    const std::optional<std::int64_t> value = optional_int64(column);
+    if (!value) return std::nullopt;
+    return static_cast<T>(*value);
+  }
   std::optional<double> optional_real(int column) const noexcept;
   std::optional<std::string> optional_text(int column) const;
 

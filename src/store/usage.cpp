@@ -147,18 +147,12 @@ std::string usage_sql(const UsageQuery& query, const std::vector<Segment>& parts
       group.empty() ? "" : " ORDER BY " + group);
 }
 
-template <class T>
-std::optional<T> narrow(const std::optional<std::int64_t>& value) {
-  if (!value) return std::nullopt;
-  return static_cast<T>(*value);
-}
-
 // Columns: the nine keys of keys_sql(), the five figures, the unknown SM hours and their
 // reason, the period's start.
 UsageRow usage_row(const sqlite::Statement& row) {
   UsageRow usage{.host = row.text(0), .user = row.text(1), .gpu_uuid = row.text(2)};
-  usage.gpu_index = narrow<std::uint32_t>(row.optional_int64(3));
-  usage.pid = narrow<Pid>(row.optional_int64(4));
+  usage.gpu_index = row.optional_as<std::uint32_t>(3);
+  usage.pid = row.optional_as<Pid>(4);
   usage.process_start_time_us = row.optional_int64(5);
   usage.command = row.text(6);
   usage.container = row.text(7);

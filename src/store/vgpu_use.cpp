@@ -14,10 +14,6 @@
 namespace gpumeter::store {
 namespace {
 
-Error bad(std::string message) {
-  return Error{ErrorCode::invalid_input, std::move(message)};
-}
-
 // A run of rows of one vGPU tier: buckets in [from, to), each counted whole, or (`weighted`, an
 // hour at the window's edge whose minutes retention deleted) by the part of it in the window.
 struct Slice {
@@ -87,15 +83,15 @@ ORDER BY hosts.name, s.vm_id, devices.device_index
 }  // namespace
 
 std::expected<void, Error> validate(const VgpuUseRecord& record) {
-  if (record.gpu_uuid.empty()) return std::unexpected(bad("vGPU use: the GPU has no uuid"));
-  if (record.vm_id.empty()) return std::unexpected(bad("vGPU use: the VM has no id"));
+  if (record.gpu_uuid.empty()) return std::unexpected(invalid_input("vGPU use: the GPU has no uuid"));
+  if (record.vm_id.empty()) return std::unexpected(invalid_input("vGPU use: the VM has no id"));
   if (record.end_us < record.begin_us)
     return std::unexpected(
-        bad(fmt::format("vGPU use of VM {}: ends before it begins", record.vm_id)));
+        invalid_input(fmt::format("vGPU use of VM {}: ends before it begins", record.vm_id)));
   const double seconds = static_cast<double>(record.end_us - record.begin_us) / 1e6;
   if (!std::isfinite(record.sm_busy_seconds) || record.sm_busy_seconds < 0 ||
       record.sm_busy_seconds > seconds * 1.01) {
-    return std::unexpected(bad(fmt::format("vGPU use of VM {}: sm_busy_seconds {} outside 0..{}",
+    return std::unexpected(invalid_input(fmt::format("vGPU use of VM {}: sm_busy_seconds {} outside 0..{}",
                                            record.vm_id, record.sm_busy_seconds, seconds)));
   }
   return {};
@@ -124,7 +120,7 @@ std::vector<VgpuUseRecord> vgpu_use_records(const Device& device, TimeUs begin_u
 
 std::expected<std::vector<VmUsageRow>, Error> vm_usage(Store& store, TimeUs since_us,
                                                        TimeUs until_us) {
-  if (until_us <= since_us) return std::unexpected(bad("the report's window is empty"));
+  if (until_us <= since_us) return std::unexpected(invalid_input("the report's window is empty"));
   auto hours_until = meta::read(store.connection(), meta::kVgpuHoursUntil);
   if (!hours_until) return std::unexpected(std::move(hours_until.error()));
   auto minutes_pruned = meta::read(store.connection(), meta::kVgpuMinutesPrunedBefore);

@@ -26,10 +26,6 @@ bool is_period(GroupBy by) {
   return by == GroupBy::hour || by == GroupBy::day || by == GroupBy::month;
 }
 
-Error bad(std::string message) {
-  return Error{ErrorCode::invalid_input, std::move(message)};
-}
-
 }  // namespace
 
 std::expected<std::vector<GroupBy>, Error> parse_group_by(std::span<const std::string> names,
@@ -39,16 +35,16 @@ std::expected<std::vector<GroupBy>, Error> parse_group_by(std::span<const std::s
     const auto known =
         std::ranges::find(kGroupNames, name, &std::pair<std::string_view, GroupBy>::first);
     if (known == kGroupNames.end()) {
-      return std::unexpected(bad(fmt::format(
+      return std::unexpected(invalid_input(fmt::format(
           "{}: \"{}\" is not one of user, gpu, process, container, host, hour, day, month", option,
           name)));
     }
     if (std::ranges::count(group, known->second) > 0)
-      return std::unexpected(bad(fmt::format("{}: {} is named twice", option, name)));
+      return std::unexpected(invalid_input(fmt::format("{}: {} is named twice", option, name)));
     group.push_back(known->second);
   }
   if (std::ranges::count_if(group, is_period) > 1)
-    return std::unexpected(bad(fmt::format("{}: at most one of hour, day and month", option)));
+    return std::unexpected(invalid_input(fmt::format("{}: at most one of hour, day and month", option)));
   return group;
 }
 
