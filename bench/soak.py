@@ -22,7 +22,8 @@ run.
   python3 bench/soak.py build/ci/bin/gpumeter --minutes 72 --out /tmp/soak
 
 The simulator has no fast clock for a daemon in another process (GPUMETER_SIM_NOW_US stands
-still; only an in-process benchmark can step it), so the run is in real time.
+still; only an in-process benchmark can step it), so the run is in real time; the simulated day
+is bench/day_bench.cpp, which steps it.
 """
 
 import argparse
