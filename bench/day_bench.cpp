@@ -55,11 +55,11 @@
 
 namespace {
 
-using gpumeter::Maybe;
-using gpumeter::Pid;
 using gpumeter::kHourUs;
 using gpumeter::kMinuteUs;
 using gpumeter::kSecondUs;
+using gpumeter::Maybe;
+using gpumeter::Pid;
 using gpumeter::TimeUs;
 
 constexpr TimeUs kEpochUs = 1'700'000'000'000'000;
@@ -174,7 +174,8 @@ class ChurningGpus final : public gpumeter::GpuSource {
     churn_.learn(*reading);
     for (gpumeter::Device& device : reading->devices) {
       if (!device.processes) continue;
-      for (gpumeter::GpuProcess& p : *device.processes) p.pid = churn_.renamed(p.pid, clock_.now_us);
+      for (gpumeter::GpuProcess& p : *device.processes)
+        p.pid = churn_.renamed(p.pid, clock_.now_us);
     }
     return reading;
   }
@@ -269,7 +270,9 @@ std::optional<Options> parse_options(std::span<char*> args) {
   return options;
 }
 
-double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+double mib(double bytes) {
+  return bytes / (1024.0 * 1024.0);
+}
 
 // Bytes malloc hands out now (the arena's and the mmapped chunks').
 double heap_in_use_bytes() {
@@ -321,9 +324,8 @@ struct Day {
   explicit Day(const std::filesystem::path& directory)
       : directory_(directory),
         store_(open_store(directory / "history.db")),
-        recorder_(&store_, recorder_config(), [](const std::string& line) {
-          fmt::print(stderr, "history: {}\n", line);
-        }),
+        recorder_(&store_, recorder_config(),
+                  [](const std::string& line) { fmt::print(stderr, "history: {}\n", line); }),
         recent_(kRetainedTasks, &recorder_),
         sampler_(*gpus_, *host_, sampler_config()),
         monitor_(sampler_),
@@ -484,7 +486,8 @@ int run(const Options& options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     const std::size_t descriptors = open_descriptors();
     fmt::print(
-        "{:>5.2f} {:>8.1f} MiB {:>6.1f} MiB {:>7.1f} MiB {:>8.1f} MiB {:>4} {:>11.2f} ms {:>7.0f} s\n",
+        "{:>5.2f} {:>8.1f} MiB {:>6.1f} MiB {:>7.1f} MiB {:>8.1f} MiB {:>4} {:>11.2f} ms {:>7.0f} "
+        "s\n",
         hour, mib(heap), mib(rss), mib(static_cast<double>(day.series_bytes())),
         mib(static_cast<double>(day.database_bytes())), descriptors, cpu_ms, wall_s);
     std::fflush(stdout);
@@ -512,7 +515,8 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   const auto options = parse_options(std::span(argv, static_cast<std::size_t>(argc)));
   if (!options) {
-    fmt::print(stderr, "usage: {} [--hours N] [--row-minutes N] [--csv FILE] [--no-teardown]\n", argv[0]);
+    fmt::print(stderr, "usage: {} [--hours N] [--row-minutes N] [--csv FILE] [--no-teardown]\n",
+               argv[0]);
     return 2;
   }
   try {

@@ -21,7 +21,6 @@
 namespace gpumeter::cli {
 namespace {
 
-
 struct ExportOptions {
   std::string since;
   std::string until = "now";

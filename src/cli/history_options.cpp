@@ -84,9 +84,11 @@ std::expected<milliseconds, Error> record_interval_of(const HistoryOptions& opti
                                                       milliseconds sampler_interval,
                                                       milliseconds horizon) {
   const auto interval = parse_duration(options.record_interval);
-  if (!interval) return std::unexpected(invalid_input("--record-interval: a duration such as 10s or 1m"));
+  if (!interval)
+    return std::unexpected(invalid_input("--record-interval: a duration such as 10s or 1m"));
   if (*interval < std::max(kShortestRecordInterval, sampler_interval))
-    return std::unexpected(invalid_input("--record-interval: at least 1s and the sampling interval"));
+    return std::unexpected(
+        invalid_input("--record-interval: at least 1s and the sampling interval"));
   if (*interval > kLongestRecordInterval || *interval * 2 > horizon)
     return std::unexpected(invalid_input("--record-interval: at most 1h and half the horizon"));
   return *interval;
@@ -99,7 +101,7 @@ std::expected<milliseconds, Error> csv_interval_of(const HistoryOptions& options
   if (!interval || interval->count() == 0 || *interval % record_interval != milliseconds(0)) {
     return std::unexpected(
         invalid_input(fmt::format("--csv-interval: a multiple of the record interval ({}s)",
-                        static_cast<double>(record_interval.count()) / 1000.0)));
+                                  static_cast<double>(record_interval.count()) / 1000.0)));
   }
   return *interval;
 }

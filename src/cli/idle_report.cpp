@@ -13,7 +13,6 @@
 namespace gpumeter::cli {
 namespace {
 
-
 std::string user_of(const store::IdleSpell& spell) {
   return spell.process.process.user.value_or("");
 }

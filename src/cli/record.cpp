@@ -130,9 +130,10 @@ int run_record(Context& context, CLI::App& command, const RecordOptions& options
   if (!history) return report(context.err, origins.locate(history.error()));
   const std::optional<std::filesystem::path>& database = history->database;
   if (!database) {
-    return report(context.err,
-                  invalid_input("gpumeter record --once needs the history database (history = true): "
-                          "it measures the time since the previous record it keeps there"));
+    return report(
+        context.err,
+        invalid_input("gpumeter record --once needs the history database (history = true): "
+                      "it measures the time since the previous record it keeps there"));
   }
   return record_once(context, *history, *database);
 }

@@ -70,7 +70,8 @@ std::expected<TimeUs, Error> resolve_time(std::string_view option, const std::st
   if (text.empty()) return fallback;
   const auto time = view::parse_report_time(text, now_us);
   if (!time)
-    return std::unexpected(invalid_input(fmt::format("{}: \"{}\" is not {}", option, text, kTimeForms)));
+    return std::unexpected(
+        invalid_input(fmt::format("{}: \"{}\" is not {}", option, text, kTimeForms)));
   return *time;
 }
 
@@ -79,18 +80,19 @@ std::expected<void, Error> check_combinations(const ReportOptions& options,
   const auto& group = settings.query.group_by;
   if (options.idle && (!options.by.empty() || !options.quota.empty() || options.check ||
                        options.chart || !options.plot.empty())) {
-    return std::unexpected(
-        invalid_input("--idle lists idle processes: --by, --quota, --check, --chart and --plot do not "
-            "apply to it"));
+    return std::unexpected(invalid_input(
+        "--idle lists idle processes: --by, --quota, --check, --chart and --plot do not "
+        "apply to it"));
   }
   if (!options.quota.empty() && std::ranges::count(group, GroupBy::user) == 0)
-    return std::unexpected(invalid_input("--quota compares users with their quotas: --by must include user"));
+    return std::unexpected(
+        invalid_input("--quota compares users with their quotas: --by must include user"));
   if (options.check && options.quota.empty())
     return std::unexpected(invalid_input("--check needs --quota FILE"));
   if (options.chart && settings.format != ReportFormat::table)
     return std::unexpected(
         invalid_input("--chart draws in the terminal: it does not combine with --format "
-            "csv or json"));
+                      "csv or json"));
   if (options.max_sm_percent < 0 || options.max_sm_percent > 100)
     return std::unexpected(invalid_input("--max-sm: expected a percentage from 0 to 100"));
   return {};
@@ -200,7 +202,7 @@ std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions&
   if (*since >= *until) {
     return std::unexpected(
         invalid_input(fmt::format("the period is empty: --since {} is not before --until {}",
-                        view::local_minute(*since), view::local_minute(*until))));
+                                  view::local_minute(*since), view::local_minute(*until))));
   }
   settings.query = store::UsageQuery{.since_us = *since,
                                      .until_us = *until,

@@ -131,7 +131,7 @@ Row task_row(const json& task, TimeUs now_us) {
 }  // namespace
 
 std::string render_tasks_table(const json& reply, TimeUs now_us, bool color) {
-  static const std::array<Column, 13> kColumns{{
+  static const std::array<Column, 13> kTaskColumns{{
       {"TASK", Align::right},
       {"NAME"},
       {"LABELS"},
@@ -153,7 +153,7 @@ std::string render_tasks_table(const json& reply, TimeUs now_us, bool color) {
     for (const json& task : tasks) rows.push_back(task_row(task, now_us));
   }
   if (rows.empty()) return "No tasks.\n";
-  return render_table(kColumns, rows, color);
+  return render_table(kTaskColumns, rows, color);
 }
 
 }  // namespace gpumeter::cli

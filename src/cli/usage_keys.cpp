@@ -10,7 +10,6 @@ namespace {
 
 using store::GroupBy;
 
-
 std::string optional_number(const auto& value) {
   return value ? fmt::format("{}", *value) : std::string{};
 }

@@ -13,7 +13,6 @@
 namespace gpumeter::net {
 namespace {
 
-
 std::string gauge_names() {
   std::string names;
   for (const store::Gauge& gauge : store::kGauges) {

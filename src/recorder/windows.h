@@ -9,7 +9,6 @@
 
 namespace gpumeter::recorder {
 
-
 // The first multiple of `step_us` after `t`. Precondition: step_us > 0.
 TimeUs next_multiple(TimeUs t, TimeUs step_us);
 // The last multiple of `step_us` at or before `t`. Precondition: step_us > 0.

@@ -8,7 +8,6 @@
 
 namespace gpumeter::store {
 
-
 // The start of the bucket of `size_us` that holds `time_us` (floor, also for negative times).
 constexpr TimeUs bucket_start(TimeUs time_us, TimeUs size_us) noexcept {
   const TimeUs remainder = time_us % size_us;

@@ -83,7 +83,8 @@ ORDER BY hosts.name, s.vm_id, devices.device_index
 }  // namespace
 
 std::expected<void, Error> validate(const VgpuUseRecord& record) {
-  if (record.gpu_uuid.empty()) return std::unexpected(invalid_input("vGPU use: the GPU has no uuid"));
+  if (record.gpu_uuid.empty())
+    return std::unexpected(invalid_input("vGPU use: the GPU has no uuid"));
   if (record.vm_id.empty()) return std::unexpected(invalid_input("vGPU use: the VM has no id"));
   if (record.end_us < record.begin_us)
     return std::unexpected(
@@ -91,8 +92,9 @@ std::expected<void, Error> validate(const VgpuUseRecord& record) {
   const double seconds = static_cast<double>(record.end_us - record.begin_us) / 1e6;
   if (!std::isfinite(record.sm_busy_seconds) || record.sm_busy_seconds < 0 ||
       record.sm_busy_seconds > seconds * 1.01) {
-    return std::unexpected(invalid_input(fmt::format("vGPU use of VM {}: sm_busy_seconds {} outside 0..{}",
-                                           record.vm_id, record.sm_busy_seconds, seconds)));
+    return std::unexpected(
+        invalid_input(fmt::format("vGPU use of VM {}: sm_busy_seconds {} outside 0..{}",
+                                  record.vm_id, record.sm_busy_seconds, seconds)));
   }
   return {};
 }

@@ -44,7 +44,8 @@ std::expected<std::vector<GroupBy>, Error> parse_group_by(std::span<const std::s
     group.push_back(known->second);
   }
   if (std::ranges::count_if(group, is_period) > 1)
-    return std::unexpected(invalid_input(fmt::format("{}: at most one of hour, day and month", option)));
+    return std::unexpected(
+        invalid_input(fmt::format("{}: at most one of hour, day and month", option)));
   return group;
 }
 
