@@ -227,7 +227,9 @@ class HistoryTest(unittest.TestCase):
         spans = [span_1, (self.scenario_s(restarted, epoch_us), self.scenario_s(until_2, epoch_us))]
         self.assertGreater(spans[1][1], 13.0, "recorded past the last process's end")
         gap = self.longest_gap(db, killed_at, restarted)
-        self.assertLess(gap, 0.5)
+        # The rounds' longest gap is the GPU-seconds' tolerance below; at 100 ms a round it stays
+        # under a second even beside the tests that load the machine (0.70 s was seen there).
+        self.assertLess(gap, 1.0)
         rows = self.assert_ledger_matches(db, spans, gap)
         self.assertTrue(all(final == 1 for *_, final in rows), "every process ended")
         self.assert_csv_follows_the_timeline(spans, epoch_us)
