@@ -34,6 +34,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -367,12 +368,12 @@ struct Day {
       const auto begun = service_.handle(
           R"({"op":"begin","name":"frame","labels":{"stream":"cam3","model":"detector-v7"}})",
           worker_, begin_us);
-      const auto at = begun.reply.find("\"task\":");
-      if (at == std::string::npos) {
+      const auto reply = nlohmann::json::parse(begun.reply, nullptr, false);
+      if (!reply.is_object() || !reply.value("ok", false) || !reply.contains("task")) {
         ++task_errors;
         continue;
       }
-      const std::string id = begun.reply.substr(at + 7, begun.reply.find(',', at) - at - 7);
+      const std::string id = reply["task"].dump();
       const auto ended = service_.handle(fmt::format(R"({{"op":"end","task":{}}})", id), worker_,
                                          begin_us + kTaskLengthUs);
       if (!ended.waiting) ++task_errors;
@@ -387,7 +388,7 @@ struct Day {
       if (const auto complete = gpumeter::recorder::Recorder::complete_until(sampler_))
         recorder_.record(sampler_, std::min(now_us, *complete), now_us);
     }
-    if ((now_us - kEpochUs) % (60 * kSecondUs) == 0) malloc_trim(0);
+    if ((now_us - kEpochUs) % kMinuteUs == 0) malloc_trim(0);
   }
 
   std::uintmax_t database_bytes() const {
