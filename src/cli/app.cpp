@@ -76,7 +76,7 @@ std::vector<Command> command_table(std::span<const std::string> args, const Serv
           {"tasks", add_tasks_command},
           {"run", add_run_command},
           {"limit", add_limit_command},
-          {"report", add_report_command},
+          {"report", [args, serve](CLI::App& app) { return add_report_command(app, serve, args); }},
           {"record", add_record_command},
           {"export", add_export_command},
           {"master", [args, serve](CLI::App& app) { return serve.master(app, args); }},

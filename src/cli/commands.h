@@ -4,8 +4,11 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <span>
+#include <string>
 #include <ostream>
 
+#include "cli/cli.h"
 #include "cli/session.h"
 
 namespace gpumeter::cli {
@@ -55,7 +58,9 @@ Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
 Subcommand add_limit_command(CLI::App& app);
-Subcommand add_report_command(CLI::App& app);
+// `report --prometheus` runs as `serve` says (handed over to gpumeter-serve, or there).
+Subcommand add_report_command(CLI::App& app, const ServeCommands& serve,
+                              std::span<const std::string> args);
 Subcommand add_record_command(CLI::App& app);
 Subcommand add_export_command(CLI::App& app);
 Subcommand add_master_command(CLI::App& app);

@@ -214,6 +214,15 @@ std::expected<std::unique_ptr<Http>, Error> open_http(const HttpOptions& options
   return http;
 }
 
+// The ledger counters on /metrics: the recorder's running totals, unless the operator keeps
+// user names and commands on the machine (--metrics-processes none) or there is no history.
+std::function<std::shared_ptr<const UsageTotals>()> usage_totals(const Running& running,
+                                                                 const DaemonSettings& settings) {
+  if (!running.recorder || settings.metrics_processes.series == exposition::ProcessSeries::none)
+    return nullptr;
+  return [&recorder = *running.recorder] { return recorder.usage_totals(); };
+}
+
 // Every route the daemon serves over HTTP is registered here, before the server starts.
 void add_http_routes(Http& http, Running& running, const DaemonSettings& settings,
                      const DriverWait& driver) {
@@ -239,7 +248,8 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                      host::add_heap_usage(usage);
                                      usage.sqlite_memory_bytes = store::sqlite_memory_bytes();
                                      return usage;
-                                   }});
+                                   },
+                               .usage_totals = usage_totals(running, settings)});
   net::register_dashboard_routes(*http.server);
 }
 

@@ -14,6 +14,7 @@
 #include "cli/report_database.h"
 #include "cli/report_json.h"
 #include "cli/report_options.h"
+#include "cli/report_print.h"
 #include "cli/report_table.h"
 #include "cli/report_vm.h"
 #include "cli/terminal.h"
@@ -22,15 +23,13 @@
 #include "view/usage_report.h"
 
 namespace gpumeter::cli {
-namespace {
-
-constexpr int kOverQuota = 1;
-constexpr int kFailed = 2;
 
 int fail(const Output& output, const Error& error) {
   output.err << error.message << '\n';
   return kFailed;
 }
+
+namespace {
 
 int run_idle(const Output& output, store::Store& db, const ReportSettings& settings) {
   auto spells = store::idle_holders(db, settings.idle_query);
@@ -57,6 +56,8 @@ int run_vm(const Output& output, store::Store& db, const ReportSettings& setting
   return 0;
 }
 
+}  // namespace
+
 // With --check and a table, only the offenders are printed, so that cron mails nothing while
 // everyone is within quota.
 void print_usage(const Output& output, const ReportSettings& settings,
@@ -82,12 +83,19 @@ void print_usage(const Output& output, const ReportSettings& settings,
   }
 }
 
-int run_usage(const Output& output, store::Store& db, const ReportSettings& settings,
-              const view::QuotaFile* quotas) {
-  auto report = view::build_usage_report(db, settings.query, quotas);
+int run_usage_report(const Output& output, const view::UsageSource& source,
+                     const ReportSettings& settings) {
+  std::optional<view::QuotaFile> quotas;
+  if (settings.quota_file.has_value()) {
+    auto read = view::read_quota_file(settings.quota_file.value());
+    if (!read) return fail(output, read.error());
+    quotas = std::move(*read);
+  }
+  auto report = view::build_usage_report(source, settings.query,
+                                         quotas.has_value() ? &quotas.value() : nullptr);
   if (!report) return fail(output, report.error());
-  if (settings.plot) {
-    if (auto written = write_usage_plot(db, settings.query, *settings.plot); !written)
+  if (settings.plot && source.store != nullptr) {
+    if (auto written = write_usage_plot(*source.store, settings.query, *settings.plot); !written)
       return fail(output, written.error());
   }
   const view::UsageReport& built = *report;
@@ -96,27 +104,26 @@ int run_usage(const Output& output, store::Store& db, const ReportSettings& sett
   return 0;
 }
 
-int run_report(const Output& output, const ReportOptions& options) {
+namespace {
+
+int run_report(const Output& output, const ReportOptions& options, const ServeCommands& serve,
+               std::span<const std::string> args) {
   const auto resolved = resolve_report_options(options, wall_clock_us());
   if (!resolved) return fail(output, resolved.error());
   const ReportSettings& settings = *resolved;
-  std::optional<view::QuotaFile> quotas;
-  if (settings.quota_file.has_value()) {
-    auto read = view::read_quota_file(settings.quota_file.value());
-    if (!read) return fail(output, read.error());
-    quotas = std::move(*read);
-  }
+  if (settings.prometheus) return serve.fleet_report(output, settings, args);
   auto db = open_report_database(
       report_database_candidates(settings.database, store::location_environment()));
   if (!db) return fail(output, db.error());
   if (settings.idle) return run_idle(output, *db, settings);
   if (settings.by_vm) return run_vm(output, *db, settings);
-  return run_usage(output, *db, settings, quotas.has_value() ? &quotas.value() : nullptr);
+  return run_usage_report(output, view::store_usage_source(*db), settings);
 }
 
 }  // namespace
 
-Subcommand add_report_command(CLI::App& app) {
+Subcommand add_report_command(CLI::App& app, const ServeCommands& serve,
+                              std::span<const std::string> args) {
   auto options = std::make_shared<ReportOptions>();
   CLI::App* report = app.add_subcommand(
       "report",
@@ -124,7 +131,8 @@ Subcommand add_report_command(CLI::App& app) {
       "history (docs/report.md)");
   add_report_options(*report, *options);
   Subcommand command{report, nullptr};
-  command.run_offline = [options](const Output& output) { return run_report(output, *options); };
+  command.run_offline = [options, serve, line = std::vector<std::string>(args.begin(), args.end())](
+                            const Output& output) { return run_report(output, *options, serve, line); };
   return command;
 }
 

@@ -75,6 +75,36 @@ std::expected<TimeUs, Error> resolve_time(std::string_view option, const std::st
   return *time;
 }
 
+// The counters are per user and per container, summed over GPUs and processes: a fleet report
+// groups by host, user or container (not user and container together), and a calendar period.
+std::expected<void, Error> check_prometheus(const ReportOptions& options,
+                                            const ReportSettings& settings) {
+  if (options.prometheus.empty()) return {};
+  if (!options.database.empty() || options.idle || !options.plot.empty() || settings.by_vm) {
+    return std::unexpected(invalid_input(
+        "--prometheus reports the fleet from its counters: --database, --idle, --plot and "
+        "--by vm need a machine's history"));
+  }
+  const auto& group = settings.query.group_by;
+  const auto has = [&](GroupBy by) { return std::ranges::count(group, by) > 0; };
+  if (has(GroupBy::gpu) || has(GroupBy::process)) {
+    return std::unexpected(invalid_input(
+        "--prometheus: the counters are per user and per container, not per GPU or process "
+        "(--by host, user, container, hour, day, month)"));
+  }
+  if (has(GroupBy::user) && has(GroupBy::container)) {
+    return std::unexpected(invalid_input(
+        "--prometheus: the counters are per user and per container, not both at once (--by "
+        "user or --by container)"));
+  }
+  if (!options.user.empty() && has(GroupBy::container)) {
+    return std::unexpected(
+        invalid_input("--prometheus: --user does not apply to --by container (the container "
+                      "counters are over every user)"));
+  }
+  return {};
+}
+
 std::expected<void, Error> check_combinations(const ReportOptions& options,
                                               const ReportSettings& settings) {
   const auto& group = settings.query.group_by;
@@ -95,7 +125,9 @@ std::expected<void, Error> check_combinations(const ReportOptions& options,
                       "csv or json"));
   if (options.max_sm_percent < 0 || options.max_sm_percent > 100)
     return std::unexpected(invalid_input("--max-sm: expected a percentage from 0 to 100"));
-  return {};
+  if (!options.prometheus_token_file.empty() && options.prometheus.empty())
+    return std::unexpected(invalid_input("--prometheus-token-file needs --prometheus URL"));
+  return check_prometheus(options, settings);
 }
 
 std::expected<store::IdleQuery, Error> idle_query(const ReportOptions& options,
@@ -169,6 +201,15 @@ void add_report_options(CLI::App& report, ReportOptions& options) {
   report.add_flag("--chart", options.chart, "Draw bar charts in the terminal instead of a table");
   report.add_option("--plot", options.plot, "Also write an SVG plot of use by user over time")
       ->option_text("FILE.svg");
+  report
+      .add_option("--prometheus", options.prometheus,
+                  "Report the whole fleet from the ledger counters this Prometheus server "
+                  "scraped (docs/report.md)")
+      ->option_text("URL");
+  report
+      .add_option("--prometheus-token-file", options.prometheus_token_file,
+                  "With --prometheus: send the bearer token in FILE")
+      ->option_text("FILE");
 }
 
 std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions& options,
@@ -179,7 +220,10 @@ std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions&
                           .check = options.check,
                           .idle = options.idle,
                           .chart = options.chart,
-                          .plot = unless_empty<std::filesystem::path>(options.plot)};
+                          .plot = unless_empty<std::filesystem::path>(options.plot),
+                          .prometheus = unless_empty<std::string>(options.prometheus),
+                          .prometheus_token_file =
+                              unless_empty<std::filesystem::path>(options.prometheus_token_file)};
   std::vector<std::string> by =
       options.by.empty() ? std::vector<std::string>{"user"} : split_names(options.by);
   if (is_vm_grouping(by)) {

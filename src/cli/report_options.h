@@ -35,6 +35,8 @@ struct ReportOptions {
   double max_sm_percent = 1.0;
   bool chart = false;
   std::string plot;
+  std::string prometheus;  // a fleet report from this Prometheus server's ledger counters
+  std::string prometheus_token_file;
 };
 
 struct ReportSettings {
@@ -49,6 +51,11 @@ struct ReportSettings {
   std::optional<std::filesystem::path> plot;
   // --by vm: use of each VM's vGPU instance (docs/vgpu.md) instead of processes' use.
   bool by_vm = false;
+  // --prometheus: the fleet's report from the ledger counters a Prometheus server scraped
+  // (docs/report.md, "The fleet from Prometheus"), run by gpumeter-serve. As typed: the URL is
+  // parsed where the HTTP client is.
+  std::optional<std::string> prometheus;
+  std::optional<std::filesystem::path> prometheus_token_file;
 };
 
 // Registers the options on the `report` subcommand.
@@ -57,7 +64,8 @@ void add_report_options(CLI::App& report, ReportOptions& options);
 // Validates the options and resolves times against `now_us`.
 // Errors: invalid_input naming the option and what it expects: a bad time, since not before
 // until, --quota without user in --by, --chart with csv or json, --idle with options that do
-// not apply to it, a threshold out of range.
+// not apply to it, a threshold out of range, --prometheus with a grouping or option that
+// needs the database (gpu, process, --database, --idle, --plot, --by vm).
 std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions& options,
                                                             TimeUs now_us);
 

@@ -46,7 +46,8 @@ std::vector<Column> table_columns(const view::UsageReport& report) {
 
 // SM-HOURS, SM% and ENERGY cover the held hours whose SM use is known (N/A when none is);
 // with unknown_column, the hours whose SM use is not known follow.
-void add_figures(Row& row, const store::UsageRow& usage, bool unknown_column) {
+// Without per-process figures (a fleet report from Prometheus), PEAK and PROCS are "-".
+void add_figures(Row& row, const store::UsageRow& usage, bool unknown_column, bool per_process) {
   const auto or_na = [](const std::optional<double>& value, const char* format) {
     return value ? fmt::format(fmt::runtime(format), *value) : std::string(view::kNotAvailable);
   };
@@ -54,8 +55,9 @@ void add_figures(Row& row, const store::UsageRow& usage, bool unknown_column) {
   row.push_back({or_na(usage.sm_busy_hours, "{:.2f}")});
   row.push_back({or_na(usage.sm_percent_while_held, "{:.1f}%")});
   row.push_back({or_na(usage.energy_kwh, "{:.2f}kWh")});
-  row.push_back({view::format_bytes(static_cast<double>(usage.peak_memory_bytes))});
-  row.push_back({fmt::format("{}", usage.processes)});
+  row.push_back({per_process ? view::format_bytes(static_cast<double>(usage.peak_memory_bytes))
+                             : std::string("-")});
+  row.push_back({per_process ? fmt::format("{}", usage.processes) : std::string("-")});
   if (unknown_column) {
     row.push_back({usage.sm_unknown_hours > 0 ? fmt::format("{:.2f}", usage.sm_unknown_hours)
                                               : std::string("-")});
@@ -82,14 +84,17 @@ void add_quota(Row& row, const std::optional<view::QuotaUse>& use) {
   row.push_back({fmt::format("{:.1f}%{}", use->percent(), use->over() ? " OVER" : ""), color});
 }
 
-std::string figure_csv(const store::UsageRow& usage) {
+std::string figure_csv(const store::UsageRow& usage, bool per_process) {
   const auto or_empty = [](const std::optional<double>& value) {
     return value ? fmt::format("{}", *value) : std::string{};
   };
+  const auto known = [per_process](auto value) {
+    return per_process ? fmt::format("{}", value) : std::string{};
+  };
   return fmt::format(
       "{},{},{},{},{},{},{},{}", usage.gpu_hours, or_empty(usage.sm_busy_hours),
-      or_empty(usage.sm_percent_while_held), or_empty(usage.energy_kwh), usage.peak_memory_bytes,
-      usage.processes, usage.sm_unknown_hours,
+      or_empty(usage.sm_percent_while_held), or_empty(usage.energy_kwh),
+      known(usage.peak_memory_bytes), known(usage.processes), usage.sm_unknown_hours,
       usage.sm_unknown_hours > 0 ? usage.sm_unknown_reason.value_or("unknown") : std::string{});
 }
 
@@ -134,13 +139,13 @@ std::string render_usage_table(const view::UsageReport& report, bool color) {
     Row row;
     for (std::string& key : table_key_cells(report.rows[i], report.group_by))
       row.push_back({std::move(key)});
-    add_figures(row, report.rows[i], has_unknown_sm(report));
+    add_figures(row, report.rows[i], has_unknown_sm(report), report.per_process_figures);
     if (report.quota) add_quota(row, report.quota->rows[i]);
     rows.push_back(std::move(row));
   }
   Row total{{"TOTAL", Color::bold}};
   total.resize(table_key_columns(report.group_by).size());
-  add_figures(total, report.total, has_unknown_sm(report));
+  add_figures(total, report.total, has_unknown_sm(report), report.per_process_figures);
   rows.push_back(std::move(total));
   std::string out = fmt::format("GPU use {} ({})\n",
                                 describe_window(report.since_us, report.until_us), report.database);
@@ -167,7 +172,7 @@ std::string render_usage_csv(const view::UsageReport& report) {
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     for (const std::string& key : csv_key_cells(report.rows[i], report.group_by))
       fmt::format_to(std::back_inserter(out), "{},", csv_field(key));
-    out += figure_csv(report.rows[i]);
+    out += figure_csv(report.rows[i], report.per_process_figures);
     if (report.quota)
       fmt::format_to(std::back_inserter(out), ",{}", quota_csv(report.quota->rows[i]));
     out += "\n";

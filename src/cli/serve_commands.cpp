@@ -1,6 +1,7 @@
 #include "cli/serve_commands.h"
 
 #include "cli/commands.h"
+#include "cli/report_prometheus.h"
 
 namespace gpumeter::cli {
 
@@ -8,7 +9,8 @@ const ServeCommands& serve_commands() {
   static constexpr ServeCommands kCommands{
       .daemon = [](CLI::App& app, std::span<const std::string>) { return add_daemon_command(app); },
       .master = [](CLI::App& app,
-                   std::span<const std::string>) { return add_master_command(app); }};
+                   std::span<const std::string>) { return add_master_command(app); },
+      .fleet_report = run_fleet_report};
   return kCommands;
 }
 

@@ -27,8 +27,8 @@ int hand_over(const std::vector<std::string>& args, std::ostream& err) {
   ::execv(serve.c_str(), argv.data());
   const int failure = errno;
   return report(err, Error{ErrorCode::io,
-                           fmt::format("gpumeter: cannot start {}: {} (it runs `gpumeter daemon` "
-                                       "and `gpumeter master`)",
+                           fmt::format("gpumeter: cannot start {}: {} (it runs `gpumeter daemon`, "
+                                       "`gpumeter master` and `gpumeter report --prometheus`)",
                                        serve.string(), std::strerror(failure))});
 }
 
@@ -55,6 +55,11 @@ const ServeCommands& handed_over_commands() {
       .master =
           [](CLI::App& app, std::span<const std::string> args) {
             return handed_over(app, "master", kMasterSummary, args);
+          },
+      // The options were checked here; gpumeter-serve reads them again.
+      .fleet_report =
+          [](const Output& output, const ReportSettings&, std::span<const std::string> args) {
+            return hand_over(std::vector<std::string>(args.begin(), args.end()), output.err);
           }};
   return kCommands;
 }

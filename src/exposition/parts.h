@@ -13,6 +13,7 @@
 #include "core/model.h"
 #include "core/sampler.h"
 #include "core/self_usage.h"
+#include "core/usage_totals.h"
 #include "exposition/metrics.h"
 #include "exposition/prometheus_text.h"
 
@@ -57,6 +58,10 @@ void append_sampler_metrics(fmt::memory_buffer& out, const Labels& host, const S
 // process_resident_memory_bytes, ...) and gpumeter_heap_*, gpumeter_sqlite_memory_bytes; a
 // figure the usage lacks writes no family.
 void append_self_metrics(fmt::memory_buffer& out, const Labels& host, const SelfUsage& usage);
+
+// gpumeter_user_*_total and gpumeter_container_*_total: the history's running totals, one series
+// per user and per container in `totals` (none for an empty list).
+void append_usage_totals(fmt::memory_buffer& out, const Labels& host, const UsageTotals& totals);
 
 // gpumeter_http_requests_total: responses sent, by status code.
 void append_http_metrics(fmt::memory_buffer& out, const Labels& host,

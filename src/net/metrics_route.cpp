@@ -39,6 +39,11 @@ void register_metrics_route(HttpServer& server, const Sampler& sampler,
     exposition::append_http_metrics(counts, host, server.requests_by_status());
     if (extras.driver) append_driver_metrics(counts, host, extras.driver());
     if (extras.self) exposition::append_self_metrics(counts, host, extras.self());
+    if (extras.usage_totals) {
+      if (const auto totals = extras.usage_totals()) {
+        exposition::append_usage_totals(counts, host, *totals);
+      }
+    }
     response.body.reserve(rendered->text.size() + counts.size());
     response.body.assign(rendered->text).append(counts.data(), counts.size());
     response.set_header("Content-Type", exposition::kExpositionContentType);

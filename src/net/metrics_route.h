@@ -3,10 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include "core/driver_wait.h"
 #include "core/sampler.h"
 #include "core/self_usage.h"
+#include "core/usage_totals.h"
 #include "exposition/metrics.h"
 #include "net/http_server.h"
 
@@ -23,6 +25,9 @@ struct MetricsExtras {
   std::function<DriverStatus()> driver;
   // The process's own cost: process_* and gpumeter_heap_*, gpumeter_sqlite_memory_bytes.
   std::function<SelfUsage()> self;
+  // The history's running totals per user and container (gpumeter_user_*_total,
+  // gpumeter_container_*_total); null while there are none to export.
+  std::function<std::shared_ptr<const UsageTotals>()> usage_totals;
 };
 void register_metrics_route(HttpServer& server, const Sampler& sampler,
                             exposition::MetricsOptions options, MetricsExtras extras = {});

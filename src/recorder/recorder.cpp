@@ -12,6 +12,7 @@
 #include "recorder/task_records.h"
 #include "recorder/windows.h"
 #include "store/records.h"
+#include "store/usage_totals.h"
 
 namespace gpumeter::recorder {
 namespace {
@@ -39,6 +40,7 @@ Recorder::Recorder(store::Store* store, RecorderConfig config, Log log)
   if (store_ != nullptr) {
     if (!config_.database) config_.database = store_->path();
     writer_ = std::make_unique<store::Writer>(*store_);
+    refresh_totals(wall_clock_us());
   } else if (config_.open_database) {
     writer_ = std::make_unique<store::Writer>(store::WriterConfig{});
   }
@@ -223,16 +225,43 @@ bool Recorder::open_database() {
   opened_late_.emplace(std::move(*opened));
   store_ = &*opened_late_;
   writer_->attach(*store_);
-  const std::lock_guard lock(mutex_);
-  open_error_.reset();
+  {
+    const std::lock_guard lock(mutex_);
+    open_error_.reset();
+  }
+  refresh_totals(wall_clock_us());
   return true;
+}
+
+// Read after each write that succeeded, in the same thread, so that the counters move once a
+// record interval and a scrape never waits on the database.
+void Recorder::refresh_totals(TimeUs now_us) {
+  auto totals = store::read_usage_totals(*store_, now_us, config_.totals_bounds);
+  note_state("usage totals",
+             totals ? std::nullopt
+                    : std::optional<std::string>(fmt::format(
+                          "cannot read the usage totals: {}; /metrics keeps the last ones read",
+                          totals.error().message)),
+             "reading the usage totals again");
+  if (!totals) return;
+  auto shared = std::make_shared<const UsageTotals>(std::move(*totals));
+  const std::lock_guard lock(mutex_);
+  totals_ = std::move(shared);
+}
+
+std::shared_ptr<const UsageTotals> Recorder::usage_totals() const {
+  const std::lock_guard lock(mutex_);
+  return totals_;
 }
 
 void Recorder::flush_store(TimeUs now_us) {
   const auto flushed = writer_->flush();
   if (flushed) {
-    const std::lock_guard lock(mutex_);
-    last_write_us_ = now_us;
+    {
+      const std::lock_guard lock(mutex_);
+      last_write_us_ = now_us;
+    }
+    refresh_totals(now_us);
   }
   const store::WriterState state = writer_->state();
   const std::uint64_t dropped =

@@ -38,6 +38,7 @@
 #include "recorder/process_figures.h"
 #include "store/maintenance.h"
 #include "store/store.h"
+#include "store/usage_totals.h"
 #include "store/writer.h"
 #include "task/protocol.h"
 #include "task/result_sink.h"
@@ -61,6 +62,8 @@ struct RecorderConfig {
   // Opens the database where the recorder was given none because it could not be opened at
   // start; tried every record interval until it succeeds. Empty: no database is wanted.
   std::function<std::expected<store::Store, Error>()> open_database;
+  // Which of the ledger's running totals usage_totals() keeps (the /metrics counters' bounds).
+  store::UsageTotalsBounds totals_bounds;
 };
 
 // Where the recorder says what happened: one line, without a newline. Called from any thread.
@@ -98,6 +101,10 @@ class Recorder final : public task::ResultSink {
   // lasts) and in the status, until open_database succeeds. The daemon's first try is its own.
   void could_not_open(const Error& error);
 
+  // The ledger's running totals as read after the last write that succeeded (and at open);
+  // null with history off or before the database could be opened. Any thread.
+  std::shared_ptr<const UsageTotals> usage_totals() const;
+
   // For the task server's status reply.
   task::HistoryStatus status() const;
 
@@ -120,6 +127,7 @@ class Recorder final : public task::ResultSink {
   bool open_database();
   std::string database_name() const;
   void flush_store(TimeUs now_us);
+  void refresh_totals(TimeUs now_us);
   void append_csv(std::vector<CsvRow> rows);
   void keep_up(TimeUs now_us);
   void queue_accounted(std::vector<store::AccountedProcess> records);
@@ -154,6 +162,7 @@ class Recorder final : public task::ResultSink {
   std::optional<TimeUs> last_write_us_;
   std::optional<std::string> csv_error_;
   std::optional<std::string> open_error_;  // why the database could not be opened, until it is
+  std::shared_ptr<const UsageTotals> totals_;
 
   std::mutex wake_mutex_;
   std::condition_variable_any wake_;

@@ -469,6 +469,57 @@ DROP TABLE mig_memory_hours;
 ALTER TABLE mig_memory_hours_v9 RENAME TO mig_memory_hours;
 )sql";
 
+// Version 10: running totals of the ledger per user and per container (or Slurm job), the
+// counters /metrics exports (docs/metrics.md, "Ledger counters"). Two triggers keep them in the
+// same transaction as every ledger write: an insert adds its figures, an update adds what it
+// grew by. Nothing ever takes from them, so they stay monotonic when the ledger is pruned; a row
+// whose user becomes known later counts its earlier part under the user it had then. An older
+// database's ledger seeds them.
+constexpr std::string_view kVersion10 = R"sql(
+CREATE TABLE usage_totals (
+  user TEXT NOT NULL,
+  container TEXT NOT NULL,
+  gpu_seconds REAL NOT NULL,
+  sm_busy_seconds REAL NOT NULL,
+  sm_unknown_seconds REAL NOT NULL,
+  energy_joules REAL NOT NULL,
+  last_seen_us INTEGER NOT NULL,
+  PRIMARY KEY (user, container)
+) WITHOUT ROWID;
+INSERT INTO usage_totals
+SELECT COALESCE(user, ''), COALESCE(container_runtime || ':' || container_id, ''),
+       SUM(gpu_seconds), SUM(sm_busy_seconds), SUM(sm_unknown_seconds), SUM(energy_joules),
+       MAX(last_seen_us)
+FROM ledger GROUP BY 1, 2;
+CREATE TRIGGER usage_totals_on_insert AFTER INSERT ON ledger BEGIN
+  INSERT INTO usage_totals
+  VALUES (COALESCE(NEW.user, ''), COALESCE(NEW.container_runtime || ':' || NEW.container_id, ''),
+          NEW.gpu_seconds, NEW.sm_busy_seconds, NEW.sm_unknown_seconds, NEW.energy_joules,
+          NEW.last_seen_us)
+  ON CONFLICT (user, container) DO UPDATE SET
+    gpu_seconds = gpu_seconds + excluded.gpu_seconds,
+    sm_busy_seconds = sm_busy_seconds + excluded.sm_busy_seconds,
+    sm_unknown_seconds = sm_unknown_seconds + excluded.sm_unknown_seconds,
+    energy_joules = energy_joules + excluded.energy_joules,
+    last_seen_us = MAX(last_seen_us, excluded.last_seen_us);
+END;
+CREATE TRIGGER usage_totals_on_update
+AFTER UPDATE OF gpu_seconds, sm_busy_seconds, sm_unknown_seconds, energy_joules ON ledger BEGIN
+  INSERT INTO usage_totals
+  VALUES (COALESCE(NEW.user, ''), COALESCE(NEW.container_runtime || ':' || NEW.container_id, ''),
+          MAX(NEW.gpu_seconds - OLD.gpu_seconds, 0),
+          MAX(NEW.sm_busy_seconds - OLD.sm_busy_seconds, 0),
+          MAX(NEW.sm_unknown_seconds - OLD.sm_unknown_seconds, 0),
+          MAX(NEW.energy_joules - OLD.energy_joules, 0), NEW.last_seen_us)
+  ON CONFLICT (user, container) DO UPDATE SET
+    gpu_seconds = gpu_seconds + excluded.gpu_seconds,
+    sm_busy_seconds = sm_busy_seconds + excluded.sm_busy_seconds,
+    sm_unknown_seconds = sm_unknown_seconds + excluded.sm_unknown_seconds,
+    energy_joules = energy_joules + excluded.energy_joules,
+    last_seen_us = MAX(last_seen_us, excluded.last_seen_us);
+END;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, "devices, device samples in three tiers, the process ledger with its detail",
               kVersion1},
@@ -481,6 +532,7 @@ constexpr std::array kMigrations{
     Migration{7, "GPM figures per GPU in the device tiers", kVersion7},
     Migration{8, "ledger_view with the accounting columns", kVersion8},
     Migration{9, "GPM figures per MIG device in its minutes and hours", kVersion9},
+    Migration{10, "running totals of the ledger per user and container", kVersion10},
 };
 
 std::expected<void, Error> apply(sqlite::Connection& connection, const Migration& migration) {

@@ -34,17 +34,18 @@ std::string label(CalendarPeriod period, const store::UsageRow& row, TimeUs star
 }
 
 // Days are summed into weeks here; days and months come straight from the store.
-std::expected<std::vector<QuotaUse>, Error> uses_in(store::Store& store, const QuotaFile& quotas,
+std::expected<std::vector<QuotaUse>, Error> uses_in(const UsageQueryFunction& usage,
+                                                    const QuotaFile& quotas,
                                                     const QuotaScope& scope,
                                                     CalendarPeriod period) {
   const store::GroupBy unit =
       period == CalendarPeriod::month ? store::GroupBy::month : store::GroupBy::day;
-  auto rows = store::usage(store, {.since_us = period_start(period, scope.since_us),
-                                   .until_us = scope.until_us,
-                                   .group_by = {store::GroupBy::user, unit},
-                                   .local_time = true,
-                                   .user = scope.user,
-                                   .host = scope.host});
+  auto rows = usage({.since_us = period_start(period, scope.since_us),
+                     .until_us = scope.until_us,
+                     .group_by = {store::GroupBy::user, unit},
+                     .local_time = true,
+                     .user = scope.user,
+                     .host = scope.host});
   if (!rows) return std::unexpected(std::move(rows.error()));
   std::map<std::pair<std::string, TimeUs>, QuotaUse> uses;
   for (const store::UsageRow& row : *rows) {
@@ -72,11 +73,17 @@ std::expected<std::vector<QuotaUse>, Error> uses_in(store::Store& store, const Q
 
 std::expected<std::vector<QuotaUse>, Error> quota_use(store::Store& store, const QuotaFile& quotas,
                                                       const QuotaScope& scope) {
+  return quota_use(store_usage_source(store).usage, quotas, scope);
+}
+
+std::expected<std::vector<QuotaUse>, Error> quota_use(const UsageQueryFunction& usage,
+                                                      const QuotaFile& quotas,
+                                                      const QuotaScope& scope) {
   std::vector<QuotaUse> all;
   for (const CalendarPeriod period :
        {CalendarPeriod::day, CalendarPeriod::week, CalendarPeriod::month}) {
     if (!has_period(quotas, period)) continue;
-    auto uses = uses_in(store, quotas, scope, period);
+    auto uses = uses_in(usage, quotas, scope, period);
     if (!uses) return std::unexpected(std::move(uses.error()));
     all.insert(all.end(), uses->begin(), uses->end());
   }

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "store/usage.h"
 #include "view/quota.h"
+#include "view/usage_source.h"
 
 namespace gpumeter::view {
 
@@ -41,6 +42,10 @@ struct QuotaScope {
 // the file leaves unlimited (or that no line and no default covers) are not listed.
 // Errors: those of store::usage.
 std::expected<std::vector<QuotaUse>, Error> quota_use(store::Store& store, const QuotaFile& quotas,
+                                                      const QuotaScope& scope);
+// The same from any source of usage rows (view/usage_source.h).
+std::expected<std::vector<QuotaUse>, Error> quota_use(const UsageQueryFunction& usage,
+                                                      const QuotaFile& quotas,
                                                       const QuotaScope& scope);
 
 // The use that speaks for a report row covering [from, to) for `user`: the highest percentage

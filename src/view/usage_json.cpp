@@ -37,13 +37,15 @@ void put_keys(Json& row, const store::UsageRow& usage, const std::vector<GroupBy
 
 // SM busy hours, the SM percent and the energy share cover the held hours whose SM use is
 // known; sm_unknown_gpu_hours says how much is not, and why (null when nothing is unknown).
-Json figures(const store::UsageRow& usage) {
+// Without per-process figures (a fleet report from Prometheus), peak_memory_bytes and processes
+// are null.
+Json figures(const store::UsageRow& usage, bool per_process) {
   return Json{{"gpu_hours", usage.gpu_hours},
               {"sm_busy_hours", nullable(usage.sm_busy_hours)},
               {"sm_percent_while_held", nullable(usage.sm_percent_while_held)},
               {"energy_kwh", nullable(usage.energy_kwh)},
-              {"peak_memory_bytes", usage.peak_memory_bytes},
-              {"processes", usage.processes},
+              {"peak_memory_bytes", per_process ? Json(usage.peak_memory_bytes) : Json(nullptr)},
+              {"processes", per_process ? Json(usage.processes) : Json(nullptr)},
               {"sm_unknown_gpu_hours", usage.sm_unknown_hours},
               {"sm_unknown_reason", usage.sm_unknown_hours > 0
                                         ? Json(usage.sm_unknown_reason.value_or("unknown"))
@@ -86,7 +88,7 @@ Json usage_json(const UsageReport& report) {
   for (std::size_t i = 0; i < report.rows.size(); ++i) {
     Json row = Json::object();
     put_keys(row, report.rows[i], report.group_by);
-    row.update(figures(report.rows[i]));
+    row.update(figures(report.rows[i], report.per_process_figures));
     if (report.quota) {
       const auto& use = report.quota->rows[i];
       row["quota"] = use ? quota_json(*use) : Json(nullptr);
@@ -94,7 +96,7 @@ Json usage_json(const UsageReport& report) {
     rows.push_back(std::move(row));
   }
   document["rows"] = std::move(rows);
-  document["total"] = figures(report.total);
+  document["total"] = figures(report.total, report.per_process_figures);
   document["quota"] = report.quota ? quota_section(*report.quota) : Json(nullptr);
   if (report.vgpu) {
     document["vgpu"] = Json{{"vms", report.vgpu->vms},

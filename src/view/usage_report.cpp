@@ -9,19 +9,20 @@
 namespace gpumeter::view {
 namespace {
 
-std::expected<store::UsageRow, Error> total(store::Store& store, store::UsageQuery query) {
+std::expected<store::UsageRow, Error> total(const UsageSource& source, store::UsageQuery query) {
   query.group_by.clear();
   query.limit.reset();  // the whole window's one row, whatever page the rows are
   query.offset = 0;
-  auto rows = store::usage(store, query);
+  auto rows = source.usage(query);
   if (!rows) return std::unexpected(std::move(rows.error()));
   return rows->empty() ? store::UsageRow{} : rows->front();
 }
 
-std::expected<QuotaSummary, Error> summarise_quotas(store::Store& store, const QuotaFile& quotas,
+std::expected<QuotaSummary, Error> summarise_quotas(const UsageSource& source,
+                                                    const QuotaFile& quotas,
                                                     const UsageReport& report,
                                                     const store::UsageQuery& query) {
-  auto uses = quota_use(store, quotas,
+  auto uses = quota_use(source.usage, quotas,
                         {.since_us = report.since_us,
                          .until_us = report.until_us,
                          .user = query.user,
@@ -76,24 +77,39 @@ std::optional<CalendarPeriod> report_period(const std::vector<store::GroupBy>& g
   return std::nullopt;
 }
 
+UsageSource store_usage_source(store::Store& store) {
+  return {.name = store.path().string(),
+          .usage = [&store](const store::UsageQuery& query) { return store::usage(store, query); },
+          .store = &store};
+}
+
 std::expected<UsageReport, Error> build_usage_report(store::Store& store,
                                                      const store::UsageQuery& query,
                                                      const QuotaFile* quotas) {
-  UsageReport report{.database = store.path().string(),
+  return build_usage_report(store_usage_source(store), query, quotas);
+}
+
+std::expected<UsageReport, Error> build_usage_report(const UsageSource& source,
+                                                     const store::UsageQuery& query,
+                                                     const QuotaFile* quotas) {
+  UsageReport report{.database = source.name,
+                     .per_process_figures = source.store != nullptr,
                      .since_us = query.since_us,
                      .until_us = query.until_us,
                      .group_by = query.group_by};
-  auto rows = store::usage(store, query);
+  auto rows = source.usage(query);
   if (!rows) return std::unexpected(std::move(rows.error()));
   report.rows = std::move(*rows);
-  auto all = total(store, query);
+  auto all = total(source, query);
   if (!all) return std::unexpected(std::move(all.error()));
   report.total = std::move(*all);
-  auto vgpu = vgpu_summary(store, query);
-  if (!vgpu) return std::unexpected(std::move(vgpu.error()));
-  report.vgpu = std::move(*vgpu);
+  if (source.store != nullptr) {
+    auto vgpu = vgpu_summary(*source.store, query);
+    if (!vgpu) return std::unexpected(std::move(vgpu.error()));
+    report.vgpu = std::move(*vgpu);
+  }
   if (quotas != nullptr) {
-    auto summary = summarise_quotas(store, *quotas, report, query);
+    auto summary = summarise_quotas(source, *quotas, report, query);
     if (!summary) return std::unexpected(std::move(summary.error()));
     report.quota = std::move(*summary);
   }

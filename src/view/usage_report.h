@@ -11,6 +11,7 @@
 #include "store/usage.h"
 #include "view/quota.h"
 #include "view/quota_use.h"
+#include "view/usage_source.h"
 
 namespace gpumeter::view {
 
@@ -34,7 +35,10 @@ struct VgpuSummary {
 };
 
 struct UsageReport {
-  std::string database;
+  std::string database;  // UsageSource::name
+  // False when the source keeps no per-process figures (Prometheus): each row's processes and
+  // peak_memory_bytes are then unknown, not 0.
+  bool per_process_figures = true;
   TimeUs since_us = 0;
   TimeUs until_us = 0;
   std::vector<store::GroupBy> group_by;
@@ -45,9 +49,12 @@ struct UsageReport {
   std::optional<VgpuSummary> vgpu;
 };
 
-// Runs the report's queries: the grouped rows, the total, the VMs' use, and with `quotas` the
-// quota use of every user (view/quota_use.h). Errors: those of store::usage and
-// store::vm_usage.
+// Runs the report's queries: the grouped rows, the total, the VMs' use (a database only), and
+// with `quotas` the quota use of every user (view/quota_use.h). Errors: those of the source's
+// usage and of store::vm_usage.
+std::expected<UsageReport, Error> build_usage_report(const UsageSource& source,
+                                                     const store::UsageQuery& query,
+                                                     const QuotaFile* quotas);
 std::expected<UsageReport, Error> build_usage_report(store::Store& store,
                                                      const store::UsageQuery& query,
                                                      const QuotaFile* quotas);

@@ -46,7 +46,7 @@ TEST(Migration, TheStepsStartAtOneAndRise) {
   for (std::size_t i = 1; i < steps.size(); ++i)
     EXPECT_LT(steps[i - 1].version, steps[i].version) << "step " << i;
   EXPECT_EQ(latest_schema_version(), steps.back().version);
-  EXPECT_EQ(latest_schema_version(), 9);  // GPM figures per MIG device
+  EXPECT_EQ(latest_schema_version(), 10);  // running totals of the ledger
   EXPECT_TRUE(std::ranges::any_of(steps, [](const Migration& step) { return step.version == 7; }))
       << "step 7: GPM figures in the device tiers";
   EXPECT_TRUE(std::ranges::any_of(steps, [](const Migration& step) { return step.version == 8; }))
@@ -220,7 +220,7 @@ TEST(Migration, Step9GivesTheOldMigRowsNoGpmAndTakesNewFigures) {
   Store store = testing::open_store(path);
   {
     RawDatabase raw(path);
-    EXPECT_EQ(raw.integer("PRAGMA user_version"), 9);
+    EXPECT_EQ(raw.integer("PRAGMA user_version"), latest_schema_version());
     EXPECT_EQ(raw.rows("SELECT gpm_sm_activity_percent_samples, gpm_sm_activity_percent_min, "
                        "gpm_sm_activity_percent_sum, gpm_nvlink_rx_bytes_per_second_max "
                        "FROM mig_memory_hours"),
@@ -252,6 +252,28 @@ TEST(Migration, Step9GivesTheOldMigRowsNoGpmAndTakesNewFigures) {
   EXPECT_EQ(after->front().gpm[0], (GaugeStats{42.5, 42.5, 42.5}));  // the old readings: none
   EXPECT_EQ(after->front().gpm_samples[1], 0);
   EXPECT_FALSE(after->front().gpm[1].avg);
+}
+
+// Step 10 seeds the running totals from the ledger the database already holds (the fixture's
+// one process: ada in docker:c1, 120 s held, 60 s busy, 24 kJ), and later writes add to them.
+TEST(Migration, Step10SeedsTheTotalsFromTheLedger) {
+  TempDir dir;
+  const auto path = version_1_database(dir);
+  Store store = testing::open_store(path);
+  {
+    RawDatabase raw(path);
+    EXPECT_EQ(raw.rows("SELECT user, container, gpu_seconds, sm_busy_seconds, energy_joules "
+                       "FROM usage_totals"),
+              (std::vector<std::vector<std::string>>{
+                  {"ada", "docker:c1", "120.0", "60.0", "24000.0"}}));
+  }
+  ProcessIdentity ada = testing::process(100, "ada", "GPU-a");
+  ada.start_time_us = kT0 - kHour;
+  ada.container = Container{"docker", "c1"};
+  ASSERT_TRUE(write(store, {.process_intervals = {testing::interval(ada, kT0 + 2 * kMinute,
+                                                                    kT0 + 3 * kMinute, 50)}}));
+  RawDatabase raw(path);
+  EXPECT_EQ(raw.text("SELECT gpu_seconds FROM usage_totals WHERE user = 'ada'"), "180.0");
 }
 
 }  // namespace gpumeter::store::migration_test

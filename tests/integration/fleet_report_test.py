@@ -1,0 +1,205 @@
+"""`gpumeter report --prometheus` against a real Prometheus server scraping three real
+daemons on three simulated machines (tests/integration/scenarios/fleet-*.json): the fleet's
+report from the ledger counters must agree with the sum of the machines' own reports (their
+history databases) within 1 %, per user, per container (a Slurm job on two machines) and per
+host, and with the held seconds the scenarios script within 5 %. Quotas count over the fleet.
+Run alone with: ctest -R integration.fleet_report."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+from collections import defaultdict
+from pathlib import Path
+
+from gpumeter_testlib import GPUMETER, clean_env, validate_report_schema
+from prometheus_server_test import PROMETHEUS, Process, free_port, served_port
+
+HERE = Path(__file__).resolve().parent
+MACHINES = ["fleet-a", "fleet-b", "fleet-c"]
+TIMEOUT_S = 120
+# Every process of the scenarios has ended by then.
+LAST_END_S = 9
+
+
+def scripted_seconds(key):
+    """Held seconds per user ("user") or per container ("container") over every machine."""
+    totals = defaultdict(float)
+    for machine in MACHINES:
+        for process in json.loads((HERE / "scenarios" / f"{machine}.json").read_text())["processes"]:
+            host = process["host"]
+            if key == "user":
+                name = host["user"]
+            elif "container" in host:
+                name = f"{host['container']['runtime']}:{host['container']['id']}"
+            else:
+                continue
+            totals[name] += process["end_s"] - process["start_s"]
+    return totals
+
+
+@unittest.skipUnless(Path(PROMETHEUS).exists(), "prometheus is not installed "
+                     "(scripts/install-deps.sh)")
+class FleetReportFromPrometheus(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="gpumeter-fleet-report-"))
+        cls.processes = []
+        cls.ports = {}
+        # The scenarios start once the daemons are up (a sanitized build starts slower).
+        lead_s = 6.0 if os.environ.get("GPUMETER_TEST_SANITIZED") == "1" else 3.0
+        cls.epoch_us = int((time.time() + lead_s) * 1e6)
+        cls.env = clean_env(TZ="UTC0")
+        # Whole minutes around the scenarios (until in the future): a machine's report prorates
+        # a minute at an edge of its window, the counters have no minutes.
+        start_minute = int(time.time() // 60 * 60) - 60
+        cls.since = time.strftime("%Y-%m-%d %H:%M", time.gmtime(start_minute))
+        cls.until = time.strftime("%Y-%m-%d %H:%M", time.gmtime(start_minute + 240))
+        try:
+            deadline = time.monotonic() + TIMEOUT_S
+            for machine in MACHINES:
+                argv = [GPUMETER, "--simulate", HERE / "scenarios" / f"{machine}.json", "daemon",
+                        "--listen", "127.0.0.1:0", "--interval", "100ms",
+                        "--record-interval", "1s", "--state-dir", cls.tmp / machine,
+                        "--socket", cls.tmp / f"{machine}.sock", "--csv-dir", cls.tmp / machine]
+                process = Process(machine, list(map(str, argv)), cls.tmp,
+                                  clean_env(GPUMETER_SIM_EPOCH_US=cls.epoch_us, TZ="UTC0"))
+                cls.processes.append(process)
+                cls.ports[machine] = served_port(process, deadline, cls.logs)
+            cls.start_prometheus()
+        except Exception:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        for process in cls.processes:
+            process.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def logs(cls):
+        return "\n".join(process.tail() for process in cls.processes)
+
+    @classmethod
+    def start_prometheus(cls):
+        # Every daemon runs on this machine: a metric relabelling gives each the host name a
+        # machine of its own would have.
+        jobs = [{"job_name": machine, "scrape_interval": "1s", "scrape_timeout": "1s",
+                 "static_configs": [{"targets": [f"127.0.0.1:{port}"],
+                                     "labels": {"machine": machine}}],
+                 "metric_relabel_configs": [{"source_labels": ["machine"],
+                                             "target_label": "host"}]}
+                for machine, port in cls.ports.items()]
+        config = cls.tmp / "prometheus.yml"
+        config.write_text(json.dumps({"global": {"scrape_interval": "1s"},
+                                      "scrape_configs": jobs}))
+        cls.prometheus_port = free_port()
+        cls.url = f"http://127.0.0.1:{cls.prometheus_port}"
+        cls.processes.append(Process("prometheus", [
+            PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={cls.tmp / 'data'}",
+            f"--web.listen-address=127.0.0.1:{cls.prometheus_port}",
+            "--storage.tsdb.retention.time=1h"], cls.tmp))
+
+    def report(self, *args, expect=0):
+        result = subprocess.run([GPUMETER, "report", "--since", self.since, "--until", self.until,
+                                 *map(str, args)],
+                                capture_output=True, text=True, env=self.env, timeout=90)
+        self.assertEqual(result.returncode, expect, f"{args}: {result.stderr}\n{self.logs()}")
+        return result
+
+    def fleet(self, *args):
+        document = json.loads(self.report("--prometheus", self.url, "--format", "json",
+                                          *args).stdout)
+        validate_report_schema(document)
+        return document
+
+    def machines(self, by):
+        """Held hours per key, summed over the machines' own reports."""
+        totals = defaultdict(float)
+        for machine in MACHINES:
+            database = self.tmp / machine / "gpumeter.db"
+            document = json.loads(self.report("--database", database, "--by", by, "--format",
+                                              "json").stdout)
+            for row in document["rows"]:
+                if by == "host":
+                    totals[machine] += row["gpu_hours"]
+                elif row[by]:  # the counters leave out processes outside any container
+                    totals[row[by]] += row["gpu_hours"]
+        return dict(totals)
+
+    @staticmethod
+    def fleet_rows(document, by):
+        return {row[by]: row["gpu_hours"] for row in document["rows"]}
+
+    def settled(self, by):
+        """The fleet's figures once the scenarios ended and every last write was scraped:
+        the same twice, a second apart."""
+        while time.time() < self.epoch_us / 1e6 + LAST_END_S + 2:
+            time.sleep(0.5)
+        deadline = time.monotonic() + TIMEOUT_S
+        previous = None
+        while True:
+            rows = self.fleet_rows(self.fleet("--by", by), by)
+            if rows and rows == previous:
+                return rows
+            self.assertLess(time.monotonic(), deadline, f"no settled report: {rows}")
+            previous = rows
+            time.sleep(1.5)
+
+    def assert_close(self, mine, theirs, relative, what):
+        self.assertEqual(sorted(mine), sorted(theirs), what)
+        for key, hours in theirs.items():
+            self.assertAlmostEqual(mine[key], hours, delta=max(hours * relative, 1e-9),
+                                   msg=f"{what}: {key}")
+
+    def test_1_per_user_it_agrees_with_the_machines_and_the_scenarios(self):
+        fleet = self.settled("user")
+        self.assert_close(fleet, self.machines("user"), 0.01, "per user")
+        scripted = {user: seconds / 3600 for user, seconds in scripted_seconds("user").items()}
+        self.assert_close(fleet, scripted, 0.05, "per user, scripted")
+        document = self.fleet("--by", "user")
+        self.assertTrue(document["database"].startswith("Prometheus at http://127.0.0.1:"))
+        self.assertIsNone(document["total"]["processes"])
+        self.assertIsNone(document["total"]["peak_memory_bytes"])
+        self.assertAlmostEqual(document["total"]["gpu_hours"], sum(fleet.values()), delta=1e-9)
+        self.assertGreater(document["total"]["sm_busy_hours"], 0)
+        self.assertGreater(document["total"]["energy_kwh"], 0)
+
+    def test_2_per_container_the_job_on_two_machines_is_one_row(self):
+        fleet = self.settled("container")
+        self.assert_close(fleet, self.machines("container"), 0.01, "per container")
+        scripted = {name: s / 3600 for name, s in scripted_seconds("container").items()}
+        self.assert_close(fleet, scripted, 0.05, "per container, scripted")
+        self.assertIn("slurm:4242", fleet)
+
+    def test_3_per_host_each_machine_is_a_row(self):
+        fleet = self.settled("host")
+        self.assert_close(fleet, self.machines("host"), 0.01, "per host")
+
+    def test_4_quotas_count_over_the_fleet(self):
+        self.settled("user")
+        quota = self.tmp / "quota.txt"
+        # alice held 15.5 s over two machines (3.6 s allowed); bob has no quota.
+        quota.write_text("alice = 0.001h per month\n")
+        result = self.report("--prometheus", self.url, "--quota", quota, "--check", expect=1)
+        self.assertIn("alice", result.stdout)
+        self.assertNotIn("bob", result.stdout)
+        table = self.report("--prometheus", self.url, "--by", "user,day").stdout
+        self.assertIn("alice", table)
+
+    def test_5_what_the_counters_cannot_answer_is_refused(self):
+        for args, message in [(["--by", "gpu"], "not per GPU or process"),
+                              (["--by", "user,container"], "not both at once"),
+                              (["--idle"], "need a machine's history")]:
+            result = self.report("--prometheus", self.url, *args, expect=2)
+            self.assertIn(message, result.stderr, args)
+        unreachable = self.report("--prometheus", f"http://127.0.0.1:{free_port()}", expect=2)
+        self.assertIn("Prometheus at http://127.0.0.1:", unreachable.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
