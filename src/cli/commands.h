@@ -4,9 +4,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <ostream>
 #include <span>
 #include <string>
-#include <ostream>
 
 #include "cli/cli.h"
 #include "cli/session.h"

@@ -132,7 +132,9 @@ Subcommand add_report_command(CLI::App& app, const ServeCommands& serve,
   add_report_options(*report, *options);
   Subcommand command{report, nullptr};
   command.run_offline = [options, serve, line = std::vector<std::string>(args.begin(), args.end())](
-                            const Output& output) { return run_report(output, *options, serve, line); };
+                            const Output& output) {
+    return run_report(output, *options, serve, line);
+  };
   return command;
 }
 

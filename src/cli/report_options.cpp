@@ -214,16 +214,16 @@ void add_report_options(CLI::App& report, ReportOptions& options) {
 
 std::expected<ReportSettings, Error> resolve_report_options(const ReportOptions& options,
                                                             TimeUs now_us) {
-  ReportSettings settings{.database = unless_empty<std::filesystem::path>(options.database),
-                          .format = parse_format(options.format),
-                          .quota_file = unless_empty<std::filesystem::path>(options.quota),
-                          .check = options.check,
-                          .idle = options.idle,
-                          .chart = options.chart,
-                          .plot = unless_empty<std::filesystem::path>(options.plot),
-                          .prometheus = unless_empty<std::string>(options.prometheus),
-                          .prometheus_token_file =
-                              unless_empty<std::filesystem::path>(options.prometheus_token_file)};
+  ReportSettings settings{
+      .database = unless_empty<std::filesystem::path>(options.database),
+      .format = parse_format(options.format),
+      .quota_file = unless_empty<std::filesystem::path>(options.quota),
+      .check = options.check,
+      .idle = options.idle,
+      .chart = options.chart,
+      .plot = unless_empty<std::filesystem::path>(options.plot),
+      .prometheus = unless_empty<std::string>(options.prometheus),
+      .prometheus_token_file = unless_empty<std::filesystem::path>(options.prometheus_token_file)};
   std::vector<std::string> by =
       options.by.empty() ? std::vector<std::string>{"user"} : split_names(options.by);
   if (is_vm_grouping(by)) {

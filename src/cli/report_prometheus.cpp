@@ -65,20 +65,20 @@ std::string family(const store::UsageQuery& query) {
 
 std::string selector(const store::UsageQuery& query, std::string_view figure) {
   std::vector<std::string> matchers;
-  if (query.user && family(query) == "user") matchers.push_back("user=" + promql_string(*query.user));
+  if (query.user && family(query) == "user")
+    matchers.push_back("user=" + promql_string(*query.user));
   if (query.host) matchers.push_back("host=" + promql_string(*query.host));
-  return fmt::format("gpumeter_{}_{}_total{{{}}}", family(query), figure,
-                     fmt::join(matchers, ","));
+  return fmt::format("gpumeter_{}_{}_total{{{}}}", family(query), figure, fmt::join(matchers, ","));
 }
 
 // The last value at or before `at_us`, looked up over `lookback_us`.
 std::string value_at(const std::string& selector, TimeUs at_us, TimeUs lookback_us) {
   return fmt::format("last_over_time({}[{}ms] @ {:.3f})", selector,
-                     std::max<TimeUs>(lookback_us / 1000, 1000),
-                     static_cast<double>(at_us) / 1e6);
+                     std::max<TimeUs>(lookback_us / 1000, 1000), static_cast<double>(at_us) / 1e6);
 }
 
-std::string series_key(const std::string& figure, const std::map<std::string, std::string>& labels) {
+std::string series_key(const std::string& figure,
+                       const std::map<std::string, std::string>& labels) {
   std::string key = figure;
   for (const auto& [name, value] : labels) key += fmt::format("\n{}={}", name, value);
   return key;
@@ -257,8 +257,8 @@ std::vector<store::UsageRow> rows_from_counters(const store::UsageQuery& query,
 
 int run_fleet_report(const Output& output, const ReportSettings& settings,
                      std::span<const std::string>) {
-  auto url = master::parse_agent_url(settings.prometheus.value_or(""),
-                                     master::kDefaultPrometheusPort);
+  auto url =
+      master::parse_agent_url(settings.prometheus.value_or(""), master::kDefaultPrometheusPort);
   if (!url)
     return fail(output, invalid_input(fmt::format("--prometheus: {}", url.error().message)));
   // A month by day is a hundred queries, each over a day of samples.
@@ -270,10 +270,10 @@ int run_fleet_report(const Output& output, const ReportSettings& settings,
   }
   master::PrometheusClient client(*url, options);
   const std::string where = fmt::format("Prometheus at {}{}", url->origin(), url->base_path);
-  const view::UsageSource source{
-      .name = where, .usage = [&client, &where](const store::UsageQuery& query) {
-        return fleet_usage(client, where, query);
-      }};
+  const view::UsageSource source{.name = where,
+                                 .usage = [&client, &where](const store::UsageQuery& query) {
+                                   return fleet_usage(client, where, query);
+                                 }};
   return run_usage_report(output, source, settings);
 }
 

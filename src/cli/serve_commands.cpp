@@ -8,8 +8,7 @@ namespace gpumeter::cli {
 const ServeCommands& serve_commands() {
   static constexpr ServeCommands kCommands{
       .daemon = [](CLI::App& app, std::span<const std::string>) { return add_daemon_command(app); },
-      .master = [](CLI::App& app,
-                   std::span<const std::string>) { return add_master_command(app); },
+      .master = [](CLI::App& app, std::span<const std::string>) { return add_master_command(app); },
       .fleet_report = run_fleet_report};
   return kCommands;
 }

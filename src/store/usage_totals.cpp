@@ -22,8 +22,8 @@ SELECT container, SUM(gpu_seconds), SUM(sm_busy_seconds), SUM(sm_unknown_seconds
 FROM usage_totals WHERE container <> '' GROUP BY container HAVING MAX(last_seen_us) >= ?2
 ORDER BY MAX(last_seen_us) DESC, container LIMIT ?1)sql";
 
-std::expected<std::vector<UsageTotal>, Error> read(Store& store, const char* sql,
-                                                   std::size_t limit, TimeUs since_us) {
+std::expected<std::vector<UsageTotal>, Error> read(Store& store, const char* sql, std::size_t limit,
+                                                   TimeUs since_us) {
   auto statement = store.connection().cached(sql);
   if (!statement) return std::unexpected(std::move(statement.error()));
   sqlite::Statement& query = **statement;
@@ -50,8 +50,7 @@ std::expected<UsageTotals, Error> read_usage_totals(Store& store, TimeUs now_us,
                                                     const UsageTotalsBounds& bounds) {
   auto users = read(store, kUsers, bounds.users, std::numeric_limits<TimeUs>::min());
   if (!users) return std::unexpected(std::move(users.error()));
-  auto containers =
-      read(store, kContainers, bounds.containers, now_us - bounds.container_age_us);
+  auto containers = read(store, kContainers, bounds.containers, now_us - bounds.container_age_us);
   if (!containers) return std::unexpected(std::move(containers.error()));
   return UsageTotals{.users = std::move(*users), .containers = std::move(*containers)};
 }

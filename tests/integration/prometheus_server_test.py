@@ -269,9 +269,14 @@ class PrometheusScrapesAgents(unittest.TestCase):
                     Path("/proc/stat").read_text().splitlines() if line.startswith("btime "))
         for name, agent in self.agents.items():
             pid = agent["process"].popen.pid
+            # The CPU time is counted in clock ticks: a daemon that has used less than one
+            # when first scraped reads 0, so the figures are taken once it has used some.
             result = self.eventually(
                 f'{{scenario="{name}", __name__=~"process_.*"}}',
-                lambda r: len(r) == 6, f"{name}'s process families")
+                lambda r: len(r) == 6 and any(
+                    x["metric"]["__name__"] == "process_cpu_seconds_total"
+                    and float(x["value"][1]) > 0 for x in r),
+                f"{name}'s process families, with some CPU time")
             reported = {r["metric"]["__name__"]: float(r["value"][1]) for r in result}
             stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
             cpu_now = (int(stat[11]) + int(stat[12])) / ticks  # fields 14 and 15

@@ -262,10 +262,10 @@ TEST(Migration, Step10SeedsTheTotalsFromTheLedger) {
   Store store = testing::open_store(path);
   {
     RawDatabase raw(path);
-    EXPECT_EQ(raw.rows("SELECT user, container, gpu_seconds, sm_busy_seconds, energy_joules "
-                       "FROM usage_totals"),
-              (std::vector<std::vector<std::string>>{
-                  {"ada", "docker:c1", "120.0", "60.0", "24000.0"}}));
+    EXPECT_EQ(
+        raw.rows("SELECT user, container, gpu_seconds, sm_busy_seconds, energy_joules "
+                 "FROM usage_totals"),
+        (std::vector<std::vector<std::string>>{{"ada", "docker:c1", "120.0", "60.0", "24000.0"}}));
   }
   ProcessIdentity ada = testing::process(100, "ada", "GPU-a");
   ada.start_time_us = kT0 - kHour;

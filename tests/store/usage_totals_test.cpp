@@ -11,12 +11,12 @@
 
 namespace gpumeter::store::usage_totals_test {
 
-using testing::RawDatabase;
 using gpumeter::testing::TempDir;
 using testing::kDay;
 using testing::kHour;
 using testing::kMinute;
 using testing::kT0;
+using testing::RawDatabase;
 
 ProcessIdentity who(Pid pid, const char* user, std::optional<Container> container = {}) {
   ProcessIdentity process = testing::process(pid, user, "GPU-0", 0);
@@ -119,9 +119,9 @@ TEST_F(UsageTotalsTest, TheBoundsKeepTheMostRecent) {
   hold(store_, who(2, "mid", Container{"slurm", "2"}), kT0 + kDay, kT0 + kDay + kMinute, 10);
   hold(store_, who(3, "new", Container{"slurm", "3"}), kT0 + 2 * kDay, kT0 + 2 * kDay + kMinute,
        10);
-  const auto totals = read_usage_totals(
-      store_, kT0 + 2 * kDay + kHour,
-      {.users = 2, .containers = 500, .container_age_us = 25 * kHour + kMinute});
+  const auto totals =
+      read_usage_totals(store_, kT0 + 2 * kDay + kHour,
+                        {.users = 2, .containers = 500, .container_age_us = 25 * kHour + kMinute});
   ASSERT_TRUE(totals) << totals.error().message;
   ASSERT_EQ(totals->users.size(), 2U);
   EXPECT_EQ(totals->users[0].key, "mid");
