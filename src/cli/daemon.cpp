@@ -249,7 +249,8 @@ void add_http_routes(Http& http, Running& running, const DaemonSettings& setting
                                      usage.sqlite_memory_bytes = store::sqlite_memory_bytes();
                                      return usage;
                                    },
-                               .usage_totals = usage_totals(running, settings)});
+                               .usage_totals = usage_totals(running, settings),
+                               .quotas = http.quotas ? &*http.quotas : nullptr});
   net::register_dashboard_routes(*http.server);
 }
 

@@ -69,6 +69,18 @@ void append_process_counts(fmt::memory_buffer& out, const Snapshot& snapshot,
   }
 }
 
+// Persistence mode keeps the driver loaded with no client: without it, the first process after
+// an idle spell waits for the driver to initialise the GPU (seconds on large machines).
+void append_persistence(fmt::memory_buffer& out, const Snapshot& snapshot,
+                        const std::vector<Labels>& labels) {
+  Family persistence(out, "gpumeter_gpu_persistence_mode", MetricType::gauge,
+                     "1 while the driver's persistence mode is on for the GPU, 0 while it is off");
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const Maybe<bool>& on = snapshot.gpus.devices[i].state.persistence_mode;
+    if (on) persistence.sample(labels[i], *on ? 1 : 0);
+  }
+}
+
 }  // namespace
 
 std::vector<Labels> gpu_labels(const Snapshot& snapshot) {
@@ -93,6 +105,7 @@ void append_gpu_metrics(fmt::memory_buffer& out, const Snapshot& snapshot,
     if (!spec.prometheus.empty()) append_reading(out, snapshot, labels, spec);
   }
   append_process_counts(out, snapshot, labels);
+  append_persistence(out, snapshot, labels);
 }
 
 }  // namespace gpumeter::exposition

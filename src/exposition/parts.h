@@ -16,6 +16,7 @@
 #include "core/usage_totals.h"
 #include "exposition/metrics.h"
 #include "exposition/prometheus_text.h"
+#include "view/quota.h"
 
 namespace gpumeter::exposition {
 
@@ -62,6 +63,11 @@ void append_self_metrics(fmt::memory_buffer& out, const Labels& host, const Self
 // gpumeter_user_*_total and gpumeter_container_*_total: the history's running totals, one series
 // per user and per container in `totals` (none for an empty list).
 void append_usage_totals(fmt::memory_buffer& out, const Labels& host, const UsageTotals& totals);
+
+// gpumeter_quota_gpu_hours per user line of the file, gpumeter_quota_default_gpu_hours for its
+// default line.
+void append_quota_metrics(fmt::memory_buffer& out, const Labels& host,
+                          const view::QuotaFile& quotas);
 
 // gpumeter_http_requests_total: responses sent, by status code.
 void append_http_metrics(fmt::memory_buffer& out, const Labels& host,

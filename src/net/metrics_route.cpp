@@ -44,6 +44,7 @@ void register_metrics_route(HttpServer& server, const Sampler& sampler,
         exposition::append_usage_totals(counts, host, *totals);
       }
     }
+    if (extras.quotas != nullptr) exposition::append_quota_metrics(counts, host, *extras.quotas);
     response.body.reserve(rendered->text.size() + counts.size());
     response.body.assign(rendered->text).append(counts.data(), counts.size());
     response.set_header("Content-Type", exposition::kExpositionContentType);

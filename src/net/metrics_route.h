@@ -11,6 +11,7 @@
 #include "core/usage_totals.h"
 #include "exposition/metrics.h"
 #include "net/http_server.h"
+#include "view/quota.h"
 
 namespace gpumeter::net {
 
@@ -28,6 +29,8 @@ struct MetricsExtras {
   // The history's running totals per user and container (gpumeter_user_*_total,
   // gpumeter_container_*_total); null while there are none to export.
   std::function<std::shared_ptr<const UsageTotals>()> usage_totals;
+  // The daemon's --quota file (gpumeter_quota_*), which must outlive the server; null: none.
+  const view::QuotaFile* quotas = nullptr;
 };
 void register_metrics_route(HttpServer& server, const Sampler& sampler,
                             exposition::MetricsOptions options, MetricsExtras extras = {});

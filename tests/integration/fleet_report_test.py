@@ -12,6 +12,8 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.parse
+import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
@@ -44,6 +46,8 @@ def scripted_seconds(key):
 @unittest.skipUnless(Path(PROMETHEUS).exists(), "prometheus is not installed "
                      "(scripts/install-deps.sh)")
 class FleetReportFromPrometheus(unittest.TestCase):
+    quiet = False  # the counters have stopped moving
+
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="gpumeter-fleet-report-"))
@@ -95,7 +99,11 @@ class FleetReportFromPrometheus(unittest.TestCase):
                                              "target_label": "host"}]}
                 for machine, port in cls.ports.items()]
         config = cls.tmp / "prometheus.yml"
-        config.write_text(json.dumps({"global": {"scrape_interval": "1s"},
+        rules = HERE.parent.parent / "examples" / "prometheus"
+        config.write_text(json.dumps({"global": {"scrape_interval": "1s",
+                                                 "evaluation_interval": "1s"},
+                                      "rule_files": [str(rules / "rules.yml"),
+                                                     str(rules / "alerts.yml")],
                                       "scrape_configs": jobs}))
         cls.prometheus_port = free_port()
         cls.url = f"http://127.0.0.1:{cls.prometheus_port}"
@@ -137,7 +145,9 @@ class FleetReportFromPrometheus(unittest.TestCase):
 
     def settled(self, by):
         """The fleet's figures once the scenarios ended and every last write was scraped:
-        the same twice, a second apart."""
+        the same twice, a second apart. Once they were, the counters stay as they are."""
+        if FleetReportFromPrometheus.quiet:
+            return self.fleet_rows(self.fleet("--by", by), by)
         while time.time() < self.epoch_us / 1e6 + LAST_END_S + 2:
             time.sleep(0.5)
         deadline = time.monotonic() + TIMEOUT_S
@@ -145,6 +155,7 @@ class FleetReportFromPrometheus(unittest.TestCase):
         while True:
             rows = self.fleet_rows(self.fleet("--by", by), by)
             if rows and rows == previous:
+                FleetReportFromPrometheus.quiet = True
                 return rows
             self.assertLess(time.monotonic(), deadline, f"no settled report: {rows}")
             previous = rows
@@ -190,6 +201,32 @@ class FleetReportFromPrometheus(unittest.TestCase):
         self.assertNotIn("bob", result.stdout)
         table = self.report("--prometheus", self.url, "--by", "user,day").stdout
         self.assertIn("alice", table)
+
+    def test_6_the_shipped_rules_run_on_real_series(self):
+        """Every recording and alerting rule evaluates without error on the daemons' series,
+        and the mapped names come out with their labels."""
+        self.settled("user")
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            groups = self.api("/api/v1/rules")["groups"]
+            rules = [rule for group in groups for rule in group["rules"]]
+            evaluated = all(rule.get("lastEvaluation", "").startswith("20") for rule in rules)
+            if evaluated or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        self.assertGreaterEqual(len(rules), 30)
+        for rule in rules:
+            self.assertEqual(rule["health"], "ok", rule)
+        held = self.api("/api/v1/query", query="DCGM_FI_DEV_FB_USED")["result"]
+        self.assertEqual(sorted({r["metric"]["Hostname"] for r in held}), MACHINES)
+        self.assertTrue(all(r["metric"]["UUID"].startswith("GPU-f1ee7000") for r in held))
+
+    def api(self, path, **params):
+        url = f"{self.url}{path}?{urllib.parse.urlencode(params)}"
+        with urllib.request.urlopen(url, timeout=10) as reply:
+            answer = json.loads(reply.read())
+        self.assertEqual(answer["status"], "success", answer)
+        return answer["data"]
 
     def test_5_what_the_counters_cannot_answer_is_refused(self):
         for args, message in [(["--by", "gpu"], "not per GPU or process"),

@@ -1,6 +1,7 @@
 """`gpumeter list --prometheus` on every bundled scenario, checked by Prometheus's own linter
 (`promtool check metrics`, Debian's prometheus package): it must pass without a single warning."""
 
+import re
 import shutil
 import subprocess
 import unittest
@@ -43,6 +44,25 @@ class PromtoolLint(unittest.TestCase):
                 self.assertEqual(result.returncode, 0, result.stderr)
                 self.assertIn("# TYPE gpumeter_build_info gauge\n", result.stdout)
                 self.check_clean(name, result.stdout)
+        self.assert_series_per_gpu(results)
+
+    def assert_series_per_gpu(self, results):
+        """docs/metrics.md's bound on the series of one GPU: 24 families of gpumeter_gpu_*, and
+        8 more with GPM. No GPU has more, and the scenarios between them show every one of
+        them (no bundled GPU has them all: a datacenter GPU has no fan)."""
+        families = set()
+        for name, result in results.items():
+            per_gpu = {}
+            for line in result.stdout.splitlines():
+                found = re.match(r'(gpumeter_gpu_\w+)\{[^}]*gpu="(\d+)"', line)
+                if found:
+                    per_gpu.setdefault(found.group(2), []).append(found.group(1))
+                    families.add(found.group(1))
+            for gpu, series in per_gpu.items():
+                gpm = any("_gpm_" in family for family in series)
+                self.assertLessEqual(len(series), 32 if gpm else 24, f"{name} GPU {gpu}")
+        gpm = {family for family in families if "_gpm_" in family}
+        self.assertEqual((len(families - gpm), len(gpm)), (24, 8), sorted(families))
 
     def test_every_process_limit_lints_clean(self):
         limits = ["top:1", "users", "none"]

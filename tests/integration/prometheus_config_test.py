@@ -1,5 +1,6 @@
-"""examples/prometheus/prometheus.yml passes `promtool check config`, as shipped and with its
-bearer-token block uncommented (the way a fleet that runs daemons with --token-file uses it)."""
+"""examples/prometheus/prometheus.yml passes `promtool check config` (which loads the rule files
+it names), as shipped and with its bearer-token block uncommented (the way a fleet that runs
+daemons with --token-file uses it)."""
 
 import re
 import shutil
@@ -36,6 +37,9 @@ class PrometheusExample(unittest.TestCase):
             for i in range(start, start + 3):
                 lines[i] = re.sub(r"^(\s*)# ?", r"\1", lines[i]).split("  #")[0].rstrip()
             enabled = "\n".join(lines).replace("/etc/prometheus/gpumeter-token", str(token))
+            # The rule files are named relative to the example's folder.
+            for rules in ["rules.yml", "alerts.yml"]:
+                enabled = enabled.replace(f"- {rules}", f"- {EXAMPLE.parent / rules}")
             self.assertIn(f"credentials_file: {token}", enabled)
             config = Path(tmp) / "prometheus.yml"
             config.write_text(enabled + "\n")
