@@ -134,7 +134,8 @@ class PrometheusScrapesAgents(unittest.TestCase):
         for name in AGENTS:
             # Port 0: the daemon binds any free port and logs the URL it serves on.
             argv = [GPUMETER, "--simulate", scenario(name), "daemon", "--listen", "127.0.0.1:0",
-                    "--history", "false", "--socket", cls.tmp / f"{name}.sock"]
+                    "--state-dir", cls.tmp / name, "--record-interval", "1s",
+                    "--socket", cls.tmp / f"{name}.sock"]
             token = None
             if name == TOKEN_AGENT:
                 argv += ["--token-file", token_file]
@@ -311,13 +312,17 @@ class PrometheusScrapesAgents(unittest.TestCase):
                     collect(value)
         collect(dashboard)
         self.assertGreater(len(queries), 20)
-        empty = []
-        for promql in queries:
-            promql = promql.replace("$host", ".*").replace("$gpu", ".*")
-            if not self.query(promql):
-                empty.append(promql)
-        # A fan reading exists on none of the three machines; every other panel has data.
-        self.assertEqual([q for q in empty if "fan" not in q], [], self.logs())
+        queries = [q.replace("$host", ".*").replace("$gpu", ".*").replace("$__range", "1h")
+                   for q in queries]
+        # A fan reading exists on none of the three machines; every other panel has data once
+        # the history's first records were written and scraped.
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            empty = [q for q in queries if "fan" not in q and not self.query(q)]
+            if not empty or time.monotonic() > deadline:
+                break
+            time.sleep(1)
+        self.assertEqual(empty, [], self.logs())
 
     def test_the_agents_exposition_lints_clean(self):
         if PROMTOOL is None:

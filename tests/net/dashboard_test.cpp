@@ -41,7 +41,12 @@ class Dashboard : public gpumeter::testing::SimulatedMachine {
     run(sampler, 0, 12);
     const auto snapshot = sampler.snapshot();
     fmt::memory_buffer http;  // what the route appends: the server's response counts
-    exposition::append_http_metrics(http, exposition::host_labels(snapshot->hostname), {{200, 1}});
+    const exposition::Labels host = exposition::host_labels(snapshot->hostname);
+    exposition::append_http_metrics(http, host, {{200, 1}});
+    // What a daemon with a history adds: the ledger counters of a user and a Slurm job.
+    exposition::append_usage_totals(http, host,
+                                    {.users = {{.key = "alice", .gpu_seconds = 60}},
+                                     .containers = {{.key = "slurm:7", .gpu_seconds = 60}}});
     const std::string text =
         exposition::render_metrics(*snapshot, sampler.stats(), {},
                                    exposition::recent_activity(sampler, snapshot->time_us)) +
@@ -100,20 +105,36 @@ TEST_F(Dashboard, NamesOnlyMetricsTheExpositionHas) {
         "gpumeter_gpu_power_watts", "gpumeter_gpu_temperature_celsius",
         "gpumeter_user_gpu_memory_used_bytes", "gpumeter_user_sm_utilization_ratio",
         "gpumeter_process_gpu_memory_used_bytes", "gpumeter_sampler_rounds_total",
-        "gpumeter_source_errors_total"}) {
+        "gpumeter_source_errors_total", "gpumeter_user_gpu_seconds_total",
+        "gpumeter_container_gpu_seconds_total", "gpumeter_user_processes",
+        "gpumeter_gpu_ecc_errors_uncorrected_total", "gpumeter_gpu_performance_state"}) {
     EXPECT_TRUE(used.contains(family)) << family;
   }
 }
 
-TEST(DashboardFile, IsAnImportableDashboard) {
+// Imported by hand or provisioned from a file (examples/grafana/provisioning): no __inputs to
+// fill, a data-source variable that every panel and query uses.
+TEST(DashboardFile, IsAnImportableAndProvisionableDashboard) {
   const Json dashboard = read_dashboard();
   EXPECT_EQ(dashboard.at("uid"), "gpumeter");
-  EXPECT_EQ(dashboard.at("__inputs").at(0).at("pluginId"), "prometheus");
+  EXPECT_FALSE(dashboard.contains("__inputs"));
+  const Json& variable = dashboard.at("templating").at("list").at(0);
+  EXPECT_EQ(variable.at("name"), "datasource");
+  EXPECT_EQ(variable.at("type"), "datasource");
+  EXPECT_EQ(variable.at("query"), "prometheus");
   std::set<int> ids;
   for (const Json& panel : dashboard.at("panels")) {
     EXPECT_TRUE(ids.insert(panel.at("id").get<int>()).second) << "panel ids must be unique";
+    if (panel.contains("datasource")) {
+      EXPECT_EQ(panel.at("datasource").at("uid"), "${datasource}");
+    }
     for (const Json& target : panel.value("targets", Json::array())) {
-      EXPECT_EQ(target.at("datasource").at("uid"), "${DS_PROMETHEUS}");
+      EXPECT_EQ(target.at("datasource").at("uid"), "${datasource}");
+    }
+  }
+  for (const Json& query : dashboard.at("templating").at("list")) {
+    if (query.at("type") == "query") {
+      EXPECT_EQ(query.at("datasource").at("uid"), "${datasource}");
     }
   }
 }
