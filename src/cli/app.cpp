@@ -55,6 +55,11 @@ int run_chosen(const std::vector<Subcommand>& commands, const GlobalOptions& opt
         Output{io.out, io.err, io.out_is_terminal,
                colors_wanted(options.no_color, io.no_color_env, io.out_is_terminal)});
   }
+  const Output output{io.out, io.err, io.out_is_terminal,
+                      colors_wanted(options.no_color, io.no_color_env, io.out_is_terminal)};
+  if (chosen->instead_of_session) {
+    if (const std::optional<int> status = chosen->instead_of_session(output)) return *status;
+  }
   auto session = open_session(options);
   if (!session) return report(io.err, session.error());
   Context context{*session, io.out, io.err, io.out_is_terminal,
@@ -70,7 +75,8 @@ struct Command {
 // Every subcommand, in the order `gpumeter --help` lists them.
 std::vector<Command> command_table(std::span<const std::string> args, const ServeCommands& serve) {
   return {{"list", add_list_command},
-          {"available", add_available_command},
+          {"available",
+           [args, serve](CLI::App& app) { return add_available_command(app, serve, args); }},
           {"info", add_info_command},
           {"daemon", [args, serve](CLI::App& app) { return serve.daemon(app, args); }},
           {"tasks", add_tasks_command},

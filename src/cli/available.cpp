@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 
+#include "cli/available_fleet.h"
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/shortage.h"
@@ -28,7 +29,10 @@ struct AvailableOptions {
   bool no_reserve = false;
   CLI::Option* wait = nullptr;  // given, with or without a TIMEOUT
   std::string wait_timeout;     // empty: wait forever
+  std::string fleet;            // a master's URL: its fleet's free GPUs instead of this machine's
+  std::string token_file;       // with --fleet
 };
+
 
 // The outcome of one look at the GPUs: what to print, or why there is nothing yet.
 struct Attempt {
@@ -189,6 +193,28 @@ std::string check_timeout(const std::string& text) {
       text);
 }
 
+// `--fleet URL`: the master's nodes instead of this machine; no source is opened here.
+std::optional<int> fleet_instead(const Output& output, const AvailableOptions& options,
+                                 const ServeCommands& serve, std::span<const std::string> args) {
+  if (options.fleet.empty()) {
+    if (options.token_file.empty()) return std::nullopt;
+    output.err << "gpumeter available: --token-file needs --fleet URL\n";
+    return 2;
+  }
+  if (options.mig || options.wait->count() > 0) {
+    output.err << "gpumeter available: --fleet prints whole GPUs of the fleet once: --mig and "
+                  "--wait apply to this machine only\n";
+    return 2;
+  }
+  FleetAvailableRequest request{.url = options.fleet,
+                                .criteria = options.criteria,
+                                .limit = options.limit,
+                                .uuid = options.uuid};
+  request.criteria.order = order_of(options.order);
+  if (!options.token_file.empty()) request.token_file = options.token_file;
+  return serve.fleet_available(output, request, args);
+}
+
 void add_criteria_options(CLI::App& sub, AvailableOptions& options) {
   sub.add_option("--max-memory", options.criteria.max_memory_percent,
                  "A free GPU uses at most PERCENT of its memory (default 20)")
@@ -207,7 +233,8 @@ void add_criteria_options(CLI::App& sub, AvailableOptions& options) {
 
 }  // namespace
 
-Subcommand add_available_command(CLI::App& app) {
+Subcommand add_available_command(CLI::App& app, const ServeCommands& serve,
+                                 std::span<const std::string> args) {
   auto options = std::make_shared<AvailableOptions>();
   CLI::App* sub =
       app.add_subcommand("available", "Print free GPUs, comma-separated, for CUDA_VISIBLE_DEVICES");
@@ -226,10 +253,21 @@ Subcommand add_available_command(CLI::App& app) {
                       ->option_text("[TIMEOUT]")
                       ->expected(0, 1)
                       ->check(CLI::Validator(check_timeout, "TIMEOUT"));
-  return {sub, [options](Context& context) {
-            options->criteria.order = order_of(options->order);
-            return run_available(context, *options);
-          }};
+  sub->add_option("--fleet", options->fleet,
+                  "Print the free GPUs of every node of this gpumeter master, as node:gpu "
+                  "lines (docs/master.md)")
+      ->option_text("URL");
+  sub->add_option("--token-file", options->token_file,
+                  "With --fleet: send the master's bearer token in FILE")
+      ->option_text("FILE");
+  Subcommand command{sub, [options](Context& context) {
+                       options->criteria.order = order_of(options->order);
+                       return run_available(context, *options);
+                     }};
+  command.instead_of_session =
+      [options, serve, line = std::vector<std::string>(args.begin(), args.end())](
+          const Output& output) { return fleet_instead(output, *options, serve, line); };
+  return command;
 }
 
 }  // namespace gpumeter::cli

@@ -11,9 +11,10 @@ class App;
 
 namespace gpumeter::cli {
 
-struct Subcommand;      // cli/commands.h
-struct Output;          // cli/commands.h
-struct ReportSettings;  // cli/report_options.h
+struct Subcommand;             // cli/commands.h
+struct Output;                 // cli/commands.h
+struct ReportSettings;         // cli/report_options.h
+struct FleetAvailableRequest;  // cli/available_fleet.h
 
 // Where a run writes, and what it knows about its surroundings. Passed in, so that tests can
 // run the CLI in-process with string streams and a chosen environment.
@@ -33,15 +34,20 @@ using AddServeCommand = Subcommand (*)(CLI::App& app, std::span<const std::strin
 using FleetReport = int (*)(const Output& output, const ReportSettings& settings,
                             std::span<const std::string> args);
 
+// `available --fleet`: the free GPUs of a master's fleet; `args` is the whole command line.
+using FleetAvailable = int (*)(const Output& output, const FleetAvailableRequest& request,
+                               std::span<const std::string> args);
+
 // The commands that need the network libraries (libmicrohttpd, OpenSSL, libcurl): `daemon`,
-// `master` and `report --prometheus`. The `gpumeter` executable adds ones that hand the command
-// line over to gpumeter-serve (cli/serve_handover.h), which adds the real ones
+// `master`, `report --prometheus` and `available --fleet`. The `gpumeter` executable adds ones that
+// hand the command line over to gpumeter-serve (cli/serve_handover.h), which adds the real ones
 // (cli/serve_commands.h), so that the one-shot commands never load those libraries
 // (docs/architecture.md).
 struct ServeCommands {
   AddServeCommand daemon = nullptr;
   AddServeCommand master = nullptr;
   FleetReport fleet_report = nullptr;
+  FleetAvailable fleet_available = nullptr;
 };
 
 // Runs one command line (args[0] is the program name) and returns the exit status:

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -42,6 +43,10 @@ struct Subcommand {
       run_with_options;
   // Set instead of `run` by a command that reads no GPU but prints for a person (colours).
   std::function<int(const Output& output)> run_offline;
+  // Set beside `run` by a command that some of its options turn into one that reads no GPU
+  // of this machine (`available --fleet`): a status ends the command before any source is
+  // opened; none goes on to `run`.
+  std::function<std::optional<int>(const Output& output)> instead_of_session;
 };
 
 // The one-line summaries of the commands that gpumeter-serve runs (cli/cli.h, ServeCommands),
@@ -52,7 +57,9 @@ inline constexpr const char* kMasterSummary =
     "Poll many agents and serve the fleet: JSON and the dashboard (docs/master.md)";
 
 Subcommand add_list_command(CLI::App& app);
-Subcommand add_available_command(CLI::App& app);
+// `available --fleet` runs as `serve` says (handed over to gpumeter-serve, or there).
+Subcommand add_available_command(CLI::App& app, const ServeCommands& serve,
+                                 std::span<const std::string> args);
 Subcommand add_info_command(CLI::App& app);
 Subcommand add_daemon_command(CLI::App& app);
 Subcommand add_tasks_command(CLI::App& app);

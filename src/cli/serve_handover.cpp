@@ -26,10 +26,11 @@ int hand_over(const std::vector<std::string>& args, std::ostream& err) {
   std::cout.flush();
   ::execv(serve.c_str(), argv.data());
   const int failure = errno;
-  return report(err, Error{ErrorCode::io,
-                           fmt::format("gpumeter: cannot start {}: {} (it runs `gpumeter daemon`, "
-                                       "`gpumeter master` and `gpumeter report --prometheus`)",
-                                       serve.string(), std::strerror(failure))});
+  return report(
+      err, Error{ErrorCode::io,
+                 fmt::format("gpumeter: cannot start {}: {} (it runs `gpumeter daemon`, "
+                             "`gpumeter master`, `report --prometheus` and `available --fleet`)",
+                             serve.string(), std::strerror(failure))});
 }
 
 Subcommand handed_over(CLI::App& app, const char* name, const char* summary,
@@ -59,6 +60,11 @@ const ServeCommands& handed_over_commands() {
       // The options were checked here; gpumeter-serve reads them again.
       .fleet_report =
           [](const Output& output, const ReportSettings&, std::span<const std::string> args) {
+            return hand_over(std::vector<std::string>(args.begin(), args.end()), output.err);
+          },
+      .fleet_available =
+          [](const Output& output, const FleetAvailableRequest&,
+             std::span<const std::string> args) {
             return hand_over(std::vector<std::string>(args.begin(), args.end()), output.err);
           }};
   return kCommands;

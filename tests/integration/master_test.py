@@ -257,6 +257,35 @@ name = "down"
         status, _ = http_get(self.base + "/api/v1/fleet", token="wrong")
         self.assertEqual(status, 401)
 
+    def test_available_fleet_prints_every_free_gpu_as_node_gpu(self):
+        deadline = time.monotonic() + 30
+        while {n["name"]: n["state"] for n in self.fleet()["nodes"]}.get("good") != "ok":
+            self.assertLess(time.monotonic(), deadline, "the good agent never polled")
+            time.sleep(0.1)
+        token = Path(self.directory.name) / "master.token"
+        # What each machine's own `available` says, as node:gpu pairs, by node then index.
+        expected = []
+        for node, name in (("master", "workstation"), ("good", "dgx-8gpu")):
+            own = run("--simulate", scenario(name), "available", "--no-reserve")
+            if own.returncode == 0:
+                expected += [f"{node}:{gpu}" for gpu in own.stdout.strip().split(",")]
+        self.assertGreaterEqual(len(expected), 2)
+        fleet = run("available", "--fleet", self.base, "--token-file", token)
+        self.assertEqual(fleet.returncode, 0, fleet.stderr)
+        self.assertEqual(fleet.stdout.splitlines(), expected)
+        limited = run("available", "--fleet", self.base, "--token-file", token, "--limit", "1")
+        self.assertEqual(limited.stdout.splitlines(), expected[:1])
+        uuids = run("available", "--fleet", self.base, "--token-file", token, "--uuid")
+        self.assertTrue(all(re.fullmatch(r"(master|good):GPU-[0-9a-f-]+", line)
+                            for line in uuids.stdout.splitlines()), uuids.stdout)
+        # No token: the master's refusal.
+        refused = run("available", "--fleet", self.base)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("answered HTTP 401", refused.stderr)
+        mixed = run("available", "--fleet", self.base, "--mig")
+        self.assertEqual(mixed.returncode, 2)
+        self.assertIn("--mig and --wait apply to this machine only", mixed.stderr)
+
     def test_serves_the_dashboard_openly(self):
         request = urllib.request.Request(self.base + "/")
         with urllib.request.urlopen(request, timeout=10) as response:
