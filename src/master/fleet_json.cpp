@@ -1,6 +1,9 @@
 #include "master/fleet_json.h"
 
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace gpumeter::master {
 namespace {
@@ -23,8 +26,31 @@ Json head_json(std::string_view source, std::string_view fleet_error) {
   return head;
 }
 
+// The nodes by the host name their last reading gives: two nodes with one name are one
+// machine configured twice, or two machines that call themselves the same (cloned images).
+// Either way they are flagged, never merged.
+using NamesByHost = std::map<std::string, std::vector<std::string>, std::less<>>;
+
+NamesByHost names_by_host(std::span<const NodeView> nodes) {
+  NamesByHost names;
+  for (const NodeView& node : nodes) {
+    if (node.status && !node.status->host.empty())
+      names[node.status->host].push_back(node.identity.name);
+  }
+  return names;
+}
+
+Json same_host_as(const NodeView& node, const NamesByHost& names) {
+  Json others = Json::array();
+  if (!node.status || node.status->host.empty()) return others;
+  for (const std::string& name : names.find(node.status->host)->second) {
+    if (name != node.identity.name) others.push_back(name);
+  }
+  return others;
+}
+
 // A node's keys before "status".
-Json node_fields(const NodeView& node) {
+Json node_fields(const NodeView& node, const NamesByHost& names) {
   Json json;
   json["name"] = node.identity.name;
   json["url"] = node.identity.url;
@@ -33,6 +59,7 @@ Json node_fields(const NodeView& node) {
   json["age_seconds"] =
       node.age_seconds ? Json(std::round(*node.age_seconds * 1000) / 1000) : Json(nullptr);
   json["error"] = nullable_text(node.error);
+  json["same_host_as"] = same_host_as(node, names);
   return json;
 }
 
@@ -44,8 +71,8 @@ Json poll_json(const PollCounters& counters) {
 }
 
 // The node as text: its fields, then its status document as kept, then its counters.
-void append_node(std::string& out, const NodeView& node) {
-  std::string fields = dumped(node_fields(node));
+void append_node(std::string& out, const NodeView& node, const NamesByHost& names) {
+  std::string fields = dumped(node_fields(node, names));
   fields.pop_back();  // the closing brace: more keys follow
   out += fields;
   out += R"(,"status":)";
@@ -61,8 +88,9 @@ Json fleet_json(std::span<const NodeView> nodes, std::string_view source,
                 std::string_view fleet_error) {
   Json document = head_json(source, fleet_error);
   Json& array = document["nodes"] = Json::array();
+  const NamesByHost names = names_by_host(nodes);
   for (const NodeView& node : nodes) {
-    Json json = node_fields(node);
+    Json json = node_fields(node, names);
     json["status"] = node.status ? node.status->parse() : Json(nullptr);
     json["poll"] = poll_json(node.counters);
     array.push_back(std::move(json));
@@ -84,9 +112,10 @@ std::string fleet_text(std::span<const NodeView> nodes, std::string_view source,
   out += dumped(head_json(source, fleet_error));
   out.pop_back();  // the closing brace: "nodes" follows
   out += R"(,"nodes":[)";
+  const NamesByHost names = names_by_host(nodes);
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (i > 0) out += ',';
-    append_node(out, nodes[i]);
+    append_node(out, nodes[i], names);
   }
   out += "]}";
   return out;

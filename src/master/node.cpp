@@ -24,10 +24,14 @@ PollOutcome PollOutcome::good(const Json& document, std::string text) {
   // The parser skips a byte-order mark; text spliced into the fleet document must not have one.
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   const std::int64_t time_us = document.at("time_us").get<std::int64_t>();
-  return PollOutcome{NodeState::ok,
-                     {},
-                     std::make_shared<const StatusDocument>(
-                         StatusDocument{.text = std::move(text), .time_us = time_us})};
+  const auto host = document.find("host");
+  return PollOutcome{
+      NodeState::ok,
+      {},
+      std::make_shared<const StatusDocument>(StatusDocument{
+          .text = std::move(text),
+          .time_us = time_us,
+          .host = host != document.end() && host->is_string() ? host->get<std::string>() : ""})};
 }
 
 PollOutcome PollOutcome::failed(NodeState state, std::string error) {

@@ -29,6 +29,7 @@ std::string_view to_string(NodeState state) noexcept;
 struct StatusDocument {
   std::string text;          // one JSON object, on one line or not
   std::int64_t time_us = 0;  // the reading's own time ("time_us")
+  std::string host;          // the name the machine gives itself ("host"), to spot duplicates
 
   Json parse() const { return Json::parse(text); }
 };

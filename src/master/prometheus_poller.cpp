@@ -5,6 +5,8 @@
 #include <array>
 #include <map>
 #include <set>
+#include <span>
+#include <vector>
 
 #include "master/prometheus_status.h"
 #include "master/status_check.h"
@@ -37,6 +39,35 @@ std::map<std::string, double> up_by_instance(const std::vector<PromSample>& samp
   return up;
 }
 
+// Two scrape targets whose series carry one host label are two nodes, named
+// "host (instance)", never one merged node: the master's fleet document flags them
+// (same_host_as) so that the clash gets fixed where it comes from. Returns the original host
+// of each new name.
+std::map<std::string, std::string> split_shared_hosts(
+    const std::vector<PromSample>& seen, std::span<std::vector<PromSample>* const> readings) {
+  std::map<std::string, std::string> original;
+  std::map<std::string, std::set<std::string>> instances;
+  for (const PromSample& sample : seen) {
+    const auto host = sample.labels.find("host");
+    const auto instance = sample.labels.find("instance");
+    if (host != sample.labels.end() && instance != sample.labels.end())
+      instances[host->second].insert(instance->second);
+  }
+  for (std::vector<PromSample>* samples : readings) {
+    for (PromSample& sample : *samples) {
+      const auto host = sample.labels.find("host");
+      const auto instance = sample.labels.find("instance");
+      if (host == sample.labels.end() || instance == sample.labels.end()) continue;
+      const auto shared = instances.find(host->second);
+      if (shared == instances.end() || shared->second.size() < 2) continue;
+      std::string name = fmt::format("{} ({})", host->second, instance->second);
+      original[name] = host->second;
+      host->second = std::move(name);
+    }
+  }
+  return original;
+}
+
 }  // namespace
 
 PrometheusPoller::PrometheusPoller(const AgentUrl& url, PrometheusSettings settings)
@@ -57,6 +88,10 @@ void PrometheusPoller::refresh(const std::stop_token& stop) {
     if (!answer) return fail_all(fmt::format("Prometheus at {}: {}", origin_, answer.error()));
   }
   fleet_.set_fleet_error({});
+  const std::vector<PromSample> first_seen = *answers[0];
+  const std::array<std::vector<PromSample>*, 4> renamed{&*answers[0], &*answers[2], &*answers[3],
+                                                        &*answers[4]};
+  const std::map<std::string, std::string> original_hosts = split_shared_hosts(first_seen, renamed);
   QueryResult& seen = answers[0];
   QueryResult& up = answers[1];
   PrometheusReadings readings{.gpu_series = std::move(*answers[2]),
@@ -65,6 +100,11 @@ void PrometheusPoller::refresh(const std::stop_token& stop) {
 
   const Targets targets{hosts_to_instances(*seen), up_by_instance(*up)};
   std::map<std::string, Json> documents = status_documents(readings);
+  // A split node's document keeps the name the machine gives itself.
+  for (auto& [name, document] : documents) {
+    if (const auto host = original_hosts.find(name); host != original_hosts.end())
+      document["host"] = host->second;
+  }
   const auto now = FleetState::Clock::now();
   std::set<std::string> hosts;
   for (const auto& [host, instance] : targets.instance_of_host) hosts.insert(host);

@@ -19,6 +19,10 @@ from gpumeter_testlib import GPUMETER, clean_env, scenario
 from prometheus_server_test import PROMETHEUS, Process, free_port, http_get, served_port
 
 AGENTS = ["dgx-8gpu", "lost-gpu", "workstation"]
+# Two more daemons whose series Prometheus labels with one host name (a cloned image, a name
+# configured twice): two nodes, flagged, never merged. name -> scenario.
+TWINS = {"twin-a": "workstation", "twin-b": "h100-mig"}
+TWIN_HOST = "twin"
 STOPPED = "workstation"
 TIMEOUT_S = 90
 
@@ -54,8 +58,9 @@ class MasterReadsPrometheus(unittest.TestCase):
     @classmethod
     def start_agents(cls):
         deadline = time.monotonic() + TIMEOUT_S
-        for name in AGENTS:
-            argv = [GPUMETER, "--simulate", scenario(name), "daemon", "--listen", "127.0.0.1:0",
+        for name in AGENTS + list(TWINS):
+            argv = [GPUMETER, "--simulate", scenario(TWINS.get(name, name)), "daemon",
+                    "--listen", "127.0.0.1:0",
                     "--history", "false", "--socket", cls.tmp / f"{name}.sock"]
             process = Process(name, list(map(str, argv)), cls.tmp, clean_env())
             cls.processes.append(process)
@@ -80,7 +85,8 @@ class MasterReadsPrometheus(unittest.TestCase):
     def start_prometheus(cls):
         jobs = [{"job_name": name, "scrape_interval": "1s", "scrape_timeout": "1s",
                  "static_configs": [{"targets": [f"127.0.0.1:{agent['port']}"],
-                                     "labels": {"machine": name}}],
+                                     "labels": {"machine": TWIN_HOST if name in TWINS
+                                                else name}}],
                  "metric_relabel_configs": [{"source_labels": ["machine"],
                                              "target_label": "host"}]}
                 for name, agent in cls.agents.items()]
@@ -139,6 +145,19 @@ class MasterReadsPrometheus(unittest.TestCase):
                                      (name, mine["index"]))
             self.assertEqual(rebuilt["driver"]["driver_version"],
                              served["driver"]["driver_version"])
+
+    def test_3_two_targets_with_one_host_name_are_two_flagged_nodes(self):
+        names = {name: f"{TWIN_HOST} (127.0.0.1:{self.agents[name]['port']})" for name in TWINS}
+        document, nodes = self.eventually(
+            lambda n: all(n.get(node, {}).get("state") == "ok" for node in names.values()),
+            "both twins ok")
+        self.assertNotIn(TWIN_HOST, nodes)
+        for name, node in names.items():
+            self.assertEqual(len(nodes[node]["status"]["gpus"]),
+                             len(self.agent_status(name)["gpus"]), name)
+            others = [other for other in names.values() if other != node]
+            self.assertEqual(nodes[node]["same_host_as"], others)
+        self.assertEqual(nodes["dgx-8gpu"]["same_host_as"], [])
 
     def test_2_a_stopped_agent_is_unreachable_and_keeps_its_reading(self):
         self.eventually(lambda n: n.get(STOPPED, {}).get("state") == "ok", "the agent up")

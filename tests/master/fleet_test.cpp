@@ -119,6 +119,24 @@ TEST_F(Fleet, DocumentHasEveryNodeWithItsStateAgeErrorStatusAndCounters) {
   EXPECT_EQ(second["error"], "not polled yet");
 }
 
+// Two nodes whose readings give one host name are flagged on both sides, in the tree and in
+// the text, and kept apart; a node with a name of its own is flagged with none.
+TEST_F(Fleet, NodesThatNameTheSameHostAreFlaggedNotMerged) {
+  const std::size_t twin = fleet.add({"node1-again", "http://10.0.0.9:9416"});
+  const std::size_t other = fleet.add({"node3", "http://node3:9416"});
+  fleet.record(node, reading_at(1'000), t0);
+  fleet.record(twin, PollOutcome::good(Json::parse(testing::status_body("node1", 2'000))), t0);
+  fleet.record(other, PollOutcome::good(Json::parse(testing::status_body("node3", 2'000))), t0);
+  const auto nodes = fleet.nodes(t0 + 1s);
+  for (const Json& document :
+       {fleet_json(nodes, "agents", ""), Json::parse(fleet_text(nodes, "agents", ""))}) {
+    ASSERT_EQ(document["nodes"].size(), 3U);
+    EXPECT_EQ(document["nodes"][0]["same_host_as"], Json::array({"node1-again"}));
+    EXPECT_EQ(document["nodes"][1]["same_host_as"], Json::array({"node1"}));
+    EXPECT_EQ(document["nodes"][2]["same_host_as"], Json::array());
+  }
+}
+
 TEST_F(Fleet, TextIsTheSameDocumentWithEachStatusAsReceived) {
   const std::string received = Json::parse(testing::status_body("node1", 1'000)).dump(2);
   fleet.record(node, PollOutcome::good(Json::parse(received), received), t0);
