@@ -287,7 +287,10 @@ describe("the dashboard", () => {
           {name: "self-node", url: "self", state: "ok", age_seconds: 0.4, error: null, status: await self.api("status")},
           {name: "lab", url: lab.url.slice(0, -1), state: "ok", age_seconds: 1.2, error: null, status: await lab.api("status")},
           {name: "old", url: "http://127.0.0.1:9", state: "unreachable", age_seconds: 312, error: "connection refused", status: null},
+          // The lab machine configured a second time: the master flags both, never merges them.
+          {name: "lab-twin", url: lab.url.slice(0, -1), state: "ok", age_seconds: 1.3, error: null, status: await lab.api("status"), same_host_as: ["lab"]},
         ];
+        nodes[1].same_host_as = ["lab-twin"];
         await route.fulfill({json: {schema_version: 1, source: "agents", error: null, nodes}});
       });
       await page.goto(self.url);
@@ -301,10 +304,37 @@ describe("the dashboard", () => {
       await page.locator("#fleet-table tbody tr[data-node]").nth(2).waitFor();
       assert.equal(await page.locator("#fleet").isVisible(), true);
       const states = await page.locator("#fleet-table tbody tr[data-node]").evaluateAll((rows) => rows.map((r) => r.dataset.state));
-      assert.deepEqual(states, ["ok", "ok", "unreachable"]);
+      assert.deepEqual(states, ["ok", "ok", "unreachable", "ok"]);
       const names = await cellTexts(page, '#gpu-table td[data-label="Name"]');
       assert.deepEqual(names, (await daemons[0].api("status")).gpus.map((g) => g.name.replace(/^NVIDIA /, "")));
       assert.match(await page.locator("#charts-note").innerText(), /kept by a gpumeter daemon on it/);
+    });
+
+    it("shows every GPU of every node in a grid, the free ones alone on demand", async () => {
+      const gpus = [...(await daemons[0].api("status")).gpus, ...(await daemons[1].api("status")).gpus,
+                    ...(await daemons[1].api("status")).gpus];
+      const free = gpus.filter((g) => g.status === "free").length;
+      await page.waitForFunction((n) => document.querySelectorAll("#fleet-grid .gpu-tile").length === n, gpus.length);
+      const tiles = await page.locator("#fleet-grid .gpu-tile").evaluateAll((all) => all.map((t) => t.dataset.status));
+      assert.deepEqual(tiles, gpus.map((g) => g.status));
+      const summary = await page.locator("#fleet-summary").innerText();
+      assert.match(summary, new RegExp(`^${gpus.length} GPUs on 4 nodes: ${free} free`));
+      assert.match(summary, /1 node without a fresh reading/);
+      assert.match(await page.locator('#fleet-grid .grid-node[data-node="lab-twin"]').innerText(), /same host as lab/);
+      assert.match(await page.locator('#fleet-table tr[data-node="lab"]').innerText(), /same host as lab-twin/);
+      assert.match(await page.locator('#fleet-grid .grid-node[data-node="old"]').innerText(), /no reading/);
+      await page.screenshot({path: join(artifacts, "dashboard-fleet-grid.png"), fullPage: true});
+
+      await page.check("#fleet-free-only");
+      await page.waitForFunction((n) => document.querySelectorAll("#fleet-grid .gpu-tile").length === n, free);
+      const shown = await page.locator("#fleet-grid .gpu-tile").evaluateAll((all) => all.map((t) => t.dataset.status));
+      assert.ok(shown.every((status) => status === "free"), shown.join());
+      assert.equal(new URL(page.url()).searchParams.get("free"), "1");
+      assert.equal(await page.locator('#fleet-grid .grid-node[data-node="old"]').count(), 0);
+      await page.screenshot({path: join(artifacts, "dashboard-fleet-free.png")});
+      await page.uncheck("#fleet-free-only");
+      await page.waitForFunction((n) => document.querySelectorAll("#fleet-grid .gpu-tile").length === n, gpus.length);
+      assert.equal(new URL(page.url()).searchParams.get("free"), null);
     });
 
     it("shows the node the user picks, and N/A for one that cannot be reached", async () => {

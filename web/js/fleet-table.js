@@ -7,7 +7,10 @@ const TONES = {ok: "free", stale: "warn", unreachable: "alert", garbage: "alert"
 
 export function renderFleetTable(table, fleet, chosen, onPick) {
   const columns = [
-    {label: "Node", cell: (n) => el("button", {class: "link", type: "button", onclick: () => onPick(n.name)}, n.name)},
+    {label: "Node", cell: (n) => el("span", {},
+      el("button", {class: "link", type: "button", onclick: () => onPick(n.name)}, n.name),
+      (n.same_host_as ?? []).length > 0 ? " " : "",
+      (n.same_host_as ?? []).length > 0 ? el("span", {class: "badge tone-warn", title: "These nodes' readings give the same host name"}, `same host as ${n.same_host_as.join(", ")}`) : "")},
     {label: "State", cell: (n) => el("span", {class: `badge tone-${TONES[n.state] ?? "alert"}`, title: n.error ?? ""}, n.state)},
     {label: "Age", class: "num", cell: (n) => (isAbsent(n.age_seconds) ? absent("never read") : duration(n.age_seconds))},
     {label: "GPUs", class: "num", cell: (n) => count(n, () => true)},

@@ -6,6 +6,7 @@ import {refreshAccounting, renderAccountingTable} from "./accounting-table.js";
 import {apiGet} from "./api.js";
 import {ChartsView} from "./charts-view.js";
 import {Connection} from "./connection.js";
+import {renderFleetGrid} from "./fleet-grid.js";
 import {renderFleetTable} from "./fleet-table.js";
 import {renderGpuTable} from "./gpu-table.js";
 import {NodeLine} from "./node-line.js";
@@ -26,6 +27,7 @@ const page = {
   shownNode: null,  // the node the sections below the fleet table were last set up for
   status: null,  // the shown node's status document
   why: "",       // why there is no status document
+  lastFleet: null,  // the last fleet document, in fleet mode
 };
 
 const connection = new Connection(byId("connection"));
@@ -62,7 +64,8 @@ async function fleetStatus() {
   const fleet = await apiGet("fleet");
   const names = fleet.nodes.map((n) => n.name);
   if (!names.includes(page.node)) page.node = fleet.nodes.find((n) => n.state === "ok")?.name ?? names[0] ?? null;
-  renderFleetTable(byId("fleet-table"), fleet, page.node, pickNode);
+  page.lastFleet = fleet;
+  renderFleet();
   const node = fleet.nodes.find((n) => n.name === page.node);
   page.why = node ? `N/A: ${node.name} is ${node.state}${node.error ? ` (${node.error})` : ""}` : "no node configured";
   // The master keeps no history: every node's charts, usage and tasks are its own daemon's.
@@ -72,6 +75,23 @@ async function fleetStatus() {
     disableLocalViews(node);
   }
   return node?.status ?? null;
+}
+
+// The grid and the table of the last fleet document; "free now" is kept in the URL.
+function renderFleet() {
+  const fleet = page.lastFleet;
+  if (!fleet) return;
+  const freeOnly = byId("fleet-free-only").checked;
+  renderFleetGrid(byId("fleet-grid"), byId("fleet-summary"), fleet, {chosen: page.node, freeOnly, onPick: pickNode});
+  renderFleetTable(byId("fleet-table"), fleet, page.node, pickNode);
+}
+
+function setFreeOnly(on) {
+  const url = new URL(location.href);
+  if (on) url.searchParams.set("free", "1");
+  else url.searchParams.delete("free");
+  history.replaceState(null, "", url);
+  renderFleet();
 }
 
 function pickNode(name) {
@@ -95,6 +115,9 @@ async function detectFleet() {
     await apiGet("fleet");
     page.fleet = true;
     byId("fleet").hidden = false;
+    const freeOnly = byId("fleet-free-only");
+    freeOnly.checked = new URL(location.href).searchParams.get("free") === "1";
+    freeOnly.addEventListener("change", () => setFreeOnly(freeOnly.checked));
   } catch (error) {
     if (error.kind !== "not_found") connection.failed(error);
   }
