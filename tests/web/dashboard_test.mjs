@@ -351,6 +351,23 @@ describe("the dashboard", () => {
       assert.equal(await page.locator("#gpu-table tbody tr[data-gpu]").count(), 0);
       assert.deepEqual(page.errors, []);
     });
+
+    // Past 50 nodes the table lists the nodes that need a look and the chosen one; the grid
+    // has every node.
+    it("lists only the nodes that need a look in a large fleet's table", async () => {
+      const status = await daemons[1].api("status");
+      const nodes = Array.from({length: 60}, (_, i) => ({
+        name: `n${String(i).padStart(2, "0")}`, url: `http://n${i}:9416`, state: i === 7 ? "unreachable" : "ok",
+        age_seconds: 1, error: i === 7 ? "connection refused" : null, same_host_as: [], status: {...status, host: `n${i}`}}));
+      await page.unroute("**/api/v1/fleet");
+      await page.route("**/api/v1/fleet", (route) => route.fulfill({json: {schema_version: 1, source: "agents", error: null, nodes}}));
+      await page.reload();
+      await page.waitForFunction((n) => document.querySelectorAll("#fleet-grid .gpu-tile").length === n, 60 * status.gpus.length);
+      const listed = await page.locator("#fleet-table tbody tr[data-node]").evaluateAll((rows) => rows.map((r) => r.dataset.node));
+      assert.deepEqual(listed, ["n00", "n07"]);  // the chosen (first good) node, the unreachable one
+      assert.match(await page.locator("#fleet-table caption").innerText(), /58 more nodes read normally/);
+      assert.deepEqual(page.errors, []);
+    });
   });
 
   // A vGPU host: the section lists every VM's instance with its type, licence and use, and

@@ -1,11 +1,18 @@
 // The fleet table of `gpumeter master` (GET /api/v1/fleet): every node with its state and the
-// age of its last good reading; choosing a node shows its GPUs below.
+// age of its last good reading; choosing a node shows its GPUs below. Past LISTED_ALL nodes it
+// lists only those that need a look (not ok, or naming the same host as another) and the
+// chosen one: the grid above shows every node, and a thousand rows rebuilt at every refresh
+// cost the page more than they tell.
 import {el, fillTable} from "./dom.js";
 import {absent, duration, isAbsent} from "./format.js";
 
 const TONES = {ok: "free", stale: "warn", unreachable: "alert", garbage: "alert", unauthorized: "alert"};
 
+const LISTED_ALL = 50;
+
 export function renderFleetTable(table, fleet, chosen, onPick) {
+  const needsLook = (n) => n.state !== "ok" || (n.same_host_as ?? []).length > 0 || n.name === chosen;
+  const rows = fleet.nodes.length > LISTED_ALL ? fleet.nodes.filter(needsLook) : fleet.nodes;
   const columns = [
     {label: "Node", cell: (n) => el("span", {},
       el("button", {class: "link", type: "button", onclick: () => onPick(n.name)}, n.name),
@@ -19,12 +26,17 @@ export function renderFleetTable(table, fleet, chosen, onPick) {
     {label: "Address", cell: (n) => (/^https?:\/\//.test(n.url) ? el("a", {href: n.url, rel: "noreferrer"}, n.url) : n.url)},
     {label: "Error", cell: (n) => n.error ?? ""},
   ];
-  fillTable(table, columns, fleet.nodes, {
+  fillTable(table, columns, rows, {
     rowProps: (n) => ({class: n.name === chosen ? "chosen" : undefined, dataset: {node: n.name, state: n.state}}),
     empty: "no node configured",
   });
-  // The fleet as a whole could not be read (the master's Prometheus, for one).
-  if (fleet.error) table.prepend(el("caption", {class: "error"}, `The fleet's readings are incomplete: ${fleet.error}`));
+  // The fleet as a whole could not be read (the master's Prometheus, for one); nodes left out.
+  const unlisted = fleet.nodes.length - rows.length;
+  if (fleet.error || unlisted > 0) {
+    table.prepend(el("caption", {},
+      fleet.error ? el("div", {class: "error"}, `The fleet's readings are incomplete: ${fleet.error}`) : "",
+      unlisted > 0 ? el("div", {class: "muted"}, `${unlisted} more nodes read normally: the grid above shows them`) : ""));
+  }
 }
 
 function count(node, test) {
