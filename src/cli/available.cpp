@@ -33,7 +33,6 @@ struct AvailableOptions {
   std::string token_file;       // with --fleet
 };
 
-
 // The outcome of one look at the GPUs: what to print, or why there is nothing yet.
 struct Attempt {
   std::vector<std::string> chosen;
