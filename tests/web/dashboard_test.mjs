@@ -125,6 +125,50 @@ describe("the dashboard", () => {
         for (const [i, unit] of ["%", "GiB", "W", "°C"].entries()) assert.match(axes[i], new RegExp(`\\(${unit}\\)`));
       });
 
+      it("charts any range from 15 minutes to 90 days, kept in the URL with the GPU", async () => {
+        const asked = [];
+        const listen = (request) => { if (request.url().includes("/api/v1/history")) asked.push(new URL(request.url())); };
+        page.on("request", listen);
+        await page.selectOption("#chart-range", "6h");
+        await page.waitForFunction(() => document.querySelector("#charts-title").textContent === "Last 6 hours");
+        assert.equal(new URL(page.url()).searchParams.get("range"), "6h");
+        await page.waitForFunction(() => document.querySelectorAll("figure.chart canvas").length === 4);
+        await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .u-legend .u-value")]
+          .filter((v) => /\d/.test(v.textContent)).length >= 16, null, {timeout: 30000});
+        page.off("request", listen);
+        // The daemon picks the step: no more than 720 buckets for any range.
+        assert.ok(asked.length >= 4 && asked.every((u) => u.searchParams.get("since") === "6h" && !u.searchParams.has("step")),
+                  asked.map(String).join());
+        const options = await page.locator("#chart-range option").evaluateAll((all) => all.map((o) => o.value));
+        assert.deepEqual(options, ["15m", "1h", "6h", "24h", "7d", "30d", "90d"]);
+
+        // A link with the range and the GPU opens on them.
+        const linked = await (await page.context().browser().newContext({viewport: LAPTOP})).newPage();
+        await linked.goto(`${daemon.url}?range=90d&gpu=1`);
+        await linked.waitForFunction(() => document.querySelector("#charts-title").textContent === "Last 90 days" &&
+          document.querySelector("#chart-gpu").value === "1");
+        await linked.waitForFunction(() => document.querySelectorAll("figure.chart canvas").length === 4);
+        await linked.context().close();
+
+        // Back to the last hour: the URL holds nothing but the defaults.
+        await page.selectOption("#chart-range", "1h");
+        assert.equal(new URL(page.url()).search, "");
+        await page.waitForFunction(() => document.querySelector("#charts-title").textContent === "Last hour");
+        const before = await seriesPixelsOnceDrawn(page, SERIES_COLOURS, 100);
+        assert.ok(Object.values(before).every((count) => count > 100), JSON.stringify(before));
+
+        // A refresh that fails (the next one, within 10 s) keeps the charts and says why.
+        await page.route("**/api/v1/history*", (route) => route.fulfill({status: 503, json: {error: "restarting"}}));
+        try {
+          await page.waitForFunction(() => [...document.querySelectorAll("figure.chart .chart-state")]
+            .every((p) => /restarting; the chart shows the last readings it got/.test(p.textContent)), null, {timeout: 30000});
+          const kept = await seriesPixelsOnceDrawn(page, SERIES_COLOURS, 100);
+          assert.ok(Object.values(kept).every((count) => count > 100), JSON.stringify(kept));
+        } finally {
+          await page.unroute("**/api/v1/history*");
+        }
+      });
+
       it("zooms all charts by dragging across one, and shows the whole hour again on double-click", async () => {
         const over = page.locator('figure[data-metric="utilization_gpu_percent"] .u-over');
         const box = await over.boundingBox();

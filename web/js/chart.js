@@ -27,6 +27,10 @@ export class MetricChart {
     });
   }
 
+  hasData() {
+    return this.plot.data[0].length > 0;
+  }
+
   showWindow(window) {
     const [times] = this.plot.data;
     const whole = {min: times[0], max: times[times.length - 1]};
@@ -66,11 +70,13 @@ export class MetricChart {
       cursor: {drag: {x: true, y: false}, sync: {key: "gpumeter-charts"}},
       scales: {x: {time: true}, y: {range: (u, low, high) => this.range(low, high)}},
       axes: [
-        {...axis, label: "local time", labelSize: 18, labelFont: "12px system-ui, sans-serif"},
+        // 24-hour times, as everywhere else on the page; the date too once the range spans days.
+        {...axis, label: "local time", labelSize: 18, labelFont: "12px system-ui, sans-serif",
+         values: (u, splits) => axisTimes(splits)},
         {...axis, size: 60, values: (u, splits) => splits.map((v) => `${+v.toFixed(metric.digits)} ${metric.unit}`)},
       ],
       series: [
-        {label: "Time", value: (u, v, s, idx) => (idx === null ? "latest" : new Date(v * 1000).toLocaleTimeString([], {hour12: false}))},
+        {label: "Time", value: (u, v, s, idx) => (idx === null ? "latest" : pointTime(u.data[0], v))},
         ...this.labels.map((label, i) => ({
           label,
           stroke: SERIES_COLOURS[i % SERIES_COLOURS.length],
@@ -105,6 +111,30 @@ export class MetricChart {
   }
 }
 
+const DAY = 86400;
+const pad = (n) => String(n).padStart(2, "0");
+const hourMinute = (d) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+const monthDay = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+
+// Axis labels: HH:MM within a day; with the date at midnight and on ranges of several days.
+function axisTimes(splits) {
+  const span = splits.length > 1 ? splits[splits.length - 1] - splits[0] : 0;
+  return splits.map((v) => {
+    const date = new Date(v * 1000);
+    if (span > 2 * DAY) return monthDay(date);
+    const time = hourMinute(date);
+    return span > DAY / 2 && date.getHours() === 0 && date.getMinutes() === 0 ? `${monthDay(date)}\n${time}` : time;
+  });
+}
+
+// The legend's time of a point: with seconds within a day, with the date beyond.
+function pointTime(times, v) {
+  const date = new Date(v * 1000);
+  const span = times.length > 1 ? times[times.length - 1] - times[0] : 0;
+  const time = `${hourMinute(date)}:${pad(date.getSeconds())}`;
+  return span > DAY ? `${monthDay(date)} ${time}` : time;
+}
+
 // The legend shows the newest reading while the cursor is off the chart.
 function latest(column) {
   for (let i = column.length - 1; i >= 0; i--) if (column[i] !== null) return column[i];
@@ -112,9 +142,9 @@ function latest(column) {
 }
 
 // The charts on the page zoom together: a drag on one shows the same minutes on all, and a
-// double-click on one shows the whole hour on all. The window outlives data refreshes.
+// double-click on one shows the whole range on all. The window outlives data refreshes.
 export class ZoomGroup {
-  // onChange(window): the shown window changed (null: the whole hour).
+  // onChange(window): the shown window changed (null: the whole range).
   constructor(onChange = () => {}) {
     this.charts = new Set();
     this.window = null;

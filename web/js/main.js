@@ -32,7 +32,8 @@ const page = {
 
 const connection = new Connection(byId("connection"));
 const nodeLine = new NodeLine(byId("node-line"));
-const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("charts-note"), byId("charts-hint"));
+const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("charts-note"), byId("charts-hint"),
+                              byId("chart-range"), byId("charts-title"));
 const usage = new UsageView(byId("usage-body"), byId("usage-bucket"));
 const processUsage = new ProcessUsage();
 let gotStatus;
