@@ -396,6 +396,19 @@ describe("the dashboard", () => {
       assert.deepEqual(page.errors, []);
     });
 
+    // On a phone, a machine's free GPUs come first (the workstation's GPU 3 is its free one).
+    it("puts the free GPUs' cards first on a phone", async () => {
+      const lab = await daemons[1].api("status");
+      const free = lab.gpus.filter((g) => g.status === "free").map((g) => String(g.index));
+      assert.ok(free.length > 0 && free.length < lab.gpus.length && free[0] !== "0", free.join());
+      const phone = await openPage(daemons[1].url, PHONE, {isMobile: true, hasTouch: true});
+      await phone.locator("#gpu-table tbody tr[data-gpu]").nth(lab.gpus.length - 1).waitFor();
+      const order = await phone.locator("#gpu-table tbody tr[data-gpu]").evaluateAll((rows) =>
+        rows.map((r) => ({gpu: r.dataset.gpu, y: r.getBoundingClientRect().top})).sort((a, b) => a.y - b.y).map((r) => r.gpu));
+      assert.deepEqual(order.slice(0, free.length), free);
+      await phone.context().close();
+    });
+
     // Past 50 nodes the table lists the nodes that need a look and the chosen one; the grid
     // has every node.
     it("lists only the nodes that need a look in a large fleet's table", async () => {
@@ -410,6 +423,53 @@ describe("the dashboard", () => {
       const listed = await page.locator("#fleet-table tbody tr[data-node]").evaluateAll((rows) => rows.map((r) => r.dataset.node));
       assert.deepEqual(listed, ["n00", "n07"]);  // the chosen (first good) node, the unreachable one
       assert.match(await page.locator("#fleet-table caption").innerText(), /58 more nodes read normally/);
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
+  // A notebook that holds memory and leaves the GPU idle beside a busy training run: the process
+  // table marks the idle holder, and filters and sorts by user, kept in the URL.
+  describe("of a daemon with an idle holder", () => {
+    let daemon;
+    let page;
+    before(async () => {
+      daemon = await Daemon.start({scenario: join(source, "tests", "web", "idle-holder.json"), epochOffsetSeconds: 30});
+      page = await openPage(daemon.url, LAPTOP);
+    });
+    after(async () => {
+      await page?.context().close();
+      await daemon?.stop();
+    });
+
+    it("marks the process that holds memory and leaves the GPU idle", async () => {
+      // The SM figures come from the history, written every second here.
+      await page.waitForFunction(() => /idle/.test(document.querySelector('#process-table tr[data-pid="5101"]')?.textContent ?? ""),
+                                 null, {timeout: 30000});
+      assert.equal(await page.locator('#process-table tr[data-pid="5101"]').getAttribute("class"), "idle");
+      assert.equal(await page.locator('#process-table tr[data-pid="5102"]').getAttribute("class"), null);
+      assert.match(await page.locator('#process-table tr[data-pid="5101"] td[data-label^="SM"] > span').getAttribute("title"),
+                   /holds 4\.00 GiB of GPU memory and kept the GPU under 1 % busy/);
+      await page.screenshot({path: join(artifacts, "dashboard-idle-holder.png")});
+    });
+
+    it("filters and sorts the processes by user, kept in the URL", async () => {
+      const pids = () => page.locator("#process-table tbody tr[data-pid]").evaluateAll((rows) => rows.map((r) => r.dataset.pid));
+      assert.deepEqual(await pids(), ["5101", "5102"]);  // by GPU, then pid
+      assert.deepEqual(await page.locator("#process-user option").evaluateAll((all) => all.map((o) => o.value)), ["", "ana", "ben"]);
+      await page.selectOption("#process-user", "ben");
+      assert.deepEqual(await pids(), ["5101"]);
+      assert.equal(new URL(page.url()).searchParams.get("user"), "ben");
+      await page.selectOption("#process-user", "");
+      for (const sort of ["user", "memory", "sm"]) {  // ana, 16 GiB, 70 % first
+        await page.selectOption("#process-sort", sort);
+        assert.deepEqual(await pids(), ["5102", "5101"], sort);
+      }
+      assert.equal(new URL(page.url()).searchParams.get("sort"), "sm");
+      const linked = await openPage(`${daemon.url}?user=ana&sort=memory`, LAPTOP);
+      await linked.locator("#process-table tbody tr[data-pid]").first().waitFor();
+      assert.deepEqual(await linked.locator("#process-table tbody tr[data-pid]").evaluateAll((rows) => rows.map((r) => r.dataset.pid)), ["5102"]);
+      assert.equal(await linked.locator("#process-sort").inputValue(), "memory");
+      await linked.context().close();
       assert.deepEqual(page.errors, []);
     });
   });

@@ -116,12 +116,14 @@ const pad = (n) => String(n).padStart(2, "0");
 const hourMinute = (d) => `${pad(d.getHours())}:${pad(d.getMinutes())}`;
 const monthDay = (d) => `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 
-// Axis labels: HH:MM within a day; with the date at midnight and on ranges of several days.
+// Axis labels: HH:MM:SS over a few minutes, HH:MM within a day; with the date at midnight and
+// on ranges of several days.
 function axisTimes(splits) {
   const span = splits.length > 1 ? splits[splits.length - 1] - splits[0] : 0;
   return splits.map((v) => {
     const date = new Date(v * 1000);
     if (span > 2 * DAY) return monthDay(date);
+    if (span < 600) return `${hourMinute(date)}:${pad(date.getSeconds())}`;
     const time = hourMinute(date);
     return span > DAY / 2 && date.getHours() === 0 && date.getMinutes() === 0 ? `${monthDay(date)}\n${time}` : time;
   });

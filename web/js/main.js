@@ -11,6 +11,7 @@ import {renderFleetTable} from "./fleet-table.js";
 import {renderGpuTable} from "./gpu-table.js";
 import {NodeLine} from "./node-line.js";
 import {renderProcessTable} from "./process-table.js";
+import {ProcessView} from "./process-view.js";
 import {ProcessUsage} from "./process-usage.js";
 import {every} from "./schedule.js";
 import {refreshTasks, renderTaskTable} from "./task-table.js";
@@ -35,6 +36,7 @@ const nodeLine = new NodeLine(byId("node-line"));
 const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("charts-note"), byId("charts-hint"),
                               byId("chart-range"), byId("charts-title"));
 const usage = new UsageView(byId("usage-body"), byId("usage-bucket"));
+const processView = new ProcessView(byId("process-user"), byId("process-sort"), () => renderProcesses());
 const processUsage = new ProcessUsage();
 let gotStatus;
 const firstStatus = new Promise((resolve) => { gotStatus = resolve; });
@@ -55,9 +57,14 @@ function showStatus() {
   const {status} = page;
   nodeLine.show(status, page.fleet ? page.node : null);
   renderGpuTable(byId("gpu-table"), status, (index) => charts.pick(index), page.why);
-  const figures = page.local ? processUsage.figures : new Error("kept by the node's own daemon");
-  renderProcessTable(byId("process-table"), status, figures, processUsage.window, page.why || undefined);
+  renderProcesses();
   if (status) charts.setGpus(status.gpus);
+}
+
+function renderProcesses() {
+  const figures = page.local ? processUsage.figures : new Error("kept by the node's own daemon");
+  processView.setUsers(page.status);
+  renderProcessTable(byId("process-table"), page.status, figures, processUsage.window, page.why || undefined, processView);
 }
 
 // In fleet mode: the fleet table, and the chosen node's status from the fleet document.
