@@ -27,6 +27,35 @@ std::expected<std::optional<task::QueryCursor>, Error> before_param(
   return cursor;
 }
 
+// name=NAME, user=NAME, label=KEY=VALUE: each given one must match exactly.
+std::expected<task::TaskFilter, Error> filter_params(const httplib::Request& request) {
+  task::TaskFilter filter;
+  if (auto name = query_param(request, "name")) filter.name = std::string(*name);
+  if (auto user = query_param(request, "user")) filter.user = std::string(*user);
+  if (auto label = query_param(request, "label")) {
+    const std::string text(*label);
+    const auto equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      return std::unexpected(bad_param("label", fmt::format("\"{}\" is not KEY=VALUE", text)));
+    }
+    filter.label = std::pair(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return filter;
+}
+
+nlohmann::json totals_json(const std::vector<task::NameTotals>& totals) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const task::NameTotals& t : totals) {
+    out.push_back({{"name", t.name},
+                   {"tasks", t.tasks},
+                   {"duration_seconds", t.duration_seconds},
+                   {"sm_busy_seconds", t.sm_busy_seconds},
+                   {"energy_joules", t.energy_joules},
+                   {"measured", t.known}});
+  }
+  return out;
+}
+
 void answer(const TasksSources& sources, const httplib::Request& request,
             httplib::Response& response) {
   const auto since =
@@ -36,15 +65,20 @@ void answer(const TasksSources& sources, const httplib::Request& request,
   if (!limit) return reply_error(response, 400, limit.error().message);
   const auto before = before_param(request);
   if (!before) return reply_error(response, 400, before.error().message);
-  const auto page = sources.results.ended_since(*since, *limit, *before);
+  const auto filter = filter_params(request);
+  if (!filter) return reply_error(response, 400, filter.error().message);
+  const auto page = sources.results.ended_since(*since, *limit, *before, *filter);
   nlohmann::json tasks = nlohmann::json::array();
   for (const task::Task& task : page.tasks) tasks.push_back(task::task_json(task));
-  reply_json(response,
-             nlohmann::json{{"schema_version", 1},
-                            {"tasks", std::move(tasks)},
-                            {"truncated", page.truncated},
-                            {"next", page.next ? nlohmann::json(task::to_string(*page.next))
-                                               : nlohmann::json(nullptr)}});
+  reply_json(
+      response,
+      nlohmann::json{{"schema_version", 1},
+                     {"tasks", std::move(tasks)},
+                     {"truncated", page.truncated},
+                     {"next", page.next ? nlohmann::json(task::to_string(*page.next))
+                                        : nlohmann::json(nullptr)},
+                     {"matched", page.matched},
+                     {"totals", totals_json(sources.results.totals_by_name(*since, *filter))}});
 }
 
 }  // namespace

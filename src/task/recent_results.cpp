@@ -1,7 +1,9 @@
 #include "task/recent_results.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -23,14 +25,27 @@ void RecentResults::settled(const Task& task) {
   if (next_ != nullptr) next_->settled(task);
 }
 
+bool TaskFilter::matches(const Task& task) const {
+  if (name && task.name != *name) return false;
+  if (user && task.user != *user) return false;
+  if (label) {
+    const auto found = task.labels.find(label->first);
+    if (found == task.labels.end() || found->second != label->second) return false;
+  }
+  return true;
+}
+
 RecentResults::Page RecentResults::ended_since(TimeUs since_us, std::size_t limit,
-                                               std::optional<QueryCursor> before) const {
+                                               std::optional<QueryCursor> before,
+                                               const TaskFilter& filter) const {
   const auto at = [](const Task& task) { return QueryCursor{task.end_us.value_or(0), task.id}; };
   Page page;
   const std::lock_guard lock(mutex_);
   std::vector<const Task*> matched;
   for (const Task& task : tasks_) {
-    if (at(task).end_us >= since_us && (!before || at(task) < *before)) matched.push_back(&task);
+    if (at(task).end_us < since_us || !filter.matches(task)) continue;
+    ++page.matched;
+    if (!before || at(task) < *before) matched.push_back(&task);
   }
   // Tasks settle in about the order they end, not exactly: a task waits for its samples.
   std::ranges::stable_sort(matched, [&](const Task* a, const Task* b) { return at(*a) < at(*b); });
@@ -42,6 +57,41 @@ RecentResults::Page RecentResults::ended_since(TimeUs since_us, std::size_t limi
   }
   for (std::size_t i = first; i < matched.size(); ++i) page.tasks.push_back(*matched[i]);
   return page;
+}
+
+namespace {
+
+// Adds a task's known SM busy time and energy over its GPUs; false when its figures are not
+// known (not measured yet, or failed).
+bool add_figures(const Task& task, NameTotals& totals) {
+  if (!task.figures) return false;
+  for (const GpuUsage& gpu : task.figures->usage.gpus) {
+    if (const Maybe<double>& busy = gpu[Engine::sm].busy_seconds; busy)
+      totals.sm_busy_seconds += *busy;
+    if (gpu.energy.processes_joules) totals.energy_joules += *gpu.energy.processes_joules;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<NameTotals> RecentResults::totals_by_name(TimeUs since_us,
+                                                      const TaskFilter& filter) const {
+  std::map<std::string, NameTotals, std::less<>> by_name;
+  const std::lock_guard lock(mutex_);
+  for (const Task& task : tasks_) {
+    if (task.end_us.value_or(0) < since_us || !filter.matches(task)) continue;
+    NameTotals& totals = by_name[task.name];
+    totals.name = task.name;
+    ++totals.tasks;
+    if (task.end_us)
+      totals.duration_seconds += static_cast<double>(*task.end_us - task.begin_us) / 1e6;
+    if (add_figures(task, totals)) ++totals.known;
+  }
+  std::vector<NameTotals> out;
+  out.reserve(by_name.size());
+  for (auto& [name, totals] : by_name) out.push_back(std::move(totals));
+  return out;
 }
 
 }  // namespace gpumeter::task

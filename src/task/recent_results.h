@@ -7,6 +7,9 @@
 #include <cstddef>
 #include <deque>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "task/limits.h"
@@ -15,6 +18,27 @@
 #include "task/result_sink.h"
 
 namespace gpumeter::task {
+
+// Which tasks a reader wants: each given field must match exactly.
+struct TaskFilter {
+  std::optional<std::string> name;
+  std::optional<std::string> user;
+  std::optional<std::pair<std::string, std::string>> label;  // key, value
+
+  bool matches(const Task& task) const;
+};
+
+// What the tasks of one name used together: for the dashboard's totals per task name.
+struct NameTotals {
+  std::string name;
+  std::size_t tasks = 0;
+  double duration_seconds = 0;  // of the ended ones
+  // Summed over the tasks and their GPUs whose figures are known; `known` counts the tasks
+  // whose figures are (the others were still being measured, or could not be).
+  double sm_busy_seconds = 0;
+  double energy_joules = 0;
+  std::size_t known = 0;
+};
 
 class RecentResults final : public ResultSink {
  public:
@@ -30,11 +54,17 @@ class RecentResults final : public ResultSink {
     std::vector<Task> tasks;  // by end time, then id
     bool truncated = false;   // more tasks matched than `limit`: the latest `limit` are kept
     std::optional<QueryCursor> next;  // when truncated: `before` for the older ones
+    std::size_t matched = 0;          // every kept task since `since_us` that `filter` takes
   };
-  // The kept tasks that ended at or after `since_us` and before `before`; the latest `limit`
-  // of them. Only those are copied.
+  // The kept tasks that ended at or after `since_us` and before `before` and that `filter`
+  // takes; the latest `limit` of them. Only those are copied.
   Page ended_since(TimeUs since_us, std::size_t limit,
-                   std::optional<QueryCursor> before = std::nullopt) const;
+                   std::optional<QueryCursor> before = std::nullopt,
+                   const TaskFilter& filter = {}) const;
+
+  // Per task name, what the kept tasks that ended at or after `since_us` and that `filter`
+  // takes used, by name.
+  std::vector<NameTotals> totals_by_name(TimeUs since_us, const TaskFilter& filter = {}) const;
 
  private:
   std::size_t capacity_;

@@ -71,4 +71,64 @@ TEST(RecentResults, ReadersOnOtherThreads) {
   EXPECT_EQ(recent.ended_since(0, kAll).tasks.size(), 100U);
 }
 
+// A named task of a user with labels, ended at `end_us` after 2 s; `busy` SM seconds and
+// `joules` on GPU 0 when its figures are known.
+Task named(TaskId id, const char* name, const char* user, Labels labels, TimeUs end_us,
+           std::optional<double> busy = std::nullopt, double joules = 0) {
+  Task task = ended(id, end_us);
+  task.name = name;
+  task.user = user;
+  task.labels = std::move(labels);
+  task.begin_us = end_us - 2'000'000;
+  if (busy) {
+    GpuUsage gpu;
+    gpu.engines[static_cast<std::size_t>(Engine::sm)].busy_seconds = *busy;
+    gpu.energy.processes_joules = joules;
+    task.figures = TaskFigures{.usage = {.gpus = {gpu}}};
+  }
+  return task;
+}
+
+TEST(RecentResults, FiltersByNameUserAndLabelAndCountsTheMatches) {
+  RecentResults recent(100);
+  recent.settled(named(1, "decode", "ada", {{"camera", "7"}}, 10'000'000, 1.0, 10));
+  recent.settled(named(2, "detect", "ada", {{"camera", "7"}}, 11'000'000, 0.5, 5));
+  recent.settled(named(3, "decode", "bob", {{"camera", "9"}}, 12'000'000));
+  recent.settled(named(4, "decode", "ada", {{"camera", "9"}}, 13'000'000, 2.0, 20));
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll, std::nullopt, {.name = "decode"})),
+            (std::vector<TaskId>{1, 3, 4}));
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll, std::nullopt, {.user = "bob"})),
+            (std::vector<TaskId>{3}));
+  EXPECT_EQ(
+      ids_of(recent.ended_since(0, kAll, std::nullopt,
+                                {.label = std::pair<std::string, std::string>("camera", "7")})),
+      (std::vector<TaskId>{1, 2}));
+  const auto page = recent.ended_since(0, 1, std::nullopt, {.name = "decode", .user = "ada"});
+  EXPECT_EQ(ids_of(page), (std::vector<TaskId>{4}));
+  EXPECT_EQ(page.matched, 2U);  // the page holds the latest; the count is of every match
+  EXPECT_TRUE(page.truncated);
+}
+
+TEST(RecentResults, TotalsPerNameOverTheMatches) {
+  RecentResults recent(100);
+  recent.settled(named(1, "decode", "ada", {}, 10'000'000, 1.0, 10));
+  recent.settled(named(2, "detect", "ada", {}, 11'000'000, 0.5, 5));
+  recent.settled(named(3, "decode", "bob", {}, 12'000'000));  // figures not known yet
+  recent.settled(named(4, "decode", "ada", {}, 13'000'000, 2.0, 20));
+  const auto totals = recent.totals_by_name(0);
+  ASSERT_EQ(totals.size(), 2U);
+  EXPECT_EQ(totals[0].name, "decode");
+  EXPECT_EQ(totals[0].tasks, 3U);
+  EXPECT_EQ(totals[0].known, 2U);
+  EXPECT_DOUBLE_EQ(totals[0].duration_seconds, 6.0);
+  EXPECT_DOUBLE_EQ(totals[0].sm_busy_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(totals[0].energy_joules, 30.0);
+  EXPECT_EQ(totals[1].name, "detect");
+  EXPECT_EQ(totals[1].tasks, 1U);
+  const auto bobs = recent.totals_by_name(0, {.user = "bob"});
+  ASSERT_EQ(bobs.size(), 1U);
+  EXPECT_EQ(bobs[0].known, 0U);
+  EXPECT_TRUE(recent.totals_by_name(12'500'000, {.name = "detect"}).empty());  // ended earlier
+}
+
 }  // namespace gpumeter::task::recent_results_test

@@ -666,16 +666,19 @@ describe("the dashboard", () => {
     });
   });
 
-  describe("of a daemon with more tasks than a page of the API", () => {
+  // 1,010 tasks of the hour: the page shows 50 at a time, filtered on the server, with the
+  // totals of every matching task per name.
+  describe("of a daemon with a thousand tasks", () => {
     let daemon;
     let page;
-    const TASKS = 1005;  // the server answers the newest 1,000 a page
+    const BULK = 1005;
+    const RARE = 5;
 
     before(async () => {
       daemon = await Daemon.start({scenario: scenarioPath});
-      await daemon.markTasks(TASKS);
-      await daemon.until("tasks?since=1h&limit=1", (d) => d.tasks.length === 1 && d.truncated, "the tasks settled");
-      await daemon.until("tasks?since=1h", (d) => d.tasks.length === 1000 && d.truncated && d.next, "a second page of tasks");
+      await daemon.markTasks(BULK, "bulk");
+      await daemon.markTasks(RARE, "rare");
+      await daemon.until("tasks?since=1h&limit=1", (d) => d.matched === BULK + RARE, "the tasks settled");
       page = await openPage(daemon.url, LAPTOP);
     });
     after(async () => {
@@ -683,18 +686,51 @@ describe("the dashboard", () => {
       await daemon?.stop();
     });
 
-    it("shows the newest page of tasks, and the older ones at a click", async () => {
-      const rows = page.locator("#task-table tbody tr[data-task]");
-      await page.locator("#older-tasks").waitFor({timeout: 20000});
-      assert.equal(await rows.count(), 1000);
+    const shownIds = () => page.locator("#task-table tbody tr[data-task]").evaluateAll((trs) => trs.map((r) => Number(r.dataset.task)));
+
+    it("shows the newest 50 tasks, the totals per name, and pages through the rest", async () => {
+      await page.waitForFunction(() => /^tasks 1–50 of 1,010/.test(document.querySelector("#task-range").textContent), null, {timeout: 20000});
       const newest = await daemon.api("tasks?since=1h&limit=1");
-      assert.equal(await rows.first().getAttribute("data-task"), String(newest.tasks[0].task), "newest first");
-      await page.locator("#older-tasks").click();
-      await page.waitForFunction((n) => document.querySelectorAll("#task-table tbody tr[data-task]").length === n,
-                                 TASKS, {timeout: 15000});
-      assert.equal(await page.locator("#older-tasks").count(), 0, "no older page is left");
-      const ids = await rows.evaluateAll((trs) => trs.map((r) => Number(r.dataset.task)));
-      assert.equal(new Set(ids).size, TASKS, "each task once");
+      const first = await shownIds();
+      assert.equal(first.length, 50);
+      assert.equal(first[0], newest.tasks[0].task, "newest first");
+      const totals = await page.locator("#task-totals tbody tr[data-name]").evaluateAll((rows) =>
+        rows.map((r) => [r.dataset.name, r.querySelector('td[data-label="Tasks"]').textContent]));
+      assert.deepEqual(totals, [["bulk", "1,005"], ["rare", "5"]]);
+      assert.equal(await page.locator("#newer-tasks").isDisabled(), true);
+
+      await page.click("#older-tasks");
+      await page.waitForFunction(() => /^tasks 51–100 of 1,010/.test(document.querySelector("#task-range").textContent));
+      const second = await shownIds();
+      assert.equal(second.length, 50);
+      assert.ok(second.every((id) => !first.includes(id)), "a page of other tasks");
+      assert.ok(Math.max(...second) < Math.min(...first), "older ones");
+      await page.click("#newer-tasks");
+      await page.waitForFunction(() => /^tasks 1–50 of/.test(document.querySelector("#task-range").textContent));
+      assert.deepEqual(await shownIds(), first);
+      // A page of 50 tasks, not a thousand: the section stays short.
+      const height = await page.locator("#tasks").evaluate((s) => s.getBoundingClientRect().height);
+      assert.ok(height < 4000, `the tasks section is ${height} px tall`);
+    });
+
+    it("filters on the server by name, kept in the URL, and by a name picked in the totals", async () => {
+      await page.fill("#task-name", "rare");
+      await page.press("#task-name", "Enter");
+      await page.waitForFunction(() => /^tasks 1–5 of 5 /.test(document.querySelector("#task-range").textContent));
+      assert.equal((await shownIds()).length, RARE);
+      assert.equal(new URL(page.url()).searchParams.get("task-name"), "rare");
+      assert.deepEqual(await page.locator("#task-totals tbody tr[data-name]").evaluateAll((r) => r.map((x) => x.dataset.name)), ["rare"]);
+      await page.fill("#task-name", "");
+      await page.press("#task-name", "Enter");
+      await page.locator('#task-totals tr[data-name="bulk"] button').waitFor();
+      await page.click('#task-totals tr[data-name="bulk"] button');
+      await page.waitForFunction(() => /^tasks 1–50 of 1,005 /.test(document.querySelector("#task-range").textContent));
+      assert.equal(await page.locator("#task-name").inputValue(), "bulk");
+      await page.fill("#task-label", "not-a-label");
+      await page.press("#task-label", "Enter");
+      await page.waitForFunction(() => /label/.test(document.querySelector("#task-table tbody").textContent));
+      assert.equal(await page.locator("#task-table tbody tr[data-task]").count(), 0);
+      assert.deepEqual(page.errors, []);
     });
   });
 

@@ -14,7 +14,7 @@ import {renderProcessTable} from "./process-table.js";
 import {ProcessView} from "./process-view.js";
 import {ProcessUsage} from "./process-usage.js";
 import {every} from "./schedule.js";
-import {refreshTasks, renderTaskTable} from "./task-table.js";
+import {TaskView} from "./task-view.js";
 import {UsageView} from "./usage-view.js";
 import {fetchVgpu, renderVgpu} from "./vgpu-table.js";
 import {VgpuCharts} from "./vgpu-charts.js";
@@ -38,6 +38,11 @@ const charts = new ChartsView(byId("chart-grid"), byId("chart-gpu"), byId("chart
 const usage = new UsageView(byId("usage-body"), byId("usage-bucket"));
 const processView = new ProcessView(byId("process-user"), byId("process-sort"), () => renderProcesses());
 const processUsage = new ProcessUsage();
+const tasks = new TaskView({
+  table: byId("task-table"), totals: byId("task-totals"), range: byId("task-range"),
+  older: byId("older-tasks"), newer: byId("newer-tasks"), names: byId("task-names"),
+  inputs: {name: byId("task-name"), user: byId("task-user"), label: byId("task-label")},
+});
 let gotStatus;
 const firstStatus = new Promise((resolve) => { gotStatus = resolve; });
 
@@ -113,7 +118,7 @@ function disableLocalViews(node) {
     `History, usage and tasks of ${node.name} are served by its own daemon: open ${node.url}`;
   charts.disable(message);
   usage.disable(message);
-  renderTaskTable(byId("task-table"), {tasks: [], open: []}, message);
+  tasks.disable(message);
   renderAccountingTable(byId("accounting-table"), byId("accounting-note"), {gpus: []}, message);
 }
 
@@ -146,7 +151,7 @@ every(10000, localOnly(async () => {
   await processUsage.refresh();
   showStatus();
 }));
-every(10000, localOnly(() => refreshTasks(byId("task-table"))));
+every(10000, localOnly(() => tasks.refresh()));
 every(10000, localOnly(() => refreshAccounting(byId("accounting-table"), byId("accounting-note"))));
 every(60000, localOnly(() => usage.refresh()));
 const vgpuCharts = new VgpuCharts(byId("vgpu-chart-grid"));

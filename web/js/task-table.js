@@ -1,34 +1,7 @@
-// Task results from /api/v1/tasks: ended tasks (newest first), then those still open.
-import {apiGetPages} from "./api.js";
-import {el, fillTable, replaceChildren} from "./dom.js";
+// Task results from /api/v1/tasks: ended tasks (newest first), then those still open
+// (task-view.js asks for them, a page at a time).
+import {el, fillTable} from "./dom.js";
 import {bytes, duration, localTime, NA, reading} from "./format.js";
-
-// The server answers the newest 1,000 tasks a page; the table shows as many pages as were
-// asked for with its "older tasks" button (table.dataset.pages), newest first.
-export async function refreshTasks(table) {
-  const pages = Number(table.dataset.pages ?? 1);
-  try {
-    const doc = await apiGetPages("tasks", {since: "1h"}, {
-      key: "tasks", cursor: "before", pages, join: (newer, older) => older.concat(newer),
-    });
-    renderTaskTable(table, doc);
-    if (doc.truncated) table.prepend(olderTasksButton(table, pages, doc.tasks.length));
-  } catch (error) {
-    replaceChildren(table, el("caption", {class: "note error"}, `Tasks: N/A (${error.message})`));
-  }
-}
-
-// A caption under the table: how many are shown, and a button for the next older page.
-function olderTasksButton(table, pages, shown) {
-  const button = el("button", {type: "button", id: "older-tasks"}, "Show older tasks");
-  button.addEventListener("click", () => {
-    table.dataset.pages = String(pages + 1);
-    button.disabled = true;
-    refreshTasks(table);
-  });
-  return el("caption", {class: "note", style: {captionSide: "bottom"}},
-    `The newest ${shown.toLocaleString()} tasks of the last hour. `, button);
-}
 
 const NO_TASK = "no task in the last hour (workers mark tasks with the client library: docs/task-protocol.md)";
 
