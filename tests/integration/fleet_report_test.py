@@ -7,7 +7,6 @@ Run alone with: ctest -R integration.fleet_report."""
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import time
@@ -18,7 +17,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from gpumeter_testlib import GPUMETER, clean_env, validate_report_schema
-from prometheus_server_test import PROMETHEUS, Process, free_port, served_port
+from prometheus_server_test import (PROMETHEUS, ChildProcesses, Process, free_port,
+                                    relabelled_job, served_port, start_prometheus)
 
 HERE = Path(__file__).resolve().parent
 MACHINES = ["fleet-a", "fleet-b", "fleet-c"]
@@ -45,7 +45,7 @@ def scripted_seconds(key):
 
 @unittest.skipUnless(Path(PROMETHEUS).exists(), "prometheus is not installed "
                      "(scripts/install-deps.sh)")
-class FleetReportFromPrometheus(unittest.TestCase):
+class FleetReportFromPrometheus(ChildProcesses, unittest.TestCase):
     quiet = False  # the counters have stopped moving
 
     @classmethod
@@ -79,38 +79,13 @@ class FleetReportFromPrometheus(unittest.TestCase):
             raise
 
     @classmethod
-    def tearDownClass(cls):
-        for process in cls.processes:
-            process.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    @classmethod
-    def logs(cls):
-        return "\n".join(process.tail() for process in cls.processes)
-
-    @classmethod
     def start_prometheus(cls):
-        # Every daemon runs on this machine: a metric relabelling gives each the host name a
-        # machine of its own would have.
-        jobs = [{"job_name": machine, "scrape_interval": "1s", "scrape_timeout": "1s",
-                 "static_configs": [{"targets": [f"127.0.0.1:{port}"],
-                                     "labels": {"machine": machine}}],
-                 "metric_relabel_configs": [{"source_labels": ["machine"],
-                                             "target_label": "host"}]}
-                for machine, port in cls.ports.items()]
-        config = cls.tmp / "prometheus.yml"
         rules = HERE.parent.parent / "examples" / "prometheus"
-        config.write_text(json.dumps({"global": {"scrape_interval": "1s",
-                                                 "evaluation_interval": "1s"},
-                                      "rule_files": [str(rules / "rules.yml"),
-                                                     str(rules / "alerts.yml")],
-                                      "scrape_configs": jobs}))
-        cls.prometheus_port = free_port()
-        cls.url = f"http://127.0.0.1:{cls.prometheus_port}"
-        cls.processes.append(Process("prometheus", [
-            PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={cls.tmp / 'data'}",
-            f"--web.listen-address=127.0.0.1:{cls.prometheus_port}",
-            "--storage.tsdb.retention.time=1h"], cls.tmp))
+        process, port = start_prometheus(
+            cls.tmp, [relabelled_job(machine, port, machine) for machine, port in cls.ports.items()],
+            rule_files=[str(rules / "rules.yml"), str(rules / "alerts.yml")])
+        cls.processes.append(process)
+        cls.url = f"http://127.0.0.1:{port}"
 
     def report(self, *args, expect=0):
         result = subprocess.run([GPUMETER, "report", "--since", self.since, "--until", self.until,

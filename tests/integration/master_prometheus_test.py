@@ -8,7 +8,6 @@ config gives each its own with a metric relabelling, as a fleet of one-machine-p
 have them anyway. Run alone with: ctest -R integration.master_prometheus."""
 
 import json
-import shutil
 import subprocess
 import tempfile
 import time
@@ -16,7 +15,8 @@ import unittest
 from pathlib import Path
 
 from gpumeter_testlib import GPUMETER, clean_env, scenario
-from prometheus_server_test import PROMETHEUS, Process, free_port, http_get, served_port
+from prometheus_server_test import (PROMETHEUS, ChildProcesses, Process, http_get,
+                                    relabelled_job, served_port, start_prometheus)
 
 AGENTS = ["dgx-8gpu", "lost-gpu", "workstation"]
 # Two more daemons whose series Prometheus labels with one host name (a cloned image, a name
@@ -29,7 +29,7 @@ TIMEOUT_S = 90
 
 @unittest.skipUnless(Path(PROMETHEUS).exists(), "prometheus is not installed "
                      "(scripts/install-deps.sh)")
-class MasterReadsPrometheus(unittest.TestCase):
+class MasterReadsPrometheus(ChildProcesses, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="gpumeter-master-prometheus-"))
@@ -44,16 +44,6 @@ class MasterReadsPrometheus(unittest.TestCase):
         except Exception:
             cls.tearDownClass()
             raise
-
-    @classmethod
-    def tearDownClass(cls):
-        for process in cls.processes:
-            process.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    @classmethod
-    def logs(cls):
-        return "\n".join(process.tail() for process in cls.processes)
 
     @classmethod
     def start_agents(cls):
@@ -83,21 +73,10 @@ class MasterReadsPrometheus(unittest.TestCase):
 
     @classmethod
     def start_prometheus(cls):
-        jobs = [{"job_name": name, "scrape_interval": "1s", "scrape_timeout": "1s",
-                 "static_configs": [{"targets": [f"127.0.0.1:{agent['port']}"],
-                                     "labels": {"machine": TWIN_HOST if name in TWINS
-                                                else name}}],
-                 "metric_relabel_configs": [{"source_labels": ["machine"],
-                                             "target_label": "host"}]}
+        jobs = [relabelled_job(name, agent["port"], TWIN_HOST if name in TWINS else name)
                 for name, agent in cls.agents.items()]
-        config = cls.tmp / "prometheus.yml"
-        config.write_text(json.dumps({"global": {"scrape_interval": "1s"},
-                                      "scrape_configs": jobs}, indent=2))
-        cls.prometheus_port = free_port()
-        cls.processes.append(Process("prometheus", [
-            PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={cls.tmp / 'data'}",
-            f"--web.listen-address=127.0.0.1:{cls.prometheus_port}",
-            "--storage.tsdb.retention.time=1h"], cls.tmp))
+        process, cls.prometheus_port = start_prometheus(cls.tmp, jobs)
+        cls.processes.append(process)
 
     def fleet(self):
         result = subprocess.run([GPUMETER, "master", "--config", str(self.config), "--once"],

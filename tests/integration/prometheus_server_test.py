@@ -100,9 +100,46 @@ class Process:
         return f"--- {self.name} (exit {self.popen.poll()}) ---\n" + "\n".join(text[-lines:])
 
 
+def start_prometheus(tmp, jobs, **config):
+    """A Prometheus in `tmp` scraping `jobs` (scrape configs) every second, with `config`'s
+    other top-level keys (rule_files, ...); returns (its Process, its port)."""
+    path = Path(tmp) / "prometheus.yml"
+    # JSON is YAML: no YAML writer needed.
+    path.write_text(json.dumps({"global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+                                "scrape_configs": jobs, **config}, indent=2))
+    port = free_port()
+    process = Process("prometheus", [
+        PROMETHEUS, f"--config.file={path}", f"--storage.tsdb.path={Path(tmp) / 'data'}",
+        f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h"], tmp)
+    return process, port
+
+
+def relabelled_job(name, port, host):
+    """A scrape job whose series get `host` as their host label: every daemon of a test runs
+    on this one machine, where a fleet would have a host each."""
+    return {"job_name": name, "scrape_interval": "1s", "scrape_timeout": "1s",
+            "static_configs": [{"targets": [f"127.0.0.1:{port}"], "labels": {"machine": host}}],
+            "metric_relabel_configs": [{"source_labels": ["machine"], "target_label": "host"}]}
+
+
+class ChildProcesses:
+    """A test class's child processes (cls.processes) and their folder (cls.tmp): stopped and
+    removed after the class, their logs' tails shown when a test fails."""
+
+    @classmethod
+    def tearDownClass(cls):
+        for process in cls.processes:
+            process.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    @classmethod
+    def logs(cls):
+        return "\n".join(process.tail() for process in cls.processes)
+
+
 @unittest.skipUnless(Path(PROMETHEUS).exists(), "prometheus is not installed "
                      "(scripts/install-deps.sh)")
-class PrometheusScrapesAgents(unittest.TestCase):
+class PrometheusScrapesAgents(ChildProcesses, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="gpumeter-prometheus-"))
@@ -115,16 +152,6 @@ class PrometheusScrapesAgents(unittest.TestCase):
         except Exception:
             cls.tearDownClass()
             raise
-
-    @classmethod
-    def tearDownClass(cls):
-        for process in cls.processes:
-            process.stop()
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    @classmethod
-    def logs(cls):
-        return "\n".join(process.tail() for process in cls.processes)
 
     @classmethod
     def start_agents(cls):
@@ -172,15 +199,8 @@ class PrometheusScrapesAgents(unittest.TestCase):
             if agent["token"]:
                 job["authorization"] = {"type": "Bearer", "credentials_file": str(token_file)}
             jobs.append(job)
-        config = cls.tmp / "prometheus.yml"
-        # JSON is YAML: no YAML writer needed.
-        config.write_text(json.dumps({"global": {"scrape_interval": "1s"},
-                                      "scrape_configs": jobs}, indent=2))
-        cls.prometheus_port = free_port()
-        cls.processes.append(Process("prometheus", [
-            PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={cls.tmp / 'data'}",
-            f"--web.listen-address=127.0.0.1:{cls.prometheus_port}",
-            "--storage.tsdb.retention.time=1h"], cls.tmp))
+        process, cls.prometheus_port = start_prometheus(cls.tmp, jobs)
+        cls.processes.append(process)
 
     @classmethod
     def api(cls, path, **params):
