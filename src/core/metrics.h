@@ -39,6 +39,13 @@ enum class DeviceMetric : std::uint8_t {
   pcie_rx,
   ecc_errors_corrected,
   ecc_errors_uncorrected,
+  // Health: why the clocks are held down, PCIe link retries, memory row remapping.
+  clock_event_reasons,
+  pcie_replays,
+  remapped_rows_corrected,
+  remapped_rows_uncorrected,
+  remap_pending,
+  remap_failed,
   // GPM (Hopper and newer), over the window between the backend's last two GPM samples.
   gpm_sm_activity,
   gpm_sm_occupancy,
@@ -49,7 +56,7 @@ enum class DeviceMetric : std::uint8_t {
   gpm_nvlink_tx,
   gpm_nvlink_rx,
 };
-inline constexpr std::size_t kDeviceMetricCount = 32;
+inline constexpr std::size_t kDeviceMetricCount = 38;
 
 // The GPM rows, in table order; a MIG device has these too (core/mig.h).
 inline constexpr std::array kGpmMetrics{

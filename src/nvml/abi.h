@@ -385,6 +385,9 @@ using DeviceClockFn = Return(Device, ClockType, unsigned* out);
 using DeviceCodecUtilizationFn = Return(Device, unsigned* utilization, unsigned* period_us);
 using DevicePcieThroughputFn = Return(Device, PcieUtilCounter, unsigned* out);
 using DeviceEccFn = Return(Device, MemoryErrorType, EccCounterType, std::uint64_t* out);
+// nvmlDeviceGetRemappedRows(device, corrRows, uncRows, isPending, failureOccurred)
+using DeviceRemappedRowsFn = Return(Device, unsigned* corrected, unsigned* uncorrected,
+                                    unsigned* pending, unsigned* failed);
 using DeviceSamplesFn = Return(Device, SamplingType, std::uint64_t last_seen, ValueType* type,
                                unsigned* count, Sample* samples);
 using DeviceFieldValuesFn = Return(Device, int count, FieldValue* values);

@@ -131,6 +131,27 @@ void read_ecc(DeviceQuery& query, DeviceState& state) {
       as_double(query.get<std::uint64_t>(entry, abi::kMemoryErrorUncorrected, abi::kAggregateEcc));
 }
 
+// Clock event reasons (r535 renamed them from throttle reasons; same bits), PCIe replays and
+// row remapping (Ampere and newer): what DCGM's health checks and the alerts look at.
+void read_health(DeviceQuery& query, DeviceState& state) {
+  const EntryPoints& api = query.api();
+  state[clock_event_reasons] = as_double(query.get<std::uint64_t>(api.clock_event_reasons));
+  state[pcie_replays] = as_double(query.get<unsigned>(api.pcie_replay_counter));
+  unsigned corrected = 0;
+  unsigned uncorrected = 0;
+  unsigned pending = 0;
+  unsigned failed = 0;
+  const auto rows = query.call(api.remapped_rows, &corrected, &uncorrected, &pending, &failed);
+  const auto value = [&](unsigned v) -> Maybe<double> {
+    if (!rows) return std::unexpected(rows.error());
+    return static_cast<double>(v);
+  };
+  state[remapped_rows_corrected] = value(corrected);
+  state[remapped_rows_uncorrected] = value(uncorrected);
+  state[remap_pending] = value(pending != 0 ? 1 : 0);
+  state[remap_failed] = value(failed != 0 ? 1 : 0);
+}
+
 void read_modes(DeviceQuery& query, DeviceState& state) {
   const EntryPoints& api = query.api();
   state.compute_mode = then_maybe(query.get<unsigned>(api.compute_mode), to_compute_mode);
@@ -149,6 +170,7 @@ DeviceState read_state(DeviceQuery& query) {
   read_clocks(query, state);
   read_pcie(query, state);
   read_ecc(query, state);
+  read_health(query, state);
   read_modes(query, state);
   return state;
 }

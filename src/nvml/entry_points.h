@@ -75,6 +75,10 @@
   X(compute_mode, DeviceUintFn, "nvmlDeviceGetComputeMode")                                    \
   X(persistence_mode, DeviceUintFn, "nvmlDeviceGetPersistenceMode")                            \
   X(total_ecc_errors, DeviceEccFn, "nvmlDeviceGetTotalEccErrors")                              \
+  X(clock_event_reasons, DeviceUllFn, "nvmlDeviceGetCurrentClocksEventReasons",                 \
+    "nvmlDeviceGetCurrentClocksThrottleReasons")                                               \
+  X(pcie_replay_counter, DeviceUintFn, "nvmlDeviceGetPcieReplayCounter")                       \
+  X(remapped_rows, DeviceRemappedRowsFn, "nvmlDeviceGetRemappedRows")                          \
   X(samples, DeviceSamplesFn, "nvmlDeviceGetSamples")                                          \
   X(field_values, DeviceFieldValuesFn, "nvmlDeviceGetFieldValues")                             \
   X(compute_processes, DeviceProcessesFn, "nvmlDeviceGetComputeRunningProcesses_v3",           \

@@ -236,6 +236,18 @@ void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
     d.ecc_corrected = reader.whole_or(counts, "corrected", 0);
     d.ecc_uncorrected = reader.whole_or(counts, "uncorrected", 0);
   }
+  if (auto h = reader.member(object, "health")) {
+    const ObjectCursor health =
+        reader.object(*h, {"pcie_replays", "remapped_rows_corrected", "remapped_rows_uncorrected",
+                           "remap_pending", "remap_failed"});
+    d.pcie_replays = static_cast<unsigned>(reader.whole_or(health, "pcie_replays", 0));
+    d.remapped_corrected =
+        static_cast<unsigned>(reader.whole_or(health, "remapped_rows_corrected", 0));
+    d.remapped_uncorrected =
+        static_cast<unsigned>(reader.whole_or(health, "remapped_rows_uncorrected", 0));
+    d.remap_pending = reader.boolean_or(health, "remap_pending", false);
+    d.remap_failed = reader.boolean_or(health, "remap_failed", false);
+  }
 }
 
 void modes(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::size_t index) {
@@ -270,6 +282,7 @@ const Reader::Keys& device_keys() {
                                  "temperature_c",
                                  "pstate",
                                  "ecc_errors",
+                                 "health",
                                  "compute_mode",
                                  "persistence_mode",
                                  "sample_period_ms",

@@ -121,6 +121,12 @@ struct DeviceSpec {
   unsigned pstate_busy = 0;
   std::uint64_t ecc_corrected = 0;
   std::uint64_t ecc_uncorrected = 0;
+  // "health": the link's replays and, from Ampere on, the rows remapped (docs/scenarios.md).
+  unsigned pcie_replays = 0;
+  unsigned remapped_corrected = 0;
+  unsigned remapped_uncorrected = 0;
+  bool remap_pending = false;
+  bool remap_failed = false;
   std::uint32_t compute_mode = 0;  // nvmlComputeMode_t
   bool persistence_mode = true;
   std::int64_t sample_period_us = 166'667;  // the driver's utilisation sample period

@@ -28,9 +28,6 @@ using DeviceRetiredPagesFn = nvml::abi::Return(nvml::abi::Device, unsigned cause
 using DeviceRetiredPagesV2Fn = nvml::abi::Return(nvml::abi::Device, unsigned cause, unsigned* count,
                                                  unsigned long long* addresses,
                                                  unsigned long long* timestamps);
-using DeviceRemappedRowsFn = nvml::abi::Return(nvml::abi::Device, unsigned* corrected,
-                                               unsigned* uncorrected, unsigned* pending,
-                                               unsigned* failed);
 // nvmlBAR1Memory_t: total, free, used (bytes).
 struct Bar1Memory {
   unsigned long long total;

@@ -37,7 +37,9 @@ TEST(Metrics, PrometheusNamesAreUniqueAndInTheirBaseUnit) {
     std::string_view base = row.unit;
     if (row.unit == "percent") base = "ratio";
     if (row.unit == "MHz") base = "hertz";
-    if (row.kind == MetricKind::gauge) {
+    // A number without a unit (a P-state, a bitmask, a 0/1 flag) has no unit suffix.
+    const bool unitless = base == "pstate" || base == "bitmask" || base == "flag";
+    if (row.kind == MetricKind::gauge && !unitless) {
       EXPECT_TRUE(row.prometheus.ends_with(base)) << row.prometheus;
     }
     EXPECT_EQ(row.prometheus.ends_with("_total"), row.kind == MetricKind::counter)

@@ -88,7 +88,7 @@ describe("the dashboard", () => {
         for (const gpu of status.gpus) {
           const row = page.locator(`#gpu-table tr[data-gpu="${gpu.index}"]`);
           assert.equal(await row.getAttribute("data-status"), gpu.status);
-          assert.equal(await row.locator(".badge").innerText(), STATUS_WORDS[gpu.status]);
+          assert.equal(await row.locator(".badge").first().innerText(), STATUS_WORDS[gpu.status]);
           assert.equal(await row.locator('td[data-label="Name"]').getAttribute("title"), gpu.name);
           assert.match(await row.locator('td[data-label="Util"]').innerText(), /^\d+%$/);
         }
@@ -423,6 +423,32 @@ describe("the dashboard", () => {
       const listed = await page.locator("#fleet-table tbody tr[data-node]").evaluateAll((rows) => rows.map((r) => r.dataset.node));
       assert.deepEqual(listed, ["n00", "n07"]);  // the chosen (first good) node, the unreachable one
       assert.match(await page.locator("#fleet-table caption").innerText(), /58 more nodes read normally/);
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
+  // A node in poor health (examples/scenarios/ailing-node.json): each GPU's status carries what
+  // needs a look.
+  describe("of a daemon on an ailing node", () => {
+    let daemon;
+    let page;
+    before(async () => {
+      daemon = await Daemon.start({scenario: join(source, "examples", "scenarios", "ailing-node.json"), epochOffsetSeconds: 600});
+      page = await openPage(daemon.url, LAPTOP);
+    });
+    after(async () => {
+      await page?.context().close();
+      await daemon?.stop();
+    });
+
+    it("marks the GPU that needs a reset and counts ECC errors, and the one slowed by heat", async () => {
+      const status = await daemon.api("status");
+      assert.equal(status.gpus[0].remap_pending, 1);
+      assert.ok(status.gpus[1].clock_event_reasons & 32, JSON.stringify(status.gpus[1].clock_event_reasons));
+      const badges = async (gpu) => page.locator(`#gpu-table tr[data-gpu="${gpu}"] td[data-label="Status"] .badge`).allInnerTexts();
+      await page.locator('#gpu-table tr[data-gpu="1"]').waitFor();
+      assert.deepEqual(await badges(0), ["in use", "reset needed", "ECC"]);
+      assert.deepEqual((await badges(1)).slice(0, 2), ["in use", "hot"]);
       assert.deepEqual(page.errors, []);
     });
   });

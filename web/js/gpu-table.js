@@ -9,7 +9,7 @@ import {statusOf} from "./status.js";
 export function renderGpuTable(table, status, onPick, empty = "no GPU on this machine") {
   const columns = [
     {label: "GPU", class: "num", cell: (g) => el("button", {class: "link", type: "button", title: `charts of GPU ${g.index}`, onclick: () => onPick(g.index)}, String(g.index))},
-    {label: "Status", cell: (g) => statusBadge(g)},
+    {label: "Status", cell: (g) => el("span", {class: "badges"}, statusBadge(g), ...healthBadges(g))},
     {label: "Name", class: "nowrap", cell: (g) => reading(g, "name", shortName)},
     {label: "Util", class: "num", cell: (g) => reading(g, "utilization_gpu_percent", percent)},
     {label: "Memory", class: "num", cell: (g) => memoryCell(g)},
@@ -41,6 +41,24 @@ function shortName(name) {
 export function statusBadge(gpu) {
   const s = statusOf(gpu);
   return el("span", {class: `badge tone-${s.tone}`, title: s.marker}, s.label);
+}
+
+// What needs a person's look, beside the status: heat or power holding the clocks down, a
+// memory row waiting for a reset or failing to remap, uncorrected ECC errors (the same signals
+// as examples/prometheus/alerts.yml).
+const HEAT = 32 | 64;
+const POWER = 4 | 128;
+
+export function healthBadges(gpu) {
+  const badges = [];
+  const warn = (text, title, tone = "warn") => badges.push(el("span", {class: `badge tone-${tone}`, title}, text));
+  const reasons = gpu.clock_event_reasons;
+  if (typeof reasons === "number" && (reasons & HEAT)) warn("hot", `the driver holds the clocks down for heat (clock event reasons ${reasons})`);
+  if (typeof reasons === "number" && (reasons & POWER)) warn("power cap", `the clocks are held at the power limit (clock event reasons ${reasons})`);
+  if (gpu.remap_failed === 1) warn("remap failed", "a memory row could not be remapped: the GPU needs service", "alert");
+  else if (gpu.remap_pending === 1) warn("reset needed", "a memory row remapping waits for the GPU's next reset");
+  if (gpu.ecc_errors_uncorrected_total > 0) warn("ECC", `${gpu.ecc_errors_uncorrected_total} uncorrected ECC errors over the GPU's lifetime`, "alert");
+  return badges;
 }
 
 function memoryCell(gpu) {

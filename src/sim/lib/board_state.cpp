@@ -106,8 +106,9 @@ abi::Return nvmlDeviceGetFanSpeed_v2(abi::Device device, unsigned fan, unsigned*
 }
 
 abi::Return nvmlDeviceGetPcieReplayCounter(abi::Device device, unsigned* replays) {
-  return device_call("nvmlDeviceGetPcieReplayCounter", device, Feature::pcie,
-                     [&](const DeviceCall&) { return store(replays, 0); });
+  return device_call(
+      "nvmlDeviceGetPcieReplayCounter", device, Feature::pcie,
+      [&](const DeviceCall& call) { return store(replays, call.spec.pcie_replays); });
 }
 
 // A board that counts ECC errors has ECC on, now and after the next reboot.
@@ -164,8 +165,12 @@ abi::Return nvmlDeviceGetRemappedRows(abi::Device device, unsigned* corrected,
                        if (!remaps_rows(call.spec)) return abi::kErrorNotSupported;
                        for (unsigned* out : {corrected, uncorrected, pending, failed}) {
                          if (out == nullptr) return abi::kErrorInvalidArgument;
-                         *out = 0;
                        }
+                       const DeviceSpec& spec = call.spec;
+                       *corrected = spec.remapped_corrected;
+                       *uncorrected = spec.remapped_uncorrected;
+                       *pending = spec.remap_pending ? 1 : 0;
+                       *failed = spec.remap_failed ? 1 : 0;
                        return abi::kSuccess;
                      });
 }
