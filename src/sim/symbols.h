@@ -88,6 +88,7 @@ using DeviceBar1Fn = nvml::abi::Return(nvml::abi::Device, Bar1Memory* out);
   X(nvmlDeviceGetBAR1MemoryInfo, DeviceBar1Fn)                         \
   X(nvmlDeviceGetPowerManagementDefaultLimit, DeviceUintFn)            \
   X(nvmlDeviceGetPowerManagementLimitConstraints, DeviceUintPairFn)    \
+  X(nvmlDeviceGetCurrentClocksEventReasons, DeviceUllFn)               \
   X(nvmlDeviceGetCurrentClocksThrottleReasons, DeviceUllFn)            \
   X(nvmlDeviceGetSupportedClocksThrottleReasons, DeviceUllFn)          \
   X(nvmlDeviceGetPowerState, DeviceUintFn)                             \

@@ -38,28 +38,34 @@ abi::Return milliwatts(unsigned* out, double watts) {
   return store(out, std::lround(watts * 1000.0));
 }
 
+// Idle when the last sample period was; else capped by power at the limit, or by heat at the
+// slowdown temperature; else nothing holds the clocks back.
+abi::Return clocks_held_back(const char* function, abi::Device device, std::uint64_t* reasons) {
+  return device_call(function, device, Feature::clocks, [&](const DeviceCall& call) {
+    const DeviceReading r = call.timeline().reading(call.index, call.now);
+    std::uint64_t held = 0;
+    if (r.percent.sm == 0) held |= kThrottleGpuIdle;
+    if (call.spec.power_limit_w > 0 && r.power_mw >= call.spec.power_limit_w * 1000.0)
+      held |= kThrottleSwPowerCap;
+    if (call.spec.slowdown_temperature_c > 0 && r.temperature_c >= call.spec.slowdown_temperature_c)
+      held |= kThrottleSwThermalSlowdown;
+    return store(reasons, held);
+  });
+}
+
 }  // namespace
 }  // namespace gpumeter::sim::lib
 
 using namespace gpumeter::sim;       // NOLINT(google-build-using-namespace): C entry points
 using namespace gpumeter::sim::lib;  // NOLINT(google-build-using-namespace)
 
-// Idle when the last sample period was; else capped by power at the limit, or by heat at the
-// slowdown temperature; else nothing holds the clocks back.
+// The same bits under r535's name (CUDA 12.2) and the older one.
+abi::Return nvmlDeviceGetCurrentClocksEventReasons(abi::Device device, std::uint64_t* reasons) {
+  return clocks_held_back("nvmlDeviceGetCurrentClocksEventReasons", device, reasons);
+}
+
 abi::Return nvmlDeviceGetCurrentClocksThrottleReasons(abi::Device device, std::uint64_t* reasons) {
-  return device_call(
-      "nvmlDeviceGetCurrentClocksThrottleReasons", device, Feature::clocks,
-      [&](const DeviceCall& call) {
-        const DeviceReading r = call.timeline().reading(call.index, call.now);
-        std::uint64_t held = 0;
-        if (r.percent.sm == 0) held |= kThrottleGpuIdle;
-        if (call.spec.power_limit_w > 0 && r.power_mw >= call.spec.power_limit_w * 1000.0)
-          held |= kThrottleSwPowerCap;
-        if (call.spec.slowdown_temperature_c > 0 &&
-            r.temperature_c >= call.spec.slowdown_temperature_c)
-          held |= kThrottleSwThermalSlowdown;
-        return store(reasons, held);
-      });
+  return clocks_held_back("nvmlDeviceGetCurrentClocksThrottleReasons", device, reasons);
 }
 
 abi::Return nvmlDeviceGetSupportedClocksThrottleReasons(abi::Device device,
