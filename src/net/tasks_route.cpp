@@ -30,10 +30,10 @@ std::expected<std::optional<task::QueryCursor>, Error> before_param(
 // name=NAME, user=NAME, label=KEY=VALUE: each given one must match exactly.
 std::expected<task::TaskFilter, Error> filter_params(const httplib::Request& request) {
   task::TaskFilter filter;
-  if (auto name = query_param(request, "name")) filter.name = std::string(*name);
-  if (auto user = query_param(request, "user")) filter.user = std::string(*user);
+  filter.name = query_param(request, "name");
+  filter.user = query_param(request, "user");
   if (auto label = query_param(request, "label")) {
-    const std::string text(*label);
+    const std::string& text = *label;
     const auto equals = text.find('=');
     if (equals == std::string::npos || equals == 0) {
       return std::unexpected(bad_param("label", fmt::format("\"{}\" is not KEY=VALUE", text)));
