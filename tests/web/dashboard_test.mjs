@@ -541,7 +541,8 @@ describe("the dashboard", () => {
       // Both boards host VMs: in use by them, never "free".
       const statuses = await page.locator("#gpu-table tbody tr[data-gpu]").evaluateAll((rows) => rows.map((r) => r.dataset.status));
       assert.deepEqual(statuses, ["vgpu_host", "vgpu_host"]);
-      const badges = await page.locator("#gpu-table tbody tr[data-gpu] .badge").allInnerTexts();
+      // The status badge of each (a board at its power limit carries "power cap" beside it).
+      const badges = await page.locator("#gpu-table tbody tr[data-gpu] .badges > .badge:first-child").allInnerTexts();
       assert.deepEqual(badges.map((b) => b.trim()), ["vGPU host", "vGPU host"]);
       await page.screenshot({path: join(artifacts, "dashboard-vgpu.png"), fullPage: true});
       assert.deepEqual(page.errors, []);
