@@ -9,6 +9,7 @@ import {MetricChart, ZoomGroup} from "./chart.js";
 import {CHART_METRICS, chartedGpus, hasGpm} from "./chart-metrics.js";
 import {el} from "./dom.js";
 import {alignSeries, hasPoints} from "./time-series.js";
+import {setUrlParam, urlParam} from "./url-state.js";
 
 export const RANGES = [
   {value: "15m", title: "Last 15 minutes"}, {value: "1h", title: "Last hour"},
@@ -19,18 +20,6 @@ export const RANGES = [
 const DEFAULT_RANGE = "1h";
 
 const WHOLE_RANGE_HINT = "Drag across a chart to zoom; double-click to show the whole range again.";
-
-// The chart settings in the page's URL (?range=6h&gpu=1), so that a link shows the same.
-function urlSetting(name) {
-  return new URL(location.href).searchParams.get(name);
-}
-
-function setUrlSetting(name, value, fallback) {
-  const url = new URL(location.href);
-  if (value === fallback) url.searchParams.delete(name);
-  else url.searchParams.set(name, value);
-  history.replaceState(null, "", url);
-}
 
 export class ChartsView {
   constructor(grid, picker, note, hint, rangePicker, heading) {
@@ -45,15 +34,15 @@ export class ChartsView {
     this.signature = "";
     this.gpus = [];
     rangePicker.replaceChildren(...RANGES.map((r) => el("option", {value: r.value}, r.value)));
-    const wanted = urlSetting("range");
+    const wanted = urlParam("range");
     rangePicker.value = RANGES.some((r) => r.value === wanted) ? wanted : DEFAULT_RANGE;
     this.showRange();
     picker.addEventListener("change", () => {
-      setUrlSetting("gpu", picker.value, "all");
+      setUrlParam("gpu", picker.value, "all");
       this.refresh();
     });
     rangePicker.addEventListener("change", () => {
-      setUrlSetting("range", rangePicker.value, DEFAULT_RANGE);
+      setUrlParam("range", rangePicker.value, DEFAULT_RANGE);
       this.showRange();
       this.clear();  // other steps: new charts, and the zoom of the old range is void
       this.zoom.set(null, null);
@@ -82,7 +71,7 @@ export class ChartsView {
     const options = ["all", ...gpus.map((g) => String(g.index))];
     const current = [...this.picker.options].map((o) => o.value);
     if (options.join() !== current.join()) {
-      const chosen = this.picker.value || urlSetting("gpu") || "all";
+      const chosen = this.picker.value || urlParam("gpu") || "all";
       this.picker.replaceChildren(...options.map((v) => el("option", {value: v}, v === "all" ? "all" : `GPU ${v}`)));
       this.picker.value = options.includes(chosen) ? chosen : "all";
     }
@@ -98,7 +87,7 @@ export class ChartsView {
 
   pick(index) {
     this.picker.value = String(index);
-    setUrlSetting("gpu", this.picker.value, "all");
+    setUrlParam("gpu", this.picker.value, "all");
     this.refresh();
   }
 

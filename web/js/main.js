@@ -15,6 +15,7 @@ import {ProcessView} from "./process-view.js";
 import {ProcessUsage} from "./process-usage.js";
 import {every} from "./schedule.js";
 import {TaskView} from "./task-view.js";
+import {setUrlParam, urlParam} from "./url-state.js";
 import {UsageView} from "./usage-view.js";
 import {fetchVgpu, renderVgpu} from "./vgpu-table.js";
 import {VgpuCharts} from "./vgpu-charts.js";
@@ -100,10 +101,7 @@ function renderFleet() {
 }
 
 function setFreeOnly(on) {
-  const url = new URL(location.href);
-  if (on) url.searchParams.set("free", "1");
-  else url.searchParams.delete("free");
-  history.replaceState(null, "", url);
+  setUrlParam("free", on ? "1" : "");
   renderFleet();
 }
 
@@ -129,7 +127,7 @@ async function detectFleet() {
     page.fleet = true;
     byId("fleet").hidden = false;
     const freeOnly = byId("fleet-free-only");
-    freeOnly.checked = new URL(location.href).searchParams.get("free") === "1";
+    freeOnly.checked = urlParam("free") === "1";
     freeOnly.addEventListener("change", () => setFreeOnly(freeOnly.checked));
   } catch (error) {
     if (error.kind !== "not_found") connection.failed(error);

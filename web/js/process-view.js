@@ -3,6 +3,7 @@
 // link shows the same. Idle holders (memory held, SM under 1 % over the window) are marked by
 // the table itself.
 import {el} from "./dom.js";
+import {setUrlParam, urlParam} from "./url-state.js";
 
 export const SORTS = [
   {value: "gpu", label: "GPU"}, {value: "user", label: "user"},
@@ -13,27 +14,19 @@ export class ProcessView {
   constructor(userPicker, sortPicker, onChange) {
     this.userPicker = userPicker;
     this.sortPicker = sortPicker;
-    const url = new URL(location.href);
-    this.wantedUser = url.searchParams.get("user") ?? "";
+    this.wantedUser = urlParam("user") ?? "";
     sortPicker.replaceChildren(...SORTS.map((s) => el("option", {value: s.value}, s.label)));
-    const sort = url.searchParams.get("sort");
+    const sort = urlParam("sort");
     sortPicker.value = SORTS.some((s) => s.value === sort) ? sort : "gpu";
     userPicker.addEventListener("change", () => {
       this.wantedUser = userPicker.value;
-      this.keep("user", userPicker.value, "");
+      setUrlParam("user", userPicker.value);
       onChange();
     });
     sortPicker.addEventListener("change", () => {
-      this.keep("sort", sortPicker.value, "gpu");
+      setUrlParam("sort", sortPicker.value, "gpu");
       onChange();
     });
-  }
-
-  keep(name, value, fallback) {
-    const url = new URL(location.href);
-    if (value === fallback) url.searchParams.delete(name);
-    else url.searchParams.set(name, value);
-    history.replaceState(null, "", url);
   }
 
   // The users of the latest status document, for the picker; a user asked for in the URL

@@ -6,6 +6,7 @@ import {apiGet} from "./api.js";
 import {el, fillTable, replaceChildren} from "./dom.js";
 import {duration, NA} from "./format.js";
 import {renderTaskTable} from "./task-table.js";
+import {setUrlParam, urlParam} from "./url-state.js";
 
 const PAGE = 50;
 const FILTERS = ["name", "user", "label"];
@@ -14,9 +15,8 @@ export class TaskView {
   constructor({table, totals, range, older, newer, inputs, names}) {
     Object.assign(this, {table, totals, range, older, newer, inputs, names});
     this.cursors = [];  // the "before" of each older page shown, newest page first (none)
-    const url = new URL(location.href);
     for (const key of FILTERS) {
-      inputs[key].value = url.searchParams.get(`task-${key}`) ?? "";
+      inputs[key].value = urlParam(`task-${key}`) ?? "";
       inputs[key].addEventListener("change", () => this.filterChanged());
     }
     older.addEventListener("click", () => {
@@ -49,13 +49,7 @@ export class TaskView {
   }
 
   filterChanged() {
-    const url = new URL(location.href);
-    for (const key of FILTERS) {
-      const value = this.inputs[key].value.trim();
-      if (value) url.searchParams.set(`task-${key}`, value);
-      else url.searchParams.delete(`task-${key}`);
-    }
-    history.replaceState(null, "", url);
+    for (const key of FILTERS) setUrlParam(`task-${key}`, this.inputs[key].value.trim());
     this.cursors = [];
     this.refresh();
   }
