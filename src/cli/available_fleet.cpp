@@ -6,6 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "cli/master_options.h"
 #include "master/http_client.h"
 #include "master/url.h"
 #include "net/token_file.h"
@@ -15,8 +16,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// The port of `gpumeter master` when the URL names none (cli/master_options.h's default).
-constexpr int kMasterPort = 9417;
 // One fleet document of thousands of nodes runs to tens of MiB (docs/benchmarks.md).
 constexpr std::size_t kMaxFleetBytes = std::size_t{256} * 1024 * 1024;
 
@@ -99,7 +98,7 @@ int run_fleet_available(const Output& output, const FleetAvailableRequest& reque
     output.err << "gpumeter available --fleet: " << message << '\n';
     return 2;
   };
-  auto url = master::parse_agent_url(request.url, kMasterPort);
+  auto url = master::parse_agent_url(request.url, kMasterDefaultPort);
   if (!url) return fail(url.error().message);
   master::ClientOptions options{.timeout = std::chrono::seconds(30)};
   if (request.token_file) {

@@ -17,7 +17,9 @@
 namespace gpumeter::cli {
 
 // The master's default address: beside an agent's 9416 on the same machine.
+inline constexpr int kMasterDefaultPort = 9417;
 inline constexpr std::string_view kMasterDefaultListen = "127.0.0.1:9417";
+static_assert(kMasterDefaultListen.ends_with(":9417"), "the default listen is on the default port");
 
 struct MasterOptions {
   std::string config;
