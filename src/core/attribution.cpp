@@ -34,7 +34,14 @@ std::expected<Usage, Error> usage(const Series& series, std::span<const ProcessK
 
   Usage result{.window = window};
   for (const auto& [index, device] : series.devices()) {
-    if (used_by(device, keys)) result.gpus.push_back(gpu_usage(device, index, keys, window, rule));
+    if (device_level(device, window)) {
+      // No process's memory known on the device: its lists could not be read, so the set may
+      // have used it.
+      if (used_by(device, keys) || device.memory().empty())
+        result.gpus.push_back(device_level_usage(device, index, keys, window, rule));
+    } else if (used_by(device, keys)) {
+      result.gpus.push_back(gpu_usage(device, index, keys, window, rule));
+    }
   }
   result.host = host_usage(series, keys, window);
   return result;

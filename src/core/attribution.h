@@ -92,9 +92,19 @@ struct Confidence {
   }
 };
 
+// Whose use a GpuUsage's engine figures and energy share are.
+enum class AttributionLevel : std::uint8_t {
+  process,  // the set's own, from the driver's per-process samples
+  // The whole device's, from its own utilisation: the device keeps no per-process utilisation
+  // (a Jetson's integrated GPU, a driver without per-process samples). The set's own only
+  // while it was the device's only user (docs/attribution.md, "Device-level figures").
+  device,
+};
+
 // What the set of processes used on one GPU.
 struct GpuUsage {
-  std::uint32_t device = 0;                     // DeviceIdentity::index
+  std::uint32_t device = 0;  // DeviceIdentity::index
+  AttributionLevel level = AttributionLevel::process;
   std::array<EngineUse, kEngineCount> engines;  // indexed by Engine
   GpuMemoryUse memory;
   EnergyUse energy;
@@ -117,7 +127,10 @@ struct HostUsage {
 
 struct Usage {
   Window window;
-  std::vector<GpuUsage> gpus;  // each device any process of the set has GPU samples on, by index
+  // Each device any process of the set has GPU samples on, by index; and each device with
+  // device-level figures only whose series hold no process's GPU memory (its process lists
+  // could not be read: nvmap needs root on a Jetson), since the set may have used it.
+  std::vector<GpuUsage> gpus;
   HostUsage host;
 };
 

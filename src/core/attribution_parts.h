@@ -105,11 +105,24 @@ Maybe<std::vector<double>> energy_per_process(const DeviceSeries& device,
                                               Maybe<void> split_known);
 
 // Why a window no drained sample covers has no per-process figures: mig when the samples in
-// and around it were not drained because the GPU is in MIG mode, else no_data.
+// and around it were not drained because the GPU is in MIG mode, not_supported when the device
+// keeps no per-process utilisation, else no_data.
 Unavailable undrained_reason(const RingBuffer<DeviceRecord>& samples, Window window);
 
 GpuUsage gpu_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys, Window window,
                    EdgeRule rule);
+
+// The set's GPU memory on the device over the window.
+GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window);
+
+// Whether the device keeps no per-process utilisation around the window (every device sample
+// in it, and the first after it, says not_supported): its figures are device-level ones.
+bool device_level(const DeviceSeries& device, Window window);
+// The device-level figures (core/device_level.cpp): the device's utilisation over the window,
+// with the bounds and the edge rules of per-process samples, each reading standing for the time
+// since the one before it; the energy of its busy stretches is the set's, the rest idle.
+GpuUsage device_level_usage(const DeviceSeries& device, std::uint32_t index, KeySet keys,
+                            Window window, EdgeRule rule);
 
 HostUsage host_usage(const Series& series, KeySet keys, Window window);
 

@@ -193,18 +193,6 @@ GpuMemoryUse memory_use(std::span<const MemoryRecords* const> buffers,
   return memory;
 }
 
-// The set's series are looked up by key, not found by walking every process's: on a GPU where
-// processes come and go, the series hold the hundreds that left within the horizon, and the
-// figures of each process (usage_per_process) were quadratic in them.
-GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
-  std::vector<const MemoryRecords*> buffers;
-  for (const ProcessKey& key : keys) {
-    if (const auto it = device.memory().find(key); it != device.memory().end())
-      buffers.push_back(&it->second.records());
-  }
-  return memory_use(buffers, device.samples(), window);
-}
-
 // Every process the device's series know, sorted.
 std::vector<ProcessKey> keys_on(const DeviceSeries& device) {
   std::vector<ProcessKey> keys;
@@ -261,19 +249,33 @@ std::expected<std::vector<ProcessGpuShare>, Error> usage_per_process(const Serie
   return shares;
 }
 
+// The set's series are looked up by key, not found by walking every process's: on a GPU where
+// processes come and go, the series hold the hundreds that left within the horizon, and the
+// figures of each process (usage_per_process) were quadratic in them.
+GpuMemoryUse memory_of(const DeviceSeries& device, KeySet keys, Window window) {
+  std::vector<const MemoryRecords*> buffers;
+  for (const ProcessKey& key : keys) {
+    if (const auto it = device.memory().find(key); it != device.memory().end())
+      buffers.push_back(&it->second.records());
+  }
+  return memory_use(buffers, device.samples(), window);
+}
+
 Unavailable undrained_reason(const RingBuffer<DeviceRecord>& samples, Window window) {
   // The samples inside the window and the first one after it (which closes the window's last
-  // stretch): MIG only when every one of them says MIG.
-  bool any = false;
+  // stretch): a reason only when every one of them gives the same, MIG or not supported.
+  std::optional<Unavailable> common;
   for (std::size_t i = samples.upper_bound(window.begin_us - 1); i < samples.size(); ++i) {
     const DeviceRecord& sample = samples[i];
-    if (sample.processes_drained() || sample.not_drained_reason() != Unavailable::mig) {
+    const Unavailable reason = sample.not_drained_reason();
+    const bool lasting = reason == Unavailable::mig || reason == Unavailable::not_supported;
+    if (sample.processes_drained() || !lasting || (common && *common != reason)) {
       return Unavailable::no_data;
     }
-    any = true;
+    common = reason;
     if (sample.time_us >= window.end_us) break;
   }
-  return any ? Unavailable::mig : Unavailable::no_data;
+  return common.value_or(Unavailable::no_data);
 }
 
 std::vector<Segment> segments_of(const DeviceSeries& device, KeySet keys, Window window,

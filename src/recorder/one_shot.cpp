@@ -137,10 +137,15 @@ OneShotRecords one_shot_records(const OneShotReading& reading,
     const auto drained = reading.drains.find(device.identity.index);
     if (drained != reading.drains.end() && drained->second)
       add_sm(listed, device.identity.index, *drained->second, since);
-    const bool mig = drained != reading.drains.end() && !drained->second &&
-                     drained->second.error() == Unavailable::mig;
+    // MIG, or a device without per-process utilisation (a Jetson): SM use unknown, not 0.
+    std::optional<Unavailable> sm_unknown;
+    if (drained != reading.drains.end() && !drained->second &&
+        (drained->second.error() == Unavailable::mig ||
+         drained->second.error() == Unavailable::not_supported)) {
+      sm_unknown = drained->second.error();
+    }
     add_intervals(records, device, snapshot, listed, since, energy_since(device, *previous),
-                  mig ? std::optional(Unavailable::mig) : std::nullopt);
+                  sm_unknown);
   }
   return records;
 }

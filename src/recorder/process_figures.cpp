@@ -26,8 +26,10 @@ ProcessFigures figures_of(const Series& series, std::uint32_t index, const Devic
                          .peak_memory_bytes = or_zero(share.peak_memory_bytes),
                          .energy_joules = or_zero(share.energy_joules),
                          .left = left_in(device, share.key, window)};
-  if (!share.sm_busy_seconds && share.sm_busy_seconds.error() == Unavailable::mig) {
-    figures.sm_unknown = Unavailable::mig;
+  // MIG, or a device without per-process utilisation (a Jetson): the SM use is unknown, not 0.
+  if (!share.sm_busy_seconds && (share.sm_busy_seconds.error() == Unavailable::mig ||
+                                 share.sm_busy_seconds.error() == Unavailable::not_supported)) {
+    figures.sm_unknown = share.sm_busy_seconds.error();
     figures.energy_joules = 0;  // split by SM use, which is unknown
   }
   const HeldTime held = held_time(series, share.key, index, window);

@@ -50,6 +50,7 @@ Json gpu_json(const RunGpu& gpu) {
   Json out{{"index", gpu.usage.device}, {"unavailable", Json::object()}};
   put_figure(out, "name", gpu.name);
   put_figure(out, "uuid", gpu.uuid);
+  out["attribution"] = task::attribution_name(gpu.usage.level);
   task::put_engine_figures(out, gpu.usage, kRunEngines);
   task::put_memory_and_energy(out, gpu.usage);
   out["sample_period_us"] = gpu.usage.confidence.sample_period_us;

@@ -94,7 +94,10 @@ void gpu_block(std::string& out, const RunGpu& gpu) {
   line(out, fmt::format("GPU {}", u.device),
        fmt::format("{}{}", gpu.name.value_or(std::string(view::kNotAvailable)),
                    gpu.uuid ? fmt::format(" ({})", *gpu.uuid) : ""));
-  line(out, "  SM", engine_text(u[Engine::sm]));
+  // A device without per-process utilisation: the whole GPU's use, the command's only while it
+  // was the GPU's only user.
+  const bool device_level = u.level == AttributionLevel::device;
+  line(out, device_level ? "  GPU (whole device)" : "  SM", engine_text(u[Engine::sm]));
   line(out, "  memory controller", engine_text(u[Engine::memory]));
   if (nonzero(u[Engine::encoder])) line(out, "  encoder", engine_text(u[Engine::encoder]));
   if (nonzero(u[Engine::decoder])) line(out, "  decoder", engine_text(u[Engine::decoder]));

@@ -28,7 +28,8 @@ std::optional<T> read_optional(const json& object, std::string_view key) {
 
 TaskGpuFigures gpu_figures(const GpuUsage& usage,
                            const std::map<std::uint32_t, std::string>& gpu_uuids) {
-  TaskGpuFigures gpu{.index = usage.device};
+  TaskGpuFigures gpu{.index = usage.device,
+                     .device_level = usage.level == AttributionLevel::device};
   if (const auto uuid = gpu_uuids.find(usage.device); uuid != gpu_uuids.end())
     gpu.uuid = uuid->second;
   for (std::size_t engine = 0; engine < kEngineCount; ++engine) {
@@ -50,7 +51,9 @@ TaskGpuFigures gpu_figures(const GpuUsage& usage,
 }
 
 json gpu_json(const TaskGpuFigures& gpu) {
-  json object{{"index", gpu.index}, {"uuid", optional_json(gpu.uuid)}};
+  json object{{"index", gpu.index},
+              {"uuid", optional_json(gpu.uuid)},
+              {"attribution", gpu.device_level ? "device" : "process"}};
   for (std::size_t engine = 0; engine < kEngineCount; ++engine) {
     const std::string prefix(kEnginePrefixes[engine]);
     object[prefix + "_percent"] = optional_json(gpu.average_percent[engine]);
@@ -73,6 +76,8 @@ json gpu_json(const TaskGpuFigures& gpu) {
 TaskGpuFigures gpu_from_json(const json& object) {
   TaskGpuFigures gpu{.index = object.at("index").get<std::uint32_t>()};
   gpu.uuid = read_optional<std::string>(object, "uuid");
+  // Rows written before device-level figures existed are the processes' own.
+  gpu.device_level = object.value("attribution", std::string("process")) == "device";
   for (std::size_t engine = 0; engine < kEngineCount; ++engine) {
     const std::string prefix(kEnginePrefixes[engine]);
     gpu.average_percent[engine] = read_optional<double>(object, prefix + "_percent");

@@ -21,6 +21,8 @@ namespace gpumeter::store {
 struct TaskGpuFigures {
   std::uint32_t index = 0;
   std::optional<std::string> uuid;
+  // The figures are the whole device's (core/attribution.h's AttributionLevel::device).
+  bool device_level = false;
   std::array<std::optional<double>, kEngineCount> busy_seconds;     // indexed by Engine
   std::array<std::optional<double>, kEngineCount> average_percent;  // indexed by Engine
   std::optional<std::uint64_t> memory_at_start_bytes;

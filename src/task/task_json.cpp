@@ -20,6 +20,7 @@ json gpu_json(const GpuUsage& usage, const std::map<std::uint32_t, std::string>&
   const auto uuid = uuids.find(usage.device);
   json gpu{{"index", usage.device},
            {"uuid", uuid == uuids.end() ? json(nullptr) : json(uuid->second)},
+           {"attribution", attribution_name(usage.level)},
            {"unavailable", json::object()}};
   put_engine_figures(gpu, usage, kAllEngines);
   put_memory_and_energy(gpu, usage);

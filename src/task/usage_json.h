@@ -59,6 +59,12 @@ void put_engine_figures(Json& gpu, const GpuUsage& usage, std::span<const Engine
   }
 }
 
+// "attribution": "process" where the figures are the processes' own, "device" where they are
+// the whole device's (core/attribution.h's AttributionLevel).
+constexpr std::string_view attribution_name(AttributionLevel level) noexcept {
+  return level == AttributionLevel::device ? "device" : "process";
+}
+
 // The confidence's sm_bounds_width_pp: null with its reason where the SM figures are.
 template <class Json>
 void put_bounds_width(Json& gpu, const GpuUsage& usage) {
