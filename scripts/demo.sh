@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, builds gpumeter and shows the GPUs: the real ones when NVIDIA's
-# driver is present, else the bundled simulated 8-GPU machine. Then serves the web dashboard
-# of a simulated 4-GPU server whose load keeps moving, until Ctrl-C (scripts/demo-live.sh).
+# driver is present, else the bundled simulated 8-GPU machine and a simulated Jetson board.
+# Then serves the web dashboard of a simulated 4-GPU server whose load keeps moving, until
+# Ctrl-C (scripts/demo-live.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +20,10 @@ else
   echo "   ($gpumeter --simulate examples/scenarios/dgx-8gpu.json list)"
   # Each simulated call takes about what it takes on a real driver (docs/scenarios.md).
   GPUMETER_SIM_CALL_COSTS=typical "$gpumeter" --simulate examples/scenarios/dgx-8gpu.json list
+  echo
+  echo "== a simulated Jetson Orin Nano: its kernel files, read as on a board"
+  echo "   ($gpumeter --simulate-jetson orin-nano list)"
+  "$gpumeter" --simulate-jetson orin-nano list
 fi
 
 # GPUMETER_DEMO_LIVE=0 stops here (for scripts that need the demo to end by itself).

@@ -23,6 +23,10 @@ void add_global_options(CLI::App& app, GlobalOptions& options) {
   app.add_option("--simulate", options.simulate,
                  "Read a simulated machine described by SCENARIO instead of the driver")
       ->option_text("SCENARIO");
+  app.add_option("--simulate-jetson", options.simulate_jetson,
+                 "Read a simulated Jetson board: a scenario file with a \"jetson\" block, or a "
+                 "bundled board (orin-nano, nano)")
+      ->option_text("SCENARIO");
   app.add_option("--source", options.source,
                  "Read the GPUs through this source only: nvml (the NVIDIA driver) or jetson "
                  "(a Jetson board's kernel files); default: the first that opens")

@@ -15,7 +15,9 @@
 namespace gpumeter::cli {
 
 struct GlobalOptions {
-  std::string simulate;     // scenario file; empty for the real driver
+  std::string simulate;  // scenario file; empty for the real driver
+  // `--simulate-jetson`: a Jetson scenario file, or the name of a bundled one; empty for none
+  std::string simulate_jetson;
   std::string source;       // `--source nvml|jetson`; empty: the first that opens
   std::string jetson_root;  // `--jetson-root DIR`; empty: "/"
   bool no_color = false;
@@ -26,8 +28,9 @@ std::string hostname();
 
 class Session {
  public:
+  // `machine`: a simulated board whose files the GPU source reads, kept while the session runs.
   Session(std::unique_ptr<GpuSource> gpus, std::unique_ptr<ProcessSource> host,
-          CollectOptions options);
+          CollectOptions options, std::shared_ptr<const void> machine = nullptr);
 
   // One collection, stamped with the current time.
   std::expected<Snapshot, Error> snapshot();
@@ -40,6 +43,7 @@ class Session {
   const CollectOptions& collect_options() const noexcept { return options_; }
 
  private:
+  std::shared_ptr<const void> machine_;  // first: it outlives the sources that read it
   std::unique_ptr<GpuSource> gpus_;
   std::unique_ptr<ProcessSource> host_;
   CollectOptions options_;
@@ -59,6 +63,8 @@ struct HostSide {
   std::unique_ptr<ProcessSource> host;
   std::string simulated;  // " (simulated: <scenario file name>)", or empty
   GpuSourceOptions gpus;  // with --simulate, the simulated library
+  // With --simulate-jetson, the simulated board (sim/jetson_board.h) whose files gpus reads.
+  std::shared_ptr<const void> machine;
 };
 // Errors: a bad scenario (invalid_input).
 std::expected<HostSide, Error> open_host_side(const GlobalOptions& options);

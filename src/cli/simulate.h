@@ -26,4 +26,17 @@ struct Simulation {
 // Sets GPUMETER_SIM_SCENARIO.
 std::expected<Simulation, Error> start_simulation(const std::filesystem::path& scenario);
 
+struct JetsonSimulation {
+  std::unique_ptr<ProcessSource> host;  // the scenario's processes, then the real procfs
+  std::string label;                    // "simulated: <scenario file name>"
+  std::shared_ptr<const void> board;    // the simulated board: keep it while its files are read
+  std::filesystem::path root;           // where the board's files are
+};
+
+// `--simulate-jetson SCENARIO`: a scenario file with a "jetson" block, or the name of a bundled
+// one (`orin-nano`, `nano`: <prefix>/share/gpumeter/scenarios/jetson-NAME.json). Errors as for
+// start_simulation, and invalid_input for a scenario that is no Jetson board or a name that is
+// neither a file nor a bundled scenario.
+std::expected<JetsonSimulation, Error> start_jetson_simulation(const std::string& scenario);
+
 }  // namespace gpumeter::cli

@@ -90,8 +90,13 @@ std::string flags_text(const json& task) {
   const json& usage = at(task, "usage");
   if (state == "ended" && usage.is_null()) flags.emplace_back("no-figures");
   bool low = false;
-  for (const json& gpu : at(usage, "gpus")) low = low || at(gpu, "low_confidence") == true;
+  bool device_level = false;
+  for (const json& gpu : at(usage, "gpus")) {
+    low = low || at(gpu, "low_confidence") == true;
+    device_level = device_level || at(gpu, "attribution") == "device";
+  }
   if (low) flags.emplace_back("low-confidence");
+  if (device_level) flags.emplace_back("device-level");
   if (at(at(usage, "host"), "complete") == false) flags.emplace_back("cpu-partial");
   return fmt::format("{}", fmt::join(flags, ","));
 }

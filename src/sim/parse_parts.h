@@ -30,6 +30,11 @@ Faults faults(Reader& reader, const Cursor& at, std::size_t device_count);
 // "vgpu": hosts, instances and the processes inside their VMs (parse_vgpu.cpp).
 VgpuSpec vgpu(Reader& reader, const Cursor& at, std::size_t device_count);
 
+// "jetson" (sim/parse_jetson.cpp), and what it asks of the rest of the scenario: one device,
+// without MIG or vGPU.
+JetsonSpec jetson(Reader& reader, const Cursor& at);
+void check_jetson(Reader& reader, const Cursor& at, const Scenario& scenario);
+
 // A return code by name ("UNKNOWN") or number.
 std::uint32_t return_code(Reader& reader, const Cursor& at);
 // A device index below `device_count`.

@@ -108,8 +108,9 @@ Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
 namespace {
 
 Scenario read(Reader& reader, std::string_view file) {
-  const ObjectCursor top = reader.object(reader.root(), {"description", "driver", "device_defaults",
-                                                         "devices", "processes", "faults", "vgpu"});
+  const ObjectCursor top =
+      reader.object(reader.root(), {"description", "jetson", "driver", "device_defaults", "devices",
+                                    "processes", "faults", "vgpu"});
   Scenario s;
   s.file = file;
   s.description = reader.string_or(top, "description", "");
@@ -132,6 +133,10 @@ Scenario read(Reader& reader, std::string_view file) {
   }
   if (auto f = reader.member(top, "faults")) s.faults = parse::faults(reader, *f, s.devices.size());
   if (auto v = reader.member(top, "vgpu")) s.vgpu = parse::vgpu(reader, *v, s.devices.size());
+  if (auto j = reader.member(top, "jetson")) {
+    s.jetson = parse::jetson(reader, *j);
+    parse::check_jetson(reader, *j, s);
+  }
   return s;
 }
 

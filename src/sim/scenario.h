@@ -292,9 +292,24 @@ struct VgpuSpec {
   }
 };
 
+// The kernel files' layout of a Jetson board generation (docs/jetson.md): Orin on L4T 36
+// (INA3221 through hwmon, devfreq 17000000.gpu, BPMP's EMC clock), or Nano on L4T 32 (INA3221
+// through iio, devfreq 57000000.gpu, NvMapMemUsed in /proc/meminfo).
+enum class JetsonLayout : std::uint8_t { orin_nano, nano };
+
+// `"jetson"`: the scenario is a Jetson board whose one device is its integrated GPU. `gpumeter
+// --simulate-jetson` writes the board's kernel files for it (sim/jetson_tree.h); NVML is absent.
+struct JetsonSpec {
+  int line = 0;
+  JetsonLayout layout = JetsonLayout::orin_nano;
+  std::string serial;   // the module's serial number (device tree)
+  std::string release;  // nv_tegra_release's "R36 (release), REVISION: 4.7"
+};
+
 struct Scenario {
   std::string file;
   std::string description;
+  std::optional<JetsonSpec> jetson;
   DriverSpec driver;
   std::vector<DeviceSpec> devices;
   std::vector<ProcessSpec> processes;

@@ -152,9 +152,15 @@ std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
     const std::filesystem::path& scenario, std::unique_ptr<ProcessSource> fallback) {
   auto loaded = load_scenario(scenario);
   if (!loaded) return std::unexpected(loaded.error());
+  return open_scenario_host(*loaded, scenario, std::move(fallback));
+}
+
+std::unique_ptr<ProcessSource> open_scenario_host(const Scenario& scenario,
+                                                  const std::filesystem::path& path,
+                                                  std::unique_ptr<ProcessSource> fallback) {
   // The simulated library's clock: the machine's (sim/machine_clock.h).
-  MachineEpoch epoch = machine_epoch(scenario, history_lead_s(*loaded));
-  return std::make_unique<ScenarioHostSource>(entries_of(*loaded), std::move(fallback),
+  MachineEpoch epoch = machine_epoch(path, history_lead_s(scenario));
+  return std::make_unique<ScenarioHostSource>(entries_of(scenario), std::move(fallback),
                                               std::move(epoch), no_library());
 }
 

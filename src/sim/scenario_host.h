@@ -19,6 +19,11 @@ namespace gpumeter::sim {
 std::expected<std::unique_ptr<ProcessSource>, Error> open_scenario_host(
     const std::filesystem::path& scenario, std::unique_ptr<ProcessSource> fallback);
 
+// The same, for a scenario parsed already (from the file at `path`, whose clock it shares).
+std::unique_ptr<ProcessSource> open_scenario_host(const struct Scenario& scenario,
+                                                  const std::filesystem::path& path,
+                                                  std::unique_ptr<ProcessSource> fallback);
+
 // The same, with the scenario parsed by the simulated libnvidia-ml.so.1 at `library`, loaded
 // here and kept loaded by the source (sim/host_side_abi.h): the library's nvmlInit then uses
 // that parse, so a simulated command parses its scenario once. Where the library does not

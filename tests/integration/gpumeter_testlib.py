@@ -49,7 +49,10 @@ def run(*args, env=None, timeout=60, check=False):
 
 
 def simulate(name, *args, env=None, **kwargs):
-    return run("--simulate", scenario(name), *args, env=env, **kwargs)
+    """gpumeter on a bundled scenario: --simulate, or --simulate-jetson for a Jetson board's."""
+    path = scenario(name)
+    option = "--simulate-jetson" if "jetson" in json.loads(path.read_text()) else "--simulate"
+    return run(option, path, *args, env=env, **kwargs)
 
 
 def list_json(name, env=None):

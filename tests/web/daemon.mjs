@@ -25,11 +25,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Daemon {
   // scenario: a path; epochOffsetSeconds: how long ago the scenario's t = 0 was; token: a
-  // bearer token the server then requires.
-  static async start({scenario, epochOffsetSeconds = 0, token = null, extraArgs = []}) {
+  // bearer token the server then requires; jetson: the scenario is a Jetson board's
+  // (--simulate-jetson).
+  static async start({scenario, epochOffsetSeconds = 0, token = null, extraArgs = [], jetson = false}) {
     const dir = mkdtempSync(join(tmpdir(), "gpumeter-browser-"));
     const port = await freePort();
-    const args = ["--simulate", scenario, "daemon", "--listen", `127.0.0.1:${port}`,
+    const args = [jetson ? "--simulate-jetson" : "--simulate", scenario, "daemon", "--listen", `127.0.0.1:${port}`,
                   "--state-dir", join(dir, "state"), "--socket", join(dir, "gpumeter.sock"),
                   "--interval", "500ms", "--record-interval", "1s", ...extraArgs];
     if (token) {

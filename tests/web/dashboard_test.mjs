@@ -5,7 +5,8 @@
 // once; a daemon that goes away is reported. Screenshots go to <build>/tests/web/artifacts/.
 import assert from "node:assert/strict";
 import {spawnSync} from "node:child_process";
-import {mkdirSync, readFileSync} from "node:fs";
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from "node:fs";
+import {tmpdir} from "node:os";
 import {join} from "node:path";
 import {after, before, describe, it} from "node:test";
 
@@ -502,6 +503,62 @@ describe("the dashboard", () => {
 
   // A vGPU host: the section lists every VM's instance with its type, licence and use, and
   // the processes inside the VMs, as GET /api/v1/vgpu says; bare-metal hosts never show it.
+  // A Jetson Orin Nano (--simulate-jetson): the board's files read through the Jetson source.
+  // This test process is on its GPU (named in the scenario), so its tasks get the whole GPU's
+  // figures.
+  describe("of a daemon on a simulated Jetson board", () => {
+    let daemon;
+    let page;
+    let scenarioDir;
+    before(async () => {
+      scenarioDir = mkdtempSync(join(tmpdir(), "gpumeter-browser-jetson-"));
+      const board = JSON.parse(readFileSync(join(source, "examples", "scenarios", "jetson-orin-nano.json")));
+      board.processes.push({device: 0, pid_env: "GPUMETER_TEST_NODE_PID", used_memory_bytes: 268435456,
+                            utilization: {sm: 40}});
+      const scenario = join(scenarioDir, "orin-with-node.json");
+      writeFileSync(scenario, JSON.stringify(board));
+      process.env.GPUMETER_TEST_NODE_PID = String(process.pid);
+      daemon = await Daemon.start({scenario, jetson: true, epochOffsetSeconds: 60});
+      page = await openPage(daemon.url, LAPTOP);
+    });
+    after(async () => {
+      await page?.context().close();
+      await daemon?.stop();
+      rmSync(scenarioDir, {recursive: true, force: true});
+    });
+
+    it("shows the board in the GPU table and its rails, zones and engines", async () => {
+      await page.locator("#gpu-table tbody tr[data-gpu]").first().waitFor({timeout: 30000});
+      const names = await cellTexts(page, '#gpu-table td[data-label="Name"]');
+      assert.ok(names[0].includes("Jetson Orin Nano"), names.join());
+      await page.locator("#board-rails tbody tr").nth(2).waitFor({timeout: 30000});
+      assert.equal(await page.locator("#board").isVisible(), true);
+      const rails = await cellTexts(page, '#board-rails td[data-label="Rail"]');
+      assert.deepEqual(rails, ["VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"]);
+      const watts = await cellTexts(page, '#board-rails td[data-label="Power"]');
+      assert.ok(watts.every((w) => /^\d+\.\d\d W$/.test(w)), watts.join());
+      const zones = await cellTexts(page, '#board-temperatures td[data-label="Zone"]');
+      assert.ok(zones.includes("gpu-thermal"), zones.join());
+      const engines = await cellTexts(page, '#board-engines td[data-label="Engine"]');
+      assert.deepEqual(engines, ["nvdec", "nvenc", "nvjpg", "vic"]);
+      const states = await cellTexts(page, '#board-engines td[data-label="State"]');
+      assert.deepEqual(states, ["on", "on", "off", "on"]);
+      assert.deepEqual(page.errors, []);
+      await page.screenshot({path: join(artifacts, "jetson-board.png"), fullPage: true});
+    });
+
+    it("marks a task's figures as the whole GPU's", async () => {
+      await daemon.markTasks(1, "detect");
+      await daemon.until("tasks?since=1h", (doc) => doc.tasks.length === 1 && doc.tasks[0].usage,
+                         "the task's figures");
+      const [task] = (await daemon.api("tasks?since=1h")).tasks;
+      assert.equal(task.usage.gpus[0].attribution, "device");
+      await page.waitForFunction(() => /whole GPU/.test(document.querySelector("#task-table tbody")?.textContent ?? ""),
+                                 null, {timeout: 30000});
+      assert.deepEqual(page.errors, []);
+    });
+  });
+
   describe("of a daemon on the simulated vGPU host", () => {
     let daemon;
     let page;

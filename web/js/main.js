@@ -8,6 +8,7 @@ import {ChartsView} from "./charts-view.js";
 import {Connection} from "./connection.js";
 import {renderFleetGrid} from "./fleet-grid.js";
 import {renderFleetTable} from "./fleet-table.js";
+import {renderBoard} from "./board-panel.js";
 import {renderGpuTable} from "./gpu-table.js";
 import {NodeLine} from "./node-line.js";
 import {renderProcessTable} from "./process-table.js";
@@ -63,6 +64,8 @@ function showStatus() {
   const {status} = page;
   nodeLine.show(status, page.fleet ? page.node : null);
   renderGpuTable(byId("gpu-table"), status, (index) => charts.pick(index), page.why);
+  renderBoard(byId("board"), {rails: byId("board-rails"), temperatures: byId("board-temperatures"),
+                              engines: byId("board-engines")}, status);
   renderProcesses();
   if (status) charts.setGpus(status.gpus);
 }

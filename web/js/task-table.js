@@ -47,5 +47,7 @@ function flags(task) {
   const words = [task.state];
   if (task.abandoned) words.push("abandoned");
   if (task.usage?.gpus.some((g) => g.low_confidence)) words.push("low confidence");
+  // A board without per-process utilisation (a Jetson): the whole GPU's figures.
+  if (task.usage?.gpus.some((g) => g.attribution === "device")) words.push("whole GPU");
   return words.join(", ");
 }

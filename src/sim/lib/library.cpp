@@ -85,6 +85,13 @@ abi::Return Library::load() {
     report(loaded.error().message);
     return abi::kErrorUnknown;
   }
+  if (loaded->jetson) {
+    // A Jetson board (Nano, TX2, Xavier) has no NVML driver to answer: its files are read.
+    report(std::string(path) +
+           ": a Jetson board's scenario, which has no NVML: read it with gpumeter "
+           "--simulate-jetson");
+    return abi::kErrorDriverNotLoaded;
+  }
   if (loaded->devices.size() > kMaxDevices) {
     report(std::string(path) + ": the simulator supports at most 64 devices");
     return abi::kErrorUnknown;
