@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string_view>
@@ -24,6 +25,13 @@ constexpr std::array<std::string_view, 2> kEmcRates{
     "/sys/kernel/debug/clk/override.emc/clk_rate",
 };
 
+// The memory controller's activity (actmon's average over its window, in kHz of busy cycles):
+// the central actmon in debugfs on Orin, the sysfs average on older boards.
+constexpr std::array<std::string_view, 2> kEmcActivity{
+    "/sys/kernel/debug/cactmon/mc_all",
+    "/sys/kernel/actmon_avg_activity/mc_all",
+};
+
 Maybe<double> emc_clock_mhz(const Sysfs& sysfs) {
   Maybe<std::int64_t> hz = std::unexpected(Unavailable::not_supported);
   for (const std::string_view path : kEmcRates) {
@@ -32,6 +40,19 @@ Maybe<double> emc_clock_mhz(const Sysfs& sysfs) {
   }
   if (!hz) return std::unexpected(hz.error());
   return static_cast<double>(*hz) / 1e6;
+}
+
+// The memory controller's load, percent: its busy cycles (kHz) over its clock (MHz x 1000).
+Maybe<double> emc_load_percent(const Sysfs& sysfs, const Maybe<double>& clock_mhz) {
+  Maybe<std::int64_t> khz = std::unexpected(Unavailable::not_supported);
+  for (const std::string_view path : kEmcActivity) {
+    khz = sysfs.integer(path);
+    if (khz || khz.error() != Unavailable::not_supported) break;
+  }
+  if (!khz) return std::unexpected(khz.error());
+  if (!clock_mhz) return std::unexpected(clock_mhz.error());
+  if (*clock_mhz <= 0) return std::unexpected(Unavailable::error);
+  return std::clamp(static_cast<double>(*khz) / (*clock_mhz * 10.0), 0.0, 100.0);
 }
 
 // The integrated GPU has no UUID of its own; history and the master tell GPUs apart by one,
@@ -72,6 +93,8 @@ class JetsonSource final : public GpuSource {
     state[DeviceMetric::clock_graphics_max] = gpu.max_clock_mhz;
     state[DeviceMetric::clock_sm_max] = gpu.max_clock_mhz;
     state[DeviceMetric::clock_memory] = emc_clock_mhz(sysfs_);
+    state[DeviceMetric::utilization_memory] =
+        emc_load_percent(sysfs_, state[DeviceMetric::clock_memory]);
     std::vector<TemperatureSensor> zones = read_thermal_zones(sysfs_);
     state[DeviceMetric::temperature] = gpu_temperature(zones);
     std::vector<PowerRail> rails = read_rails(sysfs_);

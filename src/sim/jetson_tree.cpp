@@ -29,6 +29,7 @@ struct Layout {
   std::string_view compatible;              // the device tree's, NUL-separated
   std::string_view devfreq;                 // /sys/class/devfreq/<this>
   std::string_view emc_rate;                // debugfs
+  std::string_view emc_activity;            // actmon's mc_all
   std::array<std::string_view, 4> zones;    // thermal zone types; the second is the GPU's
   std::array<std::string_view, 4> engines;  // encoder, decoder, JPEG, image compositor clocks
   std::array<std::string_view, 3> rails;    // input, the GPU's, the CPU's or SoC's
@@ -44,6 +45,7 @@ constexpr Layout kOrinNano{
     .compatible = "nvidia,p3768-0000+p3767-0005\0nvidia,p3767-0005\0nvidia,tegra234\0"sv,
     .devfreq = "17000000.gpu",
     .emc_rate = "/sys/kernel/debug/bpmp/debug/clk/emc/rate",
+    .emc_activity = "/sys/kernel/debug/cactmon/mc_all",
     .zones = {"cpu-thermal", "gpu-thermal", "soc0-thermal", "tj-thermal"},
     .engines = {"nvenc", "nvdec", "nvjpg", "vic"},
     .rails = {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
@@ -58,6 +60,7 @@ constexpr Layout kNano{
     .compatible = "nvidia,p3450-0000\0nvidia,jetson-nano\0nvidia,tegra210\0"sv,
     .devfreq = "57000000.gpu",
     .emc_rate = "/sys/kernel/debug/clk/override.emc/clk_rate",
+    .emc_activity = "/sys/kernel/actmon_avg_activity/mc_all",
     .zones = {"CPU-therm", "GPU-therm", "AO-therm", "PLL-therm"},
     .engines = {"msenc", "nvdec", "nvjpg", "vic03"},
     .rails = {"POM_5V_IN", "POM_5V_GPU", "POM_5V_CPU"},
@@ -162,6 +165,9 @@ void rail_files(JetsonTree& tree, const DeviceSpec& device, const DeviceReading&
 void debug_files(JetsonTree& tree, const DeviceReading& reading, const Layout& layout,
                  std::span<const NvmapEntry> processes) {
   tree[std::string(layout.emc_rate)] = line(std::int64_t{reading.clocks.memory} * 1'000'000);
+  // Busy cycles in kHz: the memory controller's load (the processes' "mem") of its clock.
+  tree[std::string(layout.emc_activity)] = line(
+      rounded(std::clamp(reading.use.mem, 0.0, 100.0) / 100.0 * reading.clocks.memory * 1000.0));
   const std::int64_t video_hz = std::int64_t{reading.clocks.video} * 1'000'000;
   const std::array<bool, 4> on{reading.use.enc > 0, reading.use.dec > 0, false,
                                reading.use.enc > 0 || reading.use.dec > 0};

@@ -26,8 +26,9 @@ struct BoardCase {
   std::optional<double> memory_used_bytes;
   // pid and bytes of each process nvmap lists; absent: no list to read
   std::optional<std::vector<std::pair<Pid, std::uint64_t>>> processes;
-  std::vector<std::string> rails;   // in the order the board's monitors list them
-  std::size_t temperature_sensors;  // PMIC-Die is not one
+  std::vector<std::string> rails;            // in the order the board's monitors list them
+  std::size_t temperature_sensors;           // PMIC-Die is not one
+  std::optional<double> emc_load_percent{};  // actmon's activity over the EMC clock
 };
 
 void PrintTo(const BoardCase& board, std::ostream* out) {
@@ -77,6 +78,7 @@ TEST_P(JetsonFixture, OneIntegratedGpuWithTheBoardsFigures) {
   expect_near(state[DeviceMetric::clock_sm], board.clock_mhz, "SM clock");
   expect_near(state[DeviceMetric::clock_graphics_max], board.max_clock_mhz, "max clock");
   expect_near(state[DeviceMetric::clock_memory], board.memory_clock_mhz, "EMC clock");
+  expect_near(state[DeviceMetric::utilization_memory], board.emc_load_percent, "EMC load");
   expect_near(state[DeviceMetric::temperature], board.gpu_celsius, "temperature");
   expect_near(state[DeviceMetric::power_draw], board.input_watts, "power");
   expect_near(state[DeviceMetric::memory_total], board.memory_total_bytes, "memory total");
@@ -153,7 +155,8 @@ INSTANTIATE_TEST_SUITE_P(
                   std::vector<std::pair<Pid, std::uint64_t>>{{4711, 24576ULL * 1024},
                                                              {5120, 237568ULL * 1024}},
                   {"POM_5V_IN", "POM_5V_GPU", "POM_5V_CPU"},
-                  5},
+                  5,
+                  16.0},  // 256,000 kHz of 1,600 MHz
         // TX2: two monitors, the input rail on the second; no nvmap list.
         BoardCase{
             "tx2-l4t32",
@@ -205,7 +208,8 @@ INSTANTIATE_TEST_SUITE_P(
                   std::vector<std::pair<Pid, std::uint64_t>>{
                       {977, 65536ULL * 1024}, {1893, 65536ULL * 1024}, {24012, 1179648ULL * 1024}},
                   {"VDD_IN", "VDD_CPU_GPU_CV", "VDD_SOC"},
-                  9}));
+                  9,
+                  20.0}));  // 639,800 kHz of 3,199 MHz (the central actmon, debugfs)
 
 // Engines by their clocks (debugfs): helper clocks ("nvdec.buf") and other clocks ("emc",
 // "gpcclk") are not engines; a board read without the clock directory has none to show.
