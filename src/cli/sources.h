@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/driver_wait.h"
 #include "core/error.h"
@@ -32,6 +33,10 @@ struct GpuSourceRow {
 };
 
 std::span<const GpuSourceRow> gpu_sources() noexcept;
+
+// The rows open_default_gpu_source tries, in order: `--source`'s alone, else the default rows,
+// the board's files first on a Tegra board (whose NVML, where it loads, reads nearly nothing).
+std::vector<const GpuSourceRow*> rows_to_try(const GpuSourceOptions& options);
 
 // Tries the default-enabled sources in table order (or only the row `only` names) and
 // returns the first that opens, with its row; when none opens, the first one's error (so a

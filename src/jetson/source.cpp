@@ -214,6 +214,10 @@ class JetsonSource final : public GpuSource {
 
 }  // namespace
 
+bool is_tegra_board(const std::filesystem::path& root) {
+  return is_tegra(Sysfs(root));
+}
+
 std::expected<std::unique_ptr<GpuSource>, Error> open_jetson_source(JetsonOptions options) {
   Sysfs sysfs(options.root);
   const std::string where = options.root == "/" ? "" : " under " + options.root.string();

@@ -21,6 +21,10 @@ struct JetsonOptions {
   std::function<TimeUs()> now;  // empty: the wall clock
 };
 
+// Whether the machine under `root` is a Tegra board (its device tree or L4T's release file say
+// so): a few stats, for the source table to try the board's files before NVML there.
+bool is_tegra_board(const std::filesystem::path& root);
+
 // Errors: library_not_found when the machine under the root is no Tegra board or shows no
 // integrated GPU (the message says which), so that the source table goes on to the next source.
 std::expected<std::unique_ptr<GpuSource>, Error> open_jetson_source(JetsonOptions options);

@@ -13,8 +13,8 @@ import unittest
 import urllib.request
 from pathlib import Path
 
-from gpumeter_testlib import (GPUMETER, SOURCE_DIR, OneDaemon, clean_env, run,
-                              validate_list_schema)
+from gpumeter_testlib import (GPUMETER, SOURCE_DIR, OneDaemon, clean_env, run, scenario,
+                              sim_library, validate_list_schema)
 
 FIXTURES = SOURCE_DIR / "tests" / "jetson" / "fixtures"
 
@@ -73,6 +73,22 @@ class EveryFixtureTree(unittest.TestCase):
         listed = run("--jetson-root", FIXTURES / "orin-nano-l4t36", "list", "--json", env=env,
                      check=True)
         self.assertEqual(json.loads(listed.stdout)["source"], "jetson")
+
+    def test_on_a_tegra_board_its_files_come_before_an_nvml_that_loads(self):
+        # An Orin's NVML library loads but reads nearly nothing: the board's files are read.
+        env = clean_env(GPUMETER_NVML_LIBRARY=sim_library(),
+                        GPUMETER_SIM_SCENARIO=scenario("dgx-8gpu"))
+        on_board = run("--jetson-root", FIXTURES / "orin-nano-l4t36", "list", "--json", env=env,
+                       check=True)
+        self.assertEqual(json.loads(on_board.stdout)["source"], "jetson")
+        forced = run("--source", "nvml", "--jetson-root", FIXTURES / "orin-nano-l4t36", "list",
+                     "--json", env=env, check=True)
+        self.assertEqual(len(json.loads(forced.stdout)["gpus"]), 8)
+        # A board whose integrated GPU is not found goes on to NVML; and elsewhere (no device
+        # tree) NVML comes first.
+        for root in (FIXTURES / "tegra-without-gpu", Path(tempfile.gettempdir())):
+            listed = run("--jetson-root", root, "list", "--json", env=env, check=True)
+            self.assertEqual(json.loads(listed.stdout)["source"], "nvml", root)
 
     def test_another_machine_says_it_is_no_jetson(self):
         failed = run("--source", "jetson", "--jetson-root", FIXTURES / "tegra-without-gpu",
