@@ -1,7 +1,10 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -123,6 +126,56 @@ std::optional<std::string_view> named_command(std::span<const Command> table,
   return std::nullopt;
 }
 
+// The global options that take a value, whose value is not a command's name.
+constexpr std::array kValuedGlobals{"--simulate", "--simulate-jetson", "--source", "--jetson-root"};
+
+// The first word of the line that is neither an option nor a global option's value: what the
+// user meant as the command.
+std::optional<std::string> first_word(std::span<const std::string> args) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") return std::nullopt;
+    if (!arg.starts_with('-')) return arg;
+    if (std::ranges::find(kValuedGlobals, arg) != kValuedGlobals.end()) ++i;
+  }
+  return std::nullopt;
+}
+
+// A usage error said better than CLI11's words for it, or none: a missing or unknown command
+// (CLI11: "A subcommand is required", "The following argument was not expected"), and a
+// command given to `run` without `--` before it.
+std::optional<std::string> clearer_usage_error(const CLI::ParseError& error,
+                                               std::span<const Command> table,
+                                               std::optional<std::string_view> named,
+                                               std::span<const std::string> args) {
+  const bool extras = dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr;
+  const bool required = dynamic_cast<const CLI::RequiredError*>(&error) != nullptr;
+  std::vector<std::string_view> names;
+  for (const Command& command : table) names.push_back(command.name);
+  if (!named && (extras || required)) {
+    const std::optional<std::string> word = first_word(args);
+    if (!word) {
+      return fmt::format(
+          "gpumeter: a command is required: one of {} (gpumeter --help says what "
+          "each does)",
+          fmt::join(names, ", "));
+    }
+    if (std::ranges::find(names, *word) == names.end()) {
+      return fmt::format(
+          "gpumeter: unknown command \"{}\": expected one of {} (gpumeter --help "
+          "says what each does)",
+          *word, fmt::join(names, ", "));
+    }
+  }
+  if (named == "run" && extras && std::ranges::find(args, "--") == args.end()) {
+    return fmt::format(
+        "gpumeter run: {}. Put the command after --, so that its options are "
+        "its own: gpumeter run [OPTIONS] -- COMMAND [ARGS...]",
+        error.what());
+  }
+  return std::nullopt;
+}
+
 int run_app(std::span<const std::string> args, const Io& io, const ServeCommands& serve) {
   CLI::App app{"Measures and accounts for the use of GPUs.", "gpumeter"};
   GlobalOptions options;
@@ -139,6 +192,10 @@ int run_app(std::span<const std::string> args, const Io& io, const ServeCommands
   try {
     app.parse(reversed_arguments(args));
   } catch (const CLI::ParseError& error) {
+    if (auto clearer = clearer_usage_error(error, table, named, args)) {
+      io.err << *clearer << '\n';
+      return 2;
+    }
     // --help and --version end here too, with status 0; every usage error is status 2.
     return app.exit(error, io.out, io.err) == 0 ? 0 : 2;
   }

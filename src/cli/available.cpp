@@ -15,6 +15,7 @@
 #include "cli/shortage.h"
 #include "core/duration.h"
 #include "core/selection.h"
+#include "core/text.h"
 #include "host/reservation.h"
 
 namespace gpumeter::cli {
@@ -27,6 +28,7 @@ struct AvailableOptions {
   bool uuid = false;
   bool mig = false;  // MIG devices instead of whole GPUs
   bool no_reserve = false;
+  bool reserve = false;         // --reserve: also without --limit
   CLI::Option* wait = nullptr;  // given, with or without a TIMEOUT
   std::string wait_timeout;     // empty: wait forever
   std::string fleet;            // a master's URL: its fleet's free GPUs instead of this machine's
@@ -43,6 +45,13 @@ GpuOrder order_of(std::string_view name) {
   if (name == "free-memory") return GpuOrder::free_memory;
   if (name == "power") return GpuOrder::power;
   return GpuOrder::index;
+}
+
+// `-l N` reserves what it prints, so that two jobs started side by side get different GPUs;
+// listing every free GPU reserves nothing unless asked (--reserve): a look at what is free must
+// not hold it against the next call that picks one.
+bool reserving(const AvailableOptions& options) {
+  return !options.no_reserve && (options.limit > 0 || options.reserve);
 }
 
 // Reservations are keyed by uuid; a GPU without one is keyed by its index.
@@ -110,7 +119,7 @@ Attempt attempt_mig(const Snapshot& snapshot, const AvailableOptions& options, s
   }
   const std::size_t want = options.limit == 0 ? uuids.size() : options.limit;
   std::vector<std::size_t> chosen;
-  if (options.no_reserve) {
+  if (!reserving(options)) {
     for (std::size_t k = 0; k < want; ++k) chosen.push_back(k);
   } else {
     chosen = reserve_keys(uuids, want, need, err);
@@ -132,7 +141,7 @@ std::expected<Attempt, Error> attempt(Context& context, const AvailableOptions& 
   if (free < need) return Attempt{{}, describe_shortage(snapshot->gpus, selection, need)};
   const std::size_t want = options.limit == 0 ? free : options.limit;
   std::vector<std::size_t> chosen =
-      options.no_reserve
+      !reserving(options)
           ? std::vector<std::size_t>(selection.eligible.begin(),
                                      selection.eligible.begin() + static_cast<std::ptrdiff_t>(want))
           : reserve(*snapshot, selection.eligible, want, need, context.err);
@@ -237,15 +246,27 @@ Subcommand add_available_command(CLI::App& app, const ServeCommands& serve,
   auto options = std::make_shared<AvailableOptions>();
   CLI::App* sub =
       app.add_subcommand("available", "Print free GPUs, comma-separated, for CUDA_VISIBLE_DEVICES");
-  sub->add_option("-l,--limit", options->limit, "Print N GPUs (default: every free one)")
+  sub->add_option("-l,--limit", options->limit,
+                  "Print N GPUs and reserve them (default: every free one, reserving none)")
       ->option_text("N")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            const auto n = parse_integer<std::size_t>(text);
+            return n && *n >= 1 ? std::string()
+                                : "N must be a whole number of GPUs from 1 "
+                                  "(without -l, every free GPU is printed)";
+          },
+          "N"));
   add_criteria_options(*sub, *options);
   sub->add_flag("--uuid", options->uuid, "Print GPU uuids instead of indices");
   sub->add_flag("--mig", options->mig,
                 "Print free MIG devices (no process, memory under --max-memory) by MIG UUID");
-  sub->add_flag("--no-reserve", options->no_reserve,
-                "Do not reserve the printed GPUs against concurrent calls");
+  CLI::Option* no_reserve =
+      sub->add_flag("--no-reserve", options->no_reserve,
+                    "With -l: do not reserve the printed GPUs against concurrent calls");
+  sub->add_flag("--reserve", options->reserve,
+                "Without -l: reserve every GPU printed against concurrent calls")
+      ->excludes(no_reserve);
   options->wait = sub->add_option("--wait", options->wait_timeout,
                                   "Poll every second until enough GPUs are free; give up "
                                   "after TIMEOUT (90, 90s, 10m; default: never)")

@@ -144,7 +144,10 @@ Subcommand add_record_command(CLI::App& app) {
   auto options = std::make_shared<RecordOptions>();
   CLI::App* command = app.add_subcommand(
       "record", "Record one reading into the history database and exit (docs/daemon.md)");
-  command->add_flag("--once", options->once, "Take one reading now (required)")->required();
+  // Checked in run_record rather than marked required: CLI11's mark reads "--once REQUIRED" in
+  // the help, as if it took a value.
+  command->add_flag("--once", options->once,
+                    "Take one reading now (the only mode: the daemon records continuously)");
   command
       ->add_option("--config", options->config,
                    "Read options from FILE, the daemon's config file (its sampling keys are "
@@ -152,8 +155,17 @@ Subcommand add_record_command(CLI::App& app) {
       ->option_text("FILE")
       ->configurable(false);
   add_history_options(*command, options->history);
-  return {command,
-          [options, command](Context& context) { return run_record(context, *command, *options); }};
+  Subcommand subcommand{command, [options, command](Context& context) {
+                          return run_record(context, *command, *options);
+                        }};
+  // Before any source is opened: a usage error, said as such.
+  subcommand.instead_of_session = [options](const Output& output) -> std::optional<int> {
+    if (options->once) return std::nullopt;
+    output.err << "gpumeter record: --once is required: it takes one reading and exits (from a "
+                  "timer: docs/daemon.md); `gpumeter daemon` records continuously\n";
+    return 2;
+  };
+  return subcommand;
 }
 
 }  // namespace gpumeter::cli

@@ -60,8 +60,13 @@ std::string describe_reserved(std::size_t free, std::size_t reserved_here, std::
                                ? std::string("no free GPU")
                                : fmt::format("only {} of the {} GPUs asked for could be reserved",
                                              reserved_here, wanted);
-  return fmt::format("{}: {} of {} free GPUs reserved by other `gpumeter available` calls", head,
-                     elsewhere, free);
+  // A reservation outlives the call that made it (the job it was for has not taken its memory
+  // yet), also for later calls from the same shell: say how to go on.
+  return fmt::format(
+      "{}: {} of {} free GPUs reserved by earlier `gpumeter available -l` calls, until the job "
+      "that asked for each starts using it (30 s at most) or its shell exits; --no-reserve "
+      "prints them anyway",
+      head, elsewhere, free);
 }
 
 }  // namespace gpumeter::cli

@@ -62,8 +62,10 @@ std::expected<void, Error> replace_file(const std::filesystem::path& path,
 
 }  // namespace
 
-SimulatedJetson::SimulatedJetson(Scenario scenario, MachineEpoch epoch, std::filesystem::path root)
+SimulatedJetson::SimulatedJetson(Scenario scenario, JetsonSpec board, MachineEpoch epoch,
+                                 std::filesystem::path root)
     : scenario_(std::move(scenario)),
+      board_(std::move(board)),
       timeline_(scenario_),
       epoch_(std::move(epoch)),
       root_(std::move(root)) {}
@@ -85,8 +87,9 @@ std::expected<std::unique_ptr<SimulatedJetson>, Error> SimulatedJetson::start(
   }
   MachineEpoch epoch = machine_epoch(scenario_path, history_lead_s(scenario));
   if (!epoch.warning.empty()) std::cerr << "gpumeter simulator: " << epoch.warning << '\n';
+  JetsonSpec spec = *scenario.jetson;
   std::unique_ptr<SimulatedJetson> board(
-      new SimulatedJetson(std::move(scenario), std::move(epoch), pattern));
+      new SimulatedJetson(std::move(scenario), std::move(spec), std::move(epoch), pattern));
   if (auto written = board->refresh(); !written) return std::unexpected(written.error());
   board->thread_ =
       std::jthread([raw = board.get()](const std::stop_token& stop) { raw->run(stop); });
@@ -117,7 +120,8 @@ std::expected<void, Error> SimulatedJetson::refresh() {
   timeline_.refresh_pids();
   const SimUs now = now_us() - epoch_.epoch_us;
   const double t = seconds(now);
-  const JetsonTree tree = jetson_tree(scenario_, timeline_.reading(0, now), nvmap_entries(t));
+  const JetsonTree tree =
+      jetson_tree(board_, scenario_.devices.front(), timeline_.reading(0, now), nvmap_entries(t));
   for (const auto& [path, content] : tree) {
     const auto old = written_.find(path);
     if (old != written_.end() && old->second == content) continue;

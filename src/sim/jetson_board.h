@@ -38,13 +38,15 @@ class SimulatedJetson {
   const std::filesystem::path& root() const noexcept { return root_; }
 
  private:
-  SimulatedJetson(Scenario scenario, MachineEpoch epoch, std::filesystem::path root);
+  SimulatedJetson(Scenario scenario, JetsonSpec board, MachineEpoch epoch,
+                  std::filesystem::path root);
   // Writes the files of the scenario's present moment that changed since the last call.
   std::expected<void, Error> refresh();
   std::vector<NvmapEntry> nvmap_entries(double t) const;
   void run(const std::stop_token& stop);
 
-  Scenario scenario_;
+  Scenario scenario_;  // a Jetson board's: one device
+  JetsonSpec board_;
   Timeline timeline_;  // refers to scenario_
   MachineEpoch epoch_;
   std::filesystem::path root_;

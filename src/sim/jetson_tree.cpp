@@ -75,14 +75,14 @@ const Layout& layout_of(JetsonLayout layout) {
   return layout == JetsonLayout::nano ? kNano : kOrinNano;
 }
 
-void board_files(JetsonTree& tree, const Scenario& scenario, const Layout& layout) {
-  const JetsonSpec& jetson = *scenario.jetson;
+void board_files(JetsonTree& tree, const JetsonSpec& jetson, const DeviceSpec& device,
+                 const Layout& layout) {
   const bool l4t36 = jetson.release.starts_with("R36");
   tree["/etc/nv_tegra_release"] =
       fmt::format("# {}, GCID: 0, BOARD: {}, EABI: aarch64, DATE: simulated\n", jetson.release,
                   l4t36 ? "generic" : "t210ref");
   tree["/proc/device-tree/compatible"] = std::string(layout.compatible);
-  tree["/proc/device-tree/model"] = scenario.devices.front().name + '\0';
+  tree["/proc/device-tree/model"] = device.name + '\0';
   tree["/proc/device-tree/serial-number"] = jetson.serial + '\0';
 }
 
@@ -188,14 +188,13 @@ void debug_files(JetsonTree& tree, const DeviceReading& reading, const Layout& l
 
 }  // namespace
 
-JetsonTree jetson_tree(const Scenario& scenario, const DeviceReading& reading,
-                       std::span<const NvmapEntry> processes) {
-  const Layout& layout = layout_of(scenario.jetson->layout);
-  const DeviceSpec& device = scenario.devices.front();
+JetsonTree jetson_tree(const JetsonSpec& board, const DeviceSpec& device,
+                       const DeviceReading& reading, std::span<const NvmapEntry> processes) {
+  const Layout& layout = layout_of(board.layout);
   std::uint64_t gpu_bytes = 0;
   for (const NvmapEntry& p : processes) gpu_bytes += p.bytes;
   JetsonTree tree;
-  board_files(tree, scenario, layout);
+  board_files(tree, board, device, layout);
   memory_files(tree, device, layout, gpu_bytes);
   gpu_files(tree, device, reading, layout);
   thermal_files(tree, reading, layout);

@@ -24,8 +24,8 @@ struct NvmapEntry {
 // Path on the board ("/sys/class/devfreq/17000000.gpu/cur_freq") to the file's content.
 using JetsonTree = std::map<std::string, std::string>;
 
-// Precondition: scenario.jetson is set (the parser then guarantees one device).
-JetsonTree jetson_tree(const Scenario& scenario, const DeviceReading& reading,
-                       std::span<const NvmapEntry> processes);
+// The files of board `board`, whose integrated GPU is `device`, reading `reading`.
+JetsonTree jetson_tree(const JetsonSpec& board, const DeviceSpec& device,
+                       const DeviceReading& reading, std::span<const NvmapEntry> processes);
 
 }  // namespace gpumeter::sim

@@ -89,4 +89,33 @@ TEST(Options, GlobalOptionsMayFollowTheSubcommand) {
   }
 }
 
+TEST(Options, AnUnknownOrMissingCommandIsNamedWithTheCommands) {
+  const Result unknown = run_with({"--simulate", "x.json", "lsit"});
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.err.find("unknown command \"lsit\": expected one of list, available"),
+            std::string::npos)
+      << unknown.err;
+  const Result missing = run_with({"--no-color"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("a command is required: one of list, available"), std::string::npos)
+      << missing.err;
+}
+
+TEST(Options, ACommandGivenToRunWithoutDashesIsToldWhereItGoes) {
+  const Result result = run_with({"run", "ls", "-la"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("-la"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("gpumeter run [OPTIONS] -- COMMAND [ARGS...]"), std::string::npos)
+      << result.err;
+}
+
+TEST(Options, RecordSaysOnceIsRequiredBeforeOpeningAnything) {
+  const Result result = run_with({"--simulate", "/nonexistent/scenario.json", "record"});
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("--once is required"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("/nonexistent"), std::string::npos) << result.err;
+  const Result help = run_with({"record", "--help"});
+  EXPECT_EQ(help.out.find("REQUIRED"), std::string::npos) << help.out;
+}
+
 }  // namespace gpumeter::cli::options_test

@@ -44,13 +44,16 @@ TEST(Shortage, TheRealSelectionOfTheSample) {
 
 TEST(Reserved, AllTakenByOthers) {
   EXPECT_EQ(describe_reserved(5, 0, 1),
-            "no free GPU: 5 of 5 free GPUs reserved by other `gpumeter available` calls");
+            "no free GPU: 5 of 5 free GPUs reserved by earlier `gpumeter available -l` calls, "
+            "until the job that asked for each starts using it (30 s at most) or its shell "
+            "exits; --no-reserve prints them anyway");
 }
 
 TEST(Reserved, SomeTakenByOthers) {
   EXPECT_EQ(describe_reserved(3, 1, 2),
             "only 1 of the 2 GPUs asked for could be reserved: 2 of 3 free GPUs reserved by "
-            "other `gpumeter available` calls");
+            "earlier `gpumeter available -l` calls, until the job that asked for each starts "
+            "using it (30 s at most) or its shell exits; --no-reserve prints them anyway");
 }
 
 }  // namespace gpumeter::cli::shortage_test

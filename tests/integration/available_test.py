@@ -63,6 +63,31 @@ class Reservation(unittest.TestCase):
         every_free = simulate("dgx-8gpu", "available", "-l", "5", env=env)
         self.assertEqual(every_free.stdout.strip(), ",".join(map(str, FREE)))
 
+    def test_listing_every_free_gpu_reserves_nothing(self):
+        # A look at what is free must not hold it against the next call that picks one.
+        env = private_runtime_env()
+        listed = simulate("dgx-8gpu", "available", env=env, check=True)
+        self.assertEqual(listed.stdout.strip(), ",".join(map(str, FREE)))
+        picked = simulate("dgx-8gpu", "available", "-l", "5", env=env)
+        self.assertEqual(picked.returncode, 0, picked.stderr)
+        self.assertEqual(picked.stdout.strip(), ",".join(map(str, FREE)))
+
+    def test_reserve_makes_a_listing_hold_what_it_prints(self):
+        env = private_runtime_env()
+        simulate("dgx-8gpu", "available", "--reserve", env=env, check=True)
+        blocked = simulate("dgx-8gpu", "available", "-l", "1", env=env)
+        self.assertEqual(blocked.returncode, 1)
+        self.assertIn("--no-reserve prints them anyway", blocked.stderr)
+        both = simulate("dgx-8gpu", "available", "--reserve", "--no-reserve", env=env)
+        self.assertEqual(both.returncode, 2)
+
+    def test_a_limit_of_zero_is_refused_with_a_reason(self):
+        result = simulate("dgx-8gpu", "available", "-l", "0", env=private_runtime_env())
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stdout, "")
+        self.assertIn("N must be a whole number of GPUs from 1", result.stderr)
+        self.assertLess(len(result.stderr), 200, result.stderr)
+
     def test_wait_gives_up_after_its_timeout(self):
         env = private_runtime_env()
         simulate("dgx-8gpu", "available", "-l", "5", env=env, check=True)

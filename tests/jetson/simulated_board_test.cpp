@@ -77,11 +77,12 @@ double metric(const Device& device, DeviceMetric which) {
 
 TEST(SimulatedBoard, TheOrinsFilesReadBackAsTheScenarioSaysInTheL4T36Layout) {
   const Scenario scenario = parsed(kOrin);
+  ASSERT_TRUE(scenario.jetson.has_value());
   const sim::Timeline timeline(scenario);
   const sim::DeviceReading reading = timeline.reading(0, 5'000'000);
   const std::vector<sim::NvmapEntry> nvmap{{700, "detector", 256U << 20U}};
   Directory root;
-  write(root.path(), sim::jetson_tree(scenario, reading, nvmap));
+  write(root.path(), sim::jetson_tree(*scenario.jetson, scenario.devices.front(), reading, nvmap));
   const GpuReading read = read_back(root.path());
   ASSERT_EQ(read.devices.size(), 1U);
   const Device& gpu = read.devices.front();
@@ -111,9 +112,11 @@ TEST(SimulatedBoard, TheNanosFilesUseTheL4T32Layout) {
   std::string text = kOrin;
   text.replace(text.find("orin-nano"), 9, "nano");
   const Scenario scenario = parsed(text);
+  ASSERT_TRUE(scenario.jetson.has_value());
   const sim::Timeline timeline(scenario);
   Directory root;
-  write(root.path(), sim::jetson_tree(scenario, timeline.reading(0, 5'000'000), {}));
+  write(root.path(), sim::jetson_tree(*scenario.jetson, scenario.devices.front(),
+                                      timeline.reading(0, 5'000'000), {}));
   const GpuReading read = read_back(root.path());
   ASSERT_EQ(read.devices.size(), 1U);
   const Device& gpu = read.devices.front();
