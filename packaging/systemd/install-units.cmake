@@ -21,11 +21,12 @@ foreach(unit gpumeter.service gpumeter-record.service)
   configure_file("${GPUMETER_SYSTEMD_SOURCE_DIR}/${unit}.in" "$ENV{DESTDIR}${unit_dir}/${unit}" @ONLY)
   message(STATUS "Installing: $ENV{DESTDIR}${unit_dir}/${unit}")
 endforeach()
-file(INSTALL "${GPUMETER_SYSTEMD_SOURCE_DIR}/gpumeter-record.timer"
-     DESTINATION "$ENV{DESTDIR}${unit_dir}")
+# file(INSTALL) puts $ENV{DESTDIR} before an absolute DESTINATION itself; configure_file above
+# does not, hence the difference.
+file(INSTALL "${GPUMETER_SYSTEMD_SOURCE_DIR}/gpumeter-record.timer" DESTINATION "${unit_dir}")
 # An administrator's config is never overwritten.
 if(NOT EXISTS "$ENV{DESTDIR}${GPUMETER_CONFIG}")
-  file(INSTALL "${GPUMETER_EXAMPLE_CONFIG}" DESTINATION "$ENV{DESTDIR}${sysconfdir}/gpumeter"
+  file(INSTALL "${GPUMETER_EXAMPLE_CONFIG}" DESTINATION "${sysconfdir}/gpumeter"
        FILE_PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
 else()
   message(STATUS "Keeping: $ENV{DESTDIR}${GPUMETER_CONFIG}")

@@ -173,6 +173,8 @@ TEST(ExampleConfig, ServesTheDaemonAndRecord) {
   const auto settings = resolve(options);
   ASSERT_TRUE(settings) << settings.error().message;
   EXPECT_EQ(settings->record_interval, milliseconds(60'000));
+  // The shipped config writes the GPU-stats CSV files, as the timers it replaces did.
+  EXPECT_EQ(settings->csv_directory, std::filesystem::path("/var/lib/gpumeter/csv"));
 }
 
 }  // namespace gpumeter::cli::history_options_test

@@ -57,6 +57,21 @@ if (cd "$broken" && systemd-analyze verify gpumeter-record.service >/dev/null 2>
   fail "verify did not notice a missing binary"
 fi
 
+# Staged as a distribution package stages it (DESTDIR, the /usr prefix): every file under the
+# stage once, naming the paths it will have once installed.
+stage="$prefix/stage"
+DESTDIR="$stage" "$cmake" --install "$build" --prefix /usr --component Unspecified >/dev/null
+DESTDIR="$stage" "$cmake" --install "$build" --prefix /usr --component systemd >/dev/null
+for file in usr/bin/gpumeter usr/lib/systemd/system/gpumeter.service \
+  usr/lib/systemd/system/gpumeter-record.timer etc/gpumeter/gpumeter.toml; do
+  [ -f "$stage/$file" ] || fail "DESTDIR staging: $file is not under the stage"
+done
+[ ! -e "$stage$stage" ] || fail "DESTDIR staging: files went under DESTDIR twice ($stage$stage)"
+grep -qx "ExecStart=/usr/bin/gpumeter daemon --config /etc/gpumeter/gpumeter.toml" \
+  "$stage/usr/lib/systemd/system/gpumeter.service" ||
+  fail "DESTDIR staging: gpumeter.service does not name /usr/bin/gpumeter and /etc/gpumeter"
+echo "DESTDIR staging: every file once under the stage"
+
 # The sandbox's exposure as systemd rates it (lower is better; 10 is no sandbox at all).
 for unit in gpumeter.service gpumeter-record.service; do
   (cd "$units" && systemd-analyze security --offline=true "./$unit" 2>&1 | tail -n 1)
