@@ -15,6 +15,7 @@ packages=(
   clang-format-19 clang-tidy-19
   clang-19 libclang-rt-19-dev  # libFuzzer and the sanitizers' runtimes for fuzz/ (scripts/fuzz.sh)
   python3 python3-jsonschema
+  python3-pip python3-venv python3-setuptools python3-wheel  # pip installs clients/python offline
   librsvg2-bin
   systemd  # systemd-analyze, which checks the units in packaging/systemd
   prometheus  # promtool lints the /metrics exposition; the server scrapes daemons in tests

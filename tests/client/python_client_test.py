@@ -453,7 +453,8 @@ class Rusage(WithFakeDaemon):
 
 
 class PublicApi(unittest.TestCase):
-    API = {"Client", "GpumeterError", "Task", "default_socket_path", "measured", "task"}
+    API = {"Client", "GpumeterError", "Task", "available_gpus", "default_socket_path", "devices",
+           "gpu_info", "measured", "processes", "task"}
 
     def test_only_the_api_is_public(self):
         public = {n for n in dir(gpumeter) if not n.startswith("_")}

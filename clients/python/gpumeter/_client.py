@@ -36,7 +36,9 @@ _PROBE_ID = "gpumeter.daemon"  # the id of the status request each new connectio
 
 class GpumeterError(Exception):
     """The daemon answered with an error reply; `code` is the protocol's stable word
-    (`unknown_task`, `not_permitted`, `limit_reached`, ...: docs/task-protocol.md)."""
+    (`unknown_task`, `not_permitted`, `limit_reached`, ...: docs/task-protocol.md). The GPU calls
+    (_gpus.py) raise it too: `not_found` (no gpumeter executable), `no_gpu` (gpumeter could not
+    read the GPUs, or fewer are free than asked for; the message is gpumeter's)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
