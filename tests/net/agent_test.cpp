@@ -109,26 +109,33 @@ TEST_F(Agent, StatusIsTheListDocument) {
   EXPECT_EQ(document["gpus"][0]["processes"][0]["user"], "alice");
 }
 
-TEST_F(Agent, GpuStatusIsTheFlatShape) {
+TEST_F(Agent, GpuStatusIsNvgpusFlatShape) {
   const auto [status, document] = get("/gpu_status");
   ASSERT_EQ(status, 200);
   ASSERT_EQ(document["gpus"].size(), 2U);
   const json& busy = document["gpus"][0];
-  EXPECT_EQ(busy["index"], 0);
+  // nvgpu's keys, with nvgpu's types.
   EXPECT_EQ(busy["type"], "NVIDIA L4");
+  EXPECT_EQ(busy["is_available"], false);
+  EXPECT_EQ(busy["pids"], "4242");
+  EXPECT_EQ(busy["users"], "alice");
+  EXPECT_TRUE(busy["running_since"].get<std::string>().ends_with(" ago")) << busy;
   EXPECT_EQ(busy["utilization"], 40);
+  EXPECT_EQ(busy["clock_mhz"], 1400);
+  EXPECT_EQ(busy["temperature"], 50);
+  EXPECT_EQ(busy["cmd"], "train.py");
+  // gpumeter's.
+  EXPECT_EQ(busy["index"], 0);
   EXPECT_EQ(busy["memory_used"], 1024);
   EXPECT_EQ(busy["memory_total"], 23034);
-  EXPECT_EQ(busy["clock"], 1400);
-  EXPECT_EQ(busy["temperature"], 50);
-  EXPECT_EQ(busy["users"], json::array({"alice"}));
-  EXPECT_EQ(busy["pids"], json::array({4242}));
-  EXPECT_EQ(busy["cmd"], json::array({"train.py"}));
   EXPECT_TRUE(busy["since"].is_string());
   EXPECT_EQ(busy["availability"], "in_use");
   const json& idle = document["gpus"][1];
+  EXPECT_EQ(idle["is_available"], true);
+  EXPECT_EQ(idle["pids"], "");
+  EXPECT_EQ(idle["running_since"], nullptr);
+  EXPECT_EQ(idle["cmd"], nullptr);
   EXPECT_EQ(idle["availability"], "free");
-  EXPECT_EQ(idle["pids"], json::array());
   EXPECT_TRUE(idle["since"].is_null());
   EXPECT_FALSE(document["hostname"].get<std::string>().empty());
 }
