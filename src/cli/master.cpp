@@ -3,6 +3,7 @@
 // and prints the fleet document instead.
 #include <sys/resource.h>
 
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -29,7 +30,8 @@ void raise_open_file_limit() {
 int run_master(const CLI::App& master, const MasterOptions& options, const GlobalOptions& global,
                std::ostream& out, std::ostream& err) {
   MasterLog log(err);
-  auto settings = resolve_master_options(master, options, hostname());
+  auto settings =
+      resolve_master_options(master, options, hostname(), std::getenv("NVGPU_CLUSTER_CFG"));
   if (!settings) return report(err, settings.error());
   raise_open_file_limit();
   // Serving: the stop signals are blocked before the poller's threads start.

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "cli/config_tables.h"
+#include "cli/nvgpu_config.h"
 #include "core/duration.h"
 
 namespace gpumeter::cli {
@@ -230,7 +231,9 @@ std::expected<MasterConfig, Error> parse_master_config(std::string_view text,
                                                        const std::filesystem::path& file,
                                                        std::string_view self_name) {
   const Where where{file.string(), file.parent_path()};
-  auto tables = parse_config_tables(text, where.file);
+  // nvgpu's cluster config (AGENTS = [...]) becomes the [[agent]] tables it stands for.
+  auto tables = is_nvgpu_config(text) ? nvgpu_config_tables(text, where.file)
+                                      : parse_config_tables(text, where.file);
   if (!tables) return std::unexpected(std::move(tables.error()));
   MasterConfig config;
   config.timeout = milliseconds(0);  // "the default", settled once the interval is known

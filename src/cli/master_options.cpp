@@ -25,9 +25,11 @@ std::optional<std::filesystem::path> path_option(const CLI::App& master, const s
 }  // namespace
 
 void add_master_options(CLI::App& master, MasterOptions& options) {
-  master.add_option("--config", options.config, "The agents to poll and how (docs/master.md)")
-      ->option_text("FILE")
-      ->required();
+  master
+      .add_option("--config", options.config,
+                  "The agents to poll and how (docs/master.md); default: $NVGPU_CLUSTER_CFG, an "
+                  "nvgpu cluster config")
+      ->option_text("FILE");
   master
       .add_option("--listen", options.listen,
                   fmt::format("Serve the fleet on HOST:PORT (default {})", kMasterDefaultListen))
@@ -52,11 +54,23 @@ void add_master_options(CLI::App& master, MasterOptions& options) {
 
 std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& master,
                                                             const MasterOptions& options,
-                                                            std::string_view self_name) {
-  auto config = read_master_config(options.config, self_name);
+                                                            std::string_view self_name,
+                                                            const char* nvgpu_cluster_cfg) {
+  // nvgpu's master reads its agents from the file $NVGPU_CLUSTER_CFG names: so does this one,
+  // when no --config is given.
+  const bool from_nvgpu =
+      options.config.empty() && nvgpu_cluster_cfg != nullptr && *nvgpu_cluster_cfg != '\0';
+  const std::string config_file = from_nvgpu ? std::string(nvgpu_cluster_cfg) : options.config;
+  if (config_file.empty()) {
+    return std::unexpected(Error{ErrorCode::invalid_input,
+                                 "gpumeter master: --config FILE is required: the agents to poll "
+                                 "(docs/master.md), or set NVGPU_CLUSTER_CFG to an nvgpu cluster "
+                                 "config"});
+  }
+  auto config = read_master_config(config_file, self_name);
   if (!config) return std::unexpected(std::move(config.error()));
   MasterSettings settings{
-      .config_file = options.config, .config = std::move(*config), .once = options.once};
+      .config_file = config_file, .config = std::move(*config), .once = options.once};
   const MasterFileOptions& file = settings.config.options;
   if (given(master, "--listen")) {
     settings.listen = options.listen;
@@ -81,7 +95,7 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
     return std::unexpected(Error{
         ErrorCode::invalid_input,
         fmt::format("{}: no [[agent]] tables (expected at least one, or prometheus = \"URL\")",
-                    options.config)});
+                    config_file)});
   }
   return settings;
 }

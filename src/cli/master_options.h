@@ -47,11 +47,13 @@ struct MasterSettings {
 
 void add_master_options(CLI::App& master, MasterOptions& options);
 
-// Reads the config file and merges it with the command line. `self_name` names a "self"
-// agent without a name. Errors: the config file's (invalid_input "FILE:LINE: ...", io); a bad
-// Prometheus URL; no agents without Prometheus mode.
+// Reads the config file (--config, else the nvgpu cluster config `nvgpu_cluster_cfg` names:
+// $NVGPU_CLUSTER_CFG, null when unset) and merges it with the command line. `self_name` names a
+// "self" agent without a name. Errors: neither file given (invalid_input); the config file's
+// (invalid_input "FILE:LINE: ...", io); a bad Prometheus URL; no agents without Prometheus mode.
 std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& master,
                                                             const MasterOptions& options,
-                                                            std::string_view self_name);
+                                                            std::string_view self_name,
+                                                            const char* nvgpu_cluster_cfg);
 
 }  // namespace gpumeter::cli

@@ -167,6 +167,46 @@ TEST(MasterConfig, UnreadableFileSaysSo) {
             "/nonexistent/master.toml: cannot read: No such file or directory");
 }
 
+// nvgpu's cluster config, as its master reads it from $NVGPU_CLUSTER_CFG.
+TEST(NvgpuConfig, TheAgentsListBecomesTheAgents) {
+  const auto config = parse(R"(AGENTS = [
+         'self', # node01 - master - direct access without using HTTP
+         'http://node02:1080',
+         "http://node03:1080",
+]
+)");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->agents.size(), 3U);
+  EXPECT_EQ(config->agents[0].url, "self");
+  EXPECT_EQ(config->agents[0].name, "this-host");
+  EXPECT_FALSE(config->agents[0].endpoint.has_value());
+  EXPECT_EQ(config->agents[1].name, "node02");
+  ASSERT_TRUE(config->agents[1].endpoint.has_value());
+  EXPECT_EQ(config->agents[1].endpoint->port, 1080);
+  EXPECT_EQ(config->agents[1].line, 3U);
+  EXPECT_EQ(config->agents[2].name, "node03");
+  EXPECT_EQ(config->interval, 5s);  // gpumeter's defaults for the rest
+  EXPECT_EQ(config->agents[2].timeout, 2s);
+}
+
+TEST(NvgpuConfig, MistakesNameFileLineAndWhatWasExpected) {
+  EXPECT_EQ(error_of("AGENTS = ['self', 'http://a:1080' 'http://b:1080']"),
+            "/etc/gpumeter/master.toml:1: expected , or ] after an agent");
+  EXPECT_EQ(error_of("AGENTS = [\n  'self',\n  node02,\n]"),
+            "/etc/gpumeter/master.toml:3: expected 'self' or an agent's URL in quotes, or ] to "
+            "end AGENTS");
+  EXPECT_EQ(error_of("AGENTS = ['http://a:1080\n]"),
+            "/etc/gpumeter/master.toml:1: a string without its closing quote");
+  EXPECT_EQ(error_of("AGENTS = ['self']\nDEBUG = True\n"),
+            "/etc/gpumeter/master.toml:2: only AGENTS is read from an nvgpu config (its other "
+            "settings are its web server's; gpumeter master takes them as options)");
+  // The checks of gpumeter's own config hold: one self, unique names, valid URLs.
+  EXPECT_NE(error_of("AGENTS = ['self', 'self']").find("a second \"self\" agent"),
+            std::string::npos);
+  EXPECT_NE(error_of("AGENTS = ['ftp://node02']").find("url = \"ftp://node02\""),
+            std::string::npos);
+}
+
 TEST(MasterConfigExample, TheShippedExampleReads) {
   const auto config =
       read_master_config(gpumeter::testing::source_path("examples/master.toml"), "this-host");

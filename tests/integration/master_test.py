@@ -141,6 +141,25 @@ name = "good"
         self.assertIn("NVML", nodes["master"]["error"])
         self.assertEqual(nodes["good"]["state"], "ok")
 
+    def test_an_nvgpu_cluster_config_from_its_variable(self):
+        # nvgpu's master reads AGENTS from the file $NVGPU_CLUSTER_CFG names; so does this one.
+        config = self.write_config(f"""AGENTS = [
+         'self', # this machine, read directly
+         '{self.agents['good'].url}',
+]
+""")
+        env = clean_env(NVGPU_CLUSTER_CFG=config)
+        result = run("--simulate", scenario("workstation"), "master", "--once", env=env,
+                     check=True)
+        nodes = json.loads(result.stdout)["nodes"]
+        self.assertEqual([node["state"] for node in nodes], ["ok", "ok"])
+        self.assertEqual(nodes[0]["url"], "self")
+        self.assertEqual(len(nodes[1]["status"]["gpus"]), 8)
+        neither = run("master", "--once", env=clean_env())
+        self.assertEqual(neither.returncode, 2)
+        self.assertIn("--config FILE is required", neither.stderr)
+        self.assertIn("NVGPU_CLUSTER_CFG", neither.stderr)
+
     def test_bad_config_names_file_line_and_what_was_expected(self):
         config = self.write_config('interval = "5s"\n\n[[agent]]\nurl = "gpu01:9416"\n')
         result = run("master", "--config", config, "--once")
