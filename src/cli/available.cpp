@@ -44,6 +44,7 @@ struct Attempt {
 GpuOrder order_of(std::string_view name) {
   if (name == "free-memory") return GpuOrder::free_memory;
   if (name == "power") return GpuOrder::power;
+  if (name == "priority") return GpuOrder::priority;
   return GpuOrder::index;
 }
 
@@ -233,10 +234,11 @@ void add_criteria_options(CLI::App& sub, AvailableOptions& options) {
       ->option_text("PERCENT")
       ->check(CLI::Range(0.0, 100.0));
   sub.add_option("--order", options.order,
-                 "Which free GPUs come first: lowest index, most free memory or lowest power "
-                 "draw (default index)")
-      ->option_text("index|free-memory|power")
-      ->check(CLI::IsMember({"index", "free-memory", "power"}));
+                 "Which free GPUs come first: lowest index, most free memory, lowest power "
+                 "drawn now (the idlest), or priority: the strongest (highest power limit, then "
+                 "most free memory) (default index)")
+      ->option_text("index|free-memory|power|priority")
+      ->check(CLI::IsMember({"index", "free-memory", "power", "priority"}));
 }
 
 }  // namespace

@@ -71,12 +71,14 @@ std::expected<FleetChoice, Error> choose_fleet_gpus(const std::string& text,
     const Selection selection = select_gpus(reading, criteria);
     for (const std::size_t i : selection.eligible) {
       const Device& device = reading.devices[i];
-      choice.free.push_back({.node = node.value("name", ""),
-                             .index = device.identity.index,
-                             .uuid = device.identity.uuid.value_or(""),
-                             .free_bytes = value_or_zero(device.state[DeviceMetric::memory_total]) -
-                                           value_or_zero(device.state[DeviceMetric::memory_used]),
-                             .power_watts = value_or_zero(device.state[DeviceMetric::power_draw])});
+      choice.free.push_back(
+          {.node = node.value("name", ""),
+           .index = device.identity.index,
+           .uuid = device.identity.uuid.value_or(""),
+           .free_bytes = value_or_zero(device.state[DeviceMetric::memory_total]) -
+                         value_or_zero(device.state[DeviceMetric::memory_used]),
+           .power_watts = value_or_zero(device.state[DeviceMetric::power_draw]),
+           .power_limit_watts = value_or_zero(device.state[DeviceMetric::power_limit])});
     }
   }
   // Within a node select_gpus has ordered them; across the fleet, the same order.
@@ -86,6 +88,12 @@ std::expected<FleetChoice, Error> choose_fleet_gpus(const std::string& text,
       break;
     case GpuOrder::power:
       std::ranges::stable_sort(choice.free, std::less<>{}, &FleetGpu::power_watts);
+      break;
+    case GpuOrder::priority:
+      std::ranges::stable_sort(choice.free, [](const FleetGpu& a, const FleetGpu& b) {
+        return std::pair(a.power_limit_watts, a.free_bytes) >
+               std::pair(b.power_limit_watts, b.free_bytes);
+      });
       break;
     case GpuOrder::index: break;
   }

@@ -31,6 +31,7 @@ struct FleetGpu {
   std::string uuid;
   double free_bytes = 0;
   double power_watts = 0;
+  double power_limit_watts = 0;
 };
 
 // The free GPUs that the fleet document `text` (GET /api/v1/fleet) shows, of the nodes whose

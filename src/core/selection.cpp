@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace gpumeter {
 namespace {
@@ -24,20 +25,28 @@ std::optional<Exclusion> exclusion_of(const Device& device, const SelectionCrite
   return std::nullopt;
 }
 
-// The sort key for an order: smaller sorts first. Unknown values sort last.
-double order_key(const Device& device, GpuOrder order) {
-  constexpr double kLast = std::numeric_limits<double>::max();
+constexpr double kLast = std::numeric_limits<double>::max();
+
+// Most free memory first: its negation, unknown last.
+double free_memory_key(const DeviceState& state) {
+  const Maybe<double>& total = state[memory_total];
+  const Maybe<double>& used = state[memory_used];
+  return total && used ? -(*total - *used) : kLast;
+}
+
+// The sort key for an order, compared in turn: smaller sorts first. Unknown values sort last.
+std::pair<double, double> order_key(const Device& device, GpuOrder order) {
   const DeviceState& state = device.state;
   switch (order) {
-    case GpuOrder::index: return static_cast<double>(device.identity.index);
-    case GpuOrder::free_memory: {
-      const Maybe<double>& total = state[memory_total];
-      const Maybe<double>& used = state[memory_used];
-      return total && used ? -(*total - *used) : kLast;
+    case GpuOrder::index: return {static_cast<double>(device.identity.index), 0.0};
+    case GpuOrder::free_memory: return {free_memory_key(state), 0.0};
+    case GpuOrder::power: return {state[power_draw].value_or(kLast), 0.0};
+    case GpuOrder::priority: {
+      const Maybe<double>& limit = state[power_limit];
+      return {limit ? -*limit : kLast, free_memory_key(state)};
     }
-    case GpuOrder::power: return state[power_draw].value_or(kLast);
   }
-  return kLast;
+  return {kLast, kLast};
 }
 
 }  // namespace

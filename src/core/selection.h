@@ -15,7 +15,10 @@ namespace gpumeter {
 enum class GpuOrder : std::uint8_t {
   index,        // NVML index order (PCI bus order)
   free_memory,  // most free memory first
-  power,        // lowest power draw first (an idle GPU draws little)
+  power,        // lowest power draw now first (an idle GPU draws little)
+  // The strongest first: the highest power limit (a bigger GPU), then the most free memory;
+  // the "priority" of nvgpu's plans.
+  priority,
 };
 
 struct SelectionCriteria {

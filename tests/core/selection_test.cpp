@@ -86,6 +86,18 @@ TEST(Selection, OrdersByPowerWithUnknownPowerLast) {
   EXPECT_EQ(eligible(devices, {.order = GpuOrder::power}), (std::vector<std::size_t>{2, 1, 0}));
 }
 
+// nvgpu's priority: the strongest GPU (highest power limit) first, then the one with the most
+// free memory; a GPU whose limit is unknown last.
+TEST(Selection, OrdersByPriorityPowerLimitThenFreeMemory) {
+  std::vector<Device> devices{gpu(0, 0, 0), gpu(1, 2, 0), gpu(2, 1, 0), gpu(3, 0, 0)};
+  devices[0].state[power_limit] = std::unexpected(Unavailable::not_supported);
+  devices[1].state[power_limit] = 300.0;
+  devices[2].state[power_limit] = 300.0;
+  devices[3].state[power_limit] = 250.0;
+  EXPECT_EQ(eligible(devices, {.order = GpuOrder::priority}),
+            (std::vector<std::size_t>{2, 1, 3, 0}));
+}
+
 TEST(Selection, IndexOrderFollowsTheIndexNotThePosition) {
   EXPECT_EQ(eligible({gpu(3, 0, 0), gpu(1, 0, 0)}), (std::vector<std::size_t>{1, 0}));
 }

@@ -35,6 +35,15 @@ class Selection(unittest.TestCase):
         self.assertEqual(result.stdout.strip(), ",".join(map(str, range(8))))
 
 
+    def test_priority_puts_the_strongest_gpu_first(self):
+        # The workstation's 250 W GTX 1080 Tis before its 151 W GTX 1070s; within each model,
+        # the one with the most free memory first (every GPU admitted by the thresholds).
+        result = simulate("workstation", "available", "--order", "priority", "--max-memory",
+                          "100", "--max-util", "100", env=private_runtime_env())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), "1,0,3,2")
+
+
 class Reservation(unittest.TestCase):
     def test_concurrent_callers_never_get_the_same_gpu(self):
         env = private_runtime_env()
