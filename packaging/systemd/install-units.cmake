@@ -14,6 +14,11 @@ if(IS_ABSOLUTE "${GPUMETER_SYSTEMD_UNIT_DIR}")
 else()
   set(unit_dir "${prefix}/${GPUMETER_SYSTEMD_UNIT_DIR}")
 endif()
+if(IS_ABSOLUTE "${GPUMETER_SYSTEMD_USER_UNIT_DIR}")
+  set(user_unit_dir "${GPUMETER_SYSTEMD_USER_UNIT_DIR}")
+else()
+  set(user_unit_dir "${prefix}/${GPUMETER_SYSTEMD_USER_UNIT_DIR}")
+endif()
 set(GPUMETER_BINARY "${prefix}/${CMAKE_INSTALL_BINDIR}/gpumeter")
 set(GPUMETER_CONFIG "${sysconfdir}/gpumeter/gpumeter.toml")
 
@@ -24,6 +29,11 @@ endforeach()
 # file(INSTALL) puts $ENV{DESTDIR} before an absolute DESTINATION itself; configure_file above
 # does not, hence the difference.
 file(INSTALL "${GPUMETER_SYSTEMD_SOURCE_DIR}/gpumeter-record.timer" DESTINATION "${unit_dir}")
+# The user units: a user's own statistics (systemctl --user enable --now gpumeter-stats.timer).
+configure_file("${GPUMETER_SYSTEMD_SOURCE_DIR}/gpumeter-stats.service.in"
+               "$ENV{DESTDIR}${user_unit_dir}/gpumeter-stats.service" @ONLY)
+message(STATUS "Installing: $ENV{DESTDIR}${user_unit_dir}/gpumeter-stats.service")
+file(INSTALL "${GPUMETER_SYSTEMD_SOURCE_DIR}/gpumeter-stats.timer" DESTINATION "${user_unit_dir}")
 # An administrator's config is never overwritten.
 if(NOT EXISTS "$ENV{DESTDIR}${GPUMETER_CONFIG}")
   file(INSTALL "${GPUMETER_EXAMPLE_CONFIG}" DESTINATION "${sysconfdir}/gpumeter"

@@ -57,13 +57,29 @@ if (cd "$broken" && systemd-analyze verify gpumeter-record.service >/dev/null 2>
   fail "verify did not notice a missing binary"
 fi
 
+# The user units: a user's statistics every five minutes into ~/gpu_stats, verified by a user
+# manager of their own (a private runtime directory: no session is needed).
+user_units="$prefix/lib/systemd/user"
+for unit in gpumeter-stats.service gpumeter-stats.timer; do
+  [ -f "$user_units/$unit" ] || fail "$unit was not installed in $user_units"
+done
+grep -qx "ExecStart=$prefix/bin/gpumeter record --once --csv-dir %h/gpu_stats" \
+  "$user_units/gpumeter-stats.service" || fail "gpumeter-stats.service does not run the installed binary"
+runtime="$prefix/runtime"
+mkdir -m 0700 "$runtime"
+output=$(cd "$user_units" && XDG_RUNTIME_DIR="$runtime" systemd-analyze --user verify \
+  gpumeter-stats.service gpumeter-stats.timer 2>&1) || fail "systemd-analyze --user verify failed: $output"
+[ -z "$output" ] || fail "systemd-analyze --user verify: $output"
+echo "systemd-analyze --user verify: gpumeter-stats.service, gpumeter-stats.timer clean"
+
 # Staged as a distribution package stages it (DESTDIR, the /usr prefix): every file under the
 # stage once, naming the paths it will have once installed.
 stage="$prefix/stage"
 DESTDIR="$stage" "$cmake" --install "$build" --prefix /usr --component Unspecified >/dev/null
 DESTDIR="$stage" "$cmake" --install "$build" --prefix /usr --component systemd >/dev/null
 for file in usr/bin/gpumeter usr/lib/systemd/system/gpumeter.service \
-  usr/lib/systemd/system/gpumeter-record.timer etc/gpumeter/gpumeter.toml; do
+  usr/lib/systemd/system/gpumeter-record.timer usr/lib/systemd/user/gpumeter-stats.timer \
+  etc/gpumeter/gpumeter.toml; do
   [ -f "$stage/$file" ] || fail "DESTDIR staging: $file is not under the stage"
 done
 [ ! -e "$stage$stage" ] || fail "DESTDIR staging: files went under DESTDIR twice ($stage$stage)"
