@@ -1,7 +1,8 @@
 #!/bin/sh
-# The systemd units as `cmake --install` writes them: installed into a temporary prefix, they
-# name the installed binary and config, and `systemd-analyze verify` finds nothing to say about
-# them. Two broken copies show that verify really checks here.
+# What `cmake --install` writes: installed into a temporary prefix, the systemd units name the
+# installed binary and config, and `systemd-analyze verify` finds nothing to say about them (two
+# broken copies show that verify really checks here); the user units, the manual pages and the
+# bash completion are there; and a DESTDIR staging puts each file under the stage once.
 # Usage: systemd_units_test.sh CMAKE BUILD_DIR
 set -eu
 cmake=$1
@@ -56,6 +57,22 @@ sed "s|$prefix/bin/gpumeter|$prefix/bin/missing|" "$units/gpumeter-record.servic
 if (cd "$broken" && systemd-analyze verify gpumeter-record.service >/dev/null 2>&1); then
   fail "verify did not notice a missing binary"
 fi
+
+# A manual page for gpumeter and for every command it lists, which groff renders without a
+# warning.
+man1="$prefix/share/man/man1"
+[ -f "$man1/gpumeter.1" ] || fail "gpumeter.1 was not installed in $man1"
+for command in $("$prefix/bin/gpumeter" --help | sed -n '/^Subcommands:/,$p' | tail -n +2 | awk '{print $1}'); do
+  [ -f "$man1/gpumeter-$command.1" ] || fail "no manual page for gpumeter $command"
+done
+for page in "$man1"/*.1; do
+  warnings=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+  [ -z "$warnings" ] || fail "$page: $warnings"
+done
+grep -qF -- '\-\-limit' "$man1/gpumeter-available.1" || fail "gpumeter-available.1 lacks its options"
+echo "manual pages: $(ls "$man1" | wc -l), each rendered without a warning"
+
+[ -f "$prefix/share/bash-completion/completions/gpumeter" ] || fail "the bash completion was not installed"
 
 # The user units: a user's statistics every five minutes into ~/gpu_stats, verified by a user
 # manager of their own (a private runtime directory: no session is needed).
