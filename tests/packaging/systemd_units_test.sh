@@ -3,10 +3,11 @@
 # installed binary and config, and `systemd-analyze verify` finds nothing to say about them (two
 # broken copies show that verify really checks here); the user units, the manual pages and the
 # bash completion are there; and a DESTDIR staging puts each file under the stage once.
-# Usage: systemd_units_test.sh CMAKE BUILD_DIR
+# Usage: systemd_units_test.sh CMAKE BUILD_DIR SOURCE_DIR
 set -eu
 cmake=$1
 build=$2
+source_dir=$3
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 
@@ -88,6 +89,28 @@ output=$(cd "$user_units" && XDG_RUNTIME_DIR="$runtime" systemd-analyze --user v
   gpumeter-stats.service gpumeter-stats.timer 2>&1) || fail "systemd-analyze --user verify failed: $output"
 [ -z "$output" ] || fail "systemd-analyze --user verify: $output"
 echo "systemd-analyze --user verify: gpumeter-stats.service, gpumeter-stats.timer clean"
+# What the user timer runs, as systemd would run it for a user whose HOME is a temporary
+# directory, on the simulated 8-GPU machine: twice (the first run only reads the GPUs; the
+# second records the interval since), then the day's CSV file has the classic header and a row
+# per GPU process.
+home="$prefix/home"
+mkdir "$home"
+exec_start=$(sed -n 's/^ExecStart=//p' "$user_units/gpumeter-stats.service" | sed "s|%h|$home|g")
+for run in 1 2; do
+  # shellcheck disable=SC2086
+  HOME="$home" XDG_STATE_HOME="$home/.local/state" \
+    GPUMETER_NVML_LIBRARY="$build/lib/gpumeter/sim/libnvidia-ml.so.1" \
+    GPUMETER_SIM_SCENARIO="$source_dir/examples/scenarios/dgx-8gpu.json" \
+    $exec_start 2>/dev/null || fail "run $run of gpumeter-stats.service failed: $exec_start"
+  sleep 1
+done
+csv=$(ls "$home"/gpu_stats/*.csv 2>/dev/null | head -n 1)
+[ -n "$csv" ] || fail "gpumeter-stats.service wrote no CSV file in $home/gpu_stats"
+[ "$(head -n 1 "$csv")" = "Timestamp,User,PID,GPU Number,GPU Usage" ] ||
+  fail "$csv does not start with the classic header: $(head -n 1 "$csv")"
+rows=$(tail -n +2 "$csv" | wc -l)
+[ "$rows" -eq 3 ] || fail "$csv has $rows rows, expected one per process of the 8-GPU machine (3)"
+echo "gpumeter-stats.service with HOME=$home: $(basename "$csv"), header and $rows rows"
 
 # Staged as a distribution package stages it (DESTDIR, the /usr prefix): every file under the
 # stage once, naming the paths it will have once installed.
