@@ -1,7 +1,9 @@
 #!/bin/sh
 # Writes the manual pages of gpumeter and of each of its commands into OUT_DIR, from their
-# --help (help2man): gpumeter.1 and gpumeter-COMMAND.1. The commands are those `gpumeter
-# --help` lists, so a new command gets its page without a change here.
+# --help (help2man), compressed as Debian policy asks (gzip -9n): gpumeter.1.gz and
+# gpumeter-COMMAND.1.gz; and nvl.1.gz, the Python client's script, from packaging/nvl.1. The
+# commands are those `gpumeter --help` lists, so a new command gets its page without a change
+# here.
 # Usage: man-pages.sh GPUMETER OUT_DIR
 set -eu
 gpumeter=$1
@@ -21,3 +23,7 @@ help2man --no-info --section 1 --name "measure and account for GPU use" \
     sed -i -e "s/^\.TH GPUMETER /.TH GPUMETER-$(echo "$command" | tr a-z A-Z) /" \
       -e "/^\.SH NAME/{n;s/^gpumeter /gpumeter-$command /}" "$out/gpumeter-$command.1"
   done
+cp "$(dirname "$0")/../packaging/nvl.1" "$out/nvl.1"
+for page in "$out"/*.1; do
+  gzip -9n -f "$page"
+done
