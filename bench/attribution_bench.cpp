@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The attribution query over a busy GPU: 64 processes on one device, each reporting a sample
 // every 1/6 s (the shortest driver period) while busy, in bursts of 0.3 to 3 s with idle gaps,
 // for the 2-minute fine horizon and 10 minutes of coarse buckets before it; device samples

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One snapshot collection: every NVML call for every GPU of a scenario, through the real
 // dlopen'd (simulated) library, plus the procfs reads for the GPU processes.
 #include <benchmark/benchmark.h>

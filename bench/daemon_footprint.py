@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CPU and memory of a running `gpumeter daemon` on a simulated machine.
 
 Starts the daemon on a scenario (default bench/bench-8x64.json: 8 GPUs x 64 processes) at each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the dashboard costs: the bytes and requests of a first load and of a reload, the time
 // until the GPU table shows, the requests a page sends per minute, and the daemon's CPU time
 // per minute without a page and with one page open. Runs `gpumeter daemon --simulate` on

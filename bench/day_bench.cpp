@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A simulated day of the daemon's work in one process, its clock stepped one second per round
 // (docs/benchmarks.md, "A simulated day"). What `gpumeter daemon` wires together (sampler,
 // history recorder with its SQLite file, task service with its retained results, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the master's page costs in the browser at fleet size: a fleet document of NODES nodes
 // with 8 GPUs each (every node the status document of a real daemon on dgx-8gpu.json, 2 % of
 // them unreachable), served to the page in place of GET /api/v1/fleet. Measures the time until

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Throughput and latency of the daemon's HTTP API under wrk (Debian's `wrk` package).
 
 Starts `gpumeter --simulate SCENARIO daemon` with HTTP on a free loopback port (default

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Whole-process wall time of a one-shot command (default `list --json`: start, dlopen, init,
 every query, render, exit) on a simulated scenario, as a person or a script would pay it, with
 the simulated driver's calls costing what a real driver's cost (GPUMETER_SIM_CALL_COSTS=

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How long the master takes to refresh 200 agents: real HTTP on loopback, 200 fake agents, each
 // an httplib server on its own port (as real agents are: one listening socket each, whose
 // backlog httplib 0.11 fixes at 5), each answering with a real status document: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """`gpumeter master` over a farm of fake agents on loopback, good and hostile (see
 tests/integration/agent_farm.py for the kinds), measured from outside:
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The floor of a one-shot NVML command: load the library, nvmlInit, nvmlDeviceGetCount, print
 // the count. bench/startup.py compares gpumeter's one-shot commands with it.
 //   cc -O2 bench/nvml_floor.c -o nvml_floor -ldl && ./nvml_floor [LIBRARY]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How late the Python client's task markers reach the daemon when threads share a client.
 
 Starts `gpumeter --simulate SCENARIO daemon` on a private socket (no history, no HTTP), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler on a heavy machine: 8 GPUs with 64 processes each (bench/bench-8x64.json),
 // through the real loader against the simulated library, its clock stepped one second per
 // round (so nothing runs in real time).

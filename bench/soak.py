@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Soak: a daemon under steady load for a long time, to show that its memory, descriptors and
 CPU per round stay flat (docs/benchmarks.md, "Soak").
 

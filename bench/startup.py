@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Start-up cost of gpumeter's one-shot commands against a C floor (bench/nvml_floor.c: load
 the same simulated NVML library, nvmlInit, nvmlDeviceGetCount, print), all in one run so that
 the ratio compares like with like (docs/benchmarks.md, "Start-up").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The history store (src/store) on a heavy machine: 8 GPUs sampled every second, 64 processes.
 //  - BM_Ingest/record_s:N: one Writer flush as the daemon does it every N seconds: 8 x N device
 //    samples and one N-second interval for each of 64 processes (each a ledger upsert plus its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Task markers through the real client library (libgpumeter-client.so) against a real
 // `gpumeter daemon` process on the simulated 8 GPUs × 64 processes (bench/bench-8x64.json),
 // one daemon sampling every 100 ms and one every second, each on a private socket.

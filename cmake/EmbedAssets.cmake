@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Script mode (cmake -P): writes a C++ source that holds the bytes of the dashboard's files.
 #   -DMANIFEST=FILE  one asset per line: URL-PATH<tab>FILE<tab>MEDIA-TYPE. A tab sorts before
 #                    any character of a path, so sorting the lines sorts by path. The media type

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # GPUMETER_FUZZ: the libFuzzer targets of fuzz/ (scripts/fuzz.sh). Every object is built with
 # the fuzzer's coverage instrumentation and ASan + UBSan, so that a bug anywhere under a
 # parser is found, not only in the target's own file. Only clang has libFuzzer.

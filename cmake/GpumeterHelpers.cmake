@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # One helper per target kind, so that every target gets the same warnings and options.
 
 set(GPUMETER_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `cpack -G DEB` in a build tree: gpumeter's Debian package (README.md, "Install"). Everything
 # `cmake --install` installs, under /usr, with the config in /etc/gpumeter as a conffile, the
 # binaries stripped and their debug information in a -dbgsym package, and the files Debian

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cgroup files (src/host/cgroup_layout, cgroup_limits): /proc/self/mountinfo and
 // /proc/self/cgroup (two parts of one input, split at the first NUL byte), and the CPU lists
 // and sizes that `run` and `limit` read from the kernel or the command line.

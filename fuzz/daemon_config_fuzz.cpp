@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The daemon's config file (TOML, read by toml++; docs/daemon.md), as `gpumeter daemon
 // --config FILE` reads it: every key is handed to its option, then the options are resolved.
 // Promise: any file gives settings or an invalid_input error that names the file; nothing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What every fuzz target shares: a check that aborts (so that libFuzzer saves the input as a
 // crash) when a property the parser promises does not hold, and the input as a string.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Jetson board's text files (src/jetson; docs/jetson.md): nvmap's client list, /proc/meminfo,
 // the first line of /etc/nv_tegra_release and the device tree's compatible list.
 // Promise: any text gives figures or nothing, never a crash: nvmap's clients come out with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The /proc files the host readers parse (src/host/proc_parse, cgroup, reservation_record):
 // a process's stat, status, cmdline and cgroup, the system's stat, and a GPU reservation
 // file. Any process can put bytes into its own comm and cmdline, so these read hostile text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP API's query parameters (src/net/query_time, query_params, history_request;
 // docs/http.md). The input is a query string, split into parameters by cpp-httplib's own
 // parser as the server does it; every parameter value also goes through the time, step and

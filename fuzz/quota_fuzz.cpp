@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Quota files (src/view/quota; docs/report.md): "USER HOURS per day|week|month" lines.
 // Promise: any text gives quotas or an invalid_input error "FILE:LINE: ..."; a parsed quota
 // is a finite, non-negative number of hours for a day, a week or a month.

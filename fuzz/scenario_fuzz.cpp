@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scenario files (src/sim): the JSON a test, a demo or a user hands to `--simulate`.
 // Promise: any text parses or gives an invalid_input error that names the file.
 #include <cstddef>

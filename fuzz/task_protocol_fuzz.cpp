@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task protocol (src/task; docs/task-protocol.md): the bytes a client sends on the Unix
 // socket, cut into lines by LineBuffer and parsed by parse_request, as a connection does.
 // The first byte picks the sizes of the reads the bytes arrive in, so that lines split

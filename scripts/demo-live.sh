@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Serves the dashboard of a simulated 4-GPU server whose load keeps moving
 # (examples/scenarios/demo-live.json) until Ctrl-C: `gpumeter daemon` with a fresh history in
 # a temporary directory, small quotas (examples/quota-demo.txt), and a worker that marks tasks.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what is needed, builds gpumeter and shows the GPUs: the real ones when NVIDIA's
 # driver is present, else the bundled simulated 8-GPU machine and a simulated Jetson board.
 # Then serves the web dashboard of a simulated 4-GPU server whose load keeps moving, until

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets of fuzz/ with clang, ASan and UBSan in build/fuzz, and runs
 # each for a bounded time from its checked-in seeds (fuzz/corpus/TARGET). Fails on any crash,
 # sanitizer report, leak, timeout or excess memory; the input that did it is left in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs everything gpumeter needs to build and test, from Debian's packages, and the
 # dashboard's npm packages (web/package-lock.json) into web/node_modules.
 # Non-interactive and idempotent: when everything is present it only checks and exits.

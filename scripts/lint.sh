@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Static checks: formatting, clang-tidy (a curated set) and the project's policy lints.
 # Usage: scripts/lint.sh BUILD_DIR   (a configured build with compile_commands.json)
 set -euo pipefail
@@ -91,6 +92,14 @@ for file in $(git ls-files 'tests/*_test.cpp'); do
   stem=$(basename "$file" .cpp)
   if ! grep -qE "^namespace [a-z_:]*::${stem} \{$" "$file" || grep -qE '^namespace \{' "$file"; then
     echo "lint: $file: its code belongs in namespace gpumeter::...::${stem}, not an anonymous one" >&2
+    status=1
+  fi
+done
+# Every file of code says its licence (LICENSE: MIT) in its first lines.
+for file in $(git ls-files '*.cpp' '*.h' '*.c' '*.py' '*.sh' '*.bash' '*.js' '*.mjs' '*.cmake' \
+  '*CMakeLists.txt' 'packaging/deb/nvl' 'packaging/deb/postinst' 'packaging/deb/postrm'); do
+  if ! head -n 3 "$file" | grep -q 'SPDX-License-Identifier: MIT'; then
+    echo "lint: $file: no \"SPDX-License-Identifier: MIT\" in its first three lines" >&2
     status=1
   fi
 done

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Writes the manual pages of gpumeter and of each of its commands into OUT_DIR, from their
 # --help (help2man), compressed as Debian policy asks (gzip -9n): gpumeter.1.gz and
 # gpumeter-COMMAND.1.gz; and nvl.1.gz, the Python client's script, from packaging/nvl.1. The

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes src/sim/unmodelled_symbols.h: every function of NVML's public header that the
 simulated library does not model (src/sim/symbols.h), with a C signature of the same ABI, so
 that the library exports the whole header and answers each of these as a driver answers a call

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Times `gpumeter report` over a generated year of history: 8 GPUs shared by 50 users.
 
 The year is generated as bench/store_bench.cpp generates it: on each GPU, one job after another,

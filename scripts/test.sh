@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what is needed, builds with warnings as errors, runs the static checks and the
 # end-to-end tests; then builds again with AddressSanitizer and UndefinedBehaviorSanitizer and
 # runs every test under them (the unit tests run there only: building them a second time

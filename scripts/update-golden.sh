@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Rewrites tests/golden/ from what the current build prints (tests/integration/golden_test.py),
 # and docs/nvml-functions.md from what the simulated library answers
 # (tests/integration/nvml_functions_test.py). Read `git diff tests/golden docs` afterwards:

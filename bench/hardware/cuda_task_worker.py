@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A bursty CUDA worker (PyTorch) that marks its tasks with gpumeter and records its own
 truth: the device energy counter and its own GPU memory (from NVML) at begin and end, the
 driver's power samples (every 20 ms on Hopper) integrated over each task, and the duty cycle

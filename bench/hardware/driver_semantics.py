@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the real driver's per-process samples mean: a child runs a known duty pattern, the
 parent polls nvmlDeviceGetProcessUtilization the way a sampler does; also the energy
 counter's granularity and the cost of the calls an edge reading would make."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Power samples and the energy counter across a step from idle to full load and back."""
 import json, sys, time, threading
 import pynvml as N, torch

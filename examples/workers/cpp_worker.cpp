@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An event-driven worker in C++: it idles, receives tasks at random times and marks each one
 // with a scoped gpumeter::Task, printing what the daemon measured. Without a daemon it warns
 // once and works unmeasured.

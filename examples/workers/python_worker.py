@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An event-driven worker: it idles, receives tasks at random times and marks each one for
 `gpumeter daemon`, printing what the daemon measured. Runs without a daemon too (one warning).
 

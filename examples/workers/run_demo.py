@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The command of the `gpumeter run` demo (docs/run.md): names itself to the simulator of
 examples/scenarios/run-demo.json by writing its pid where the scenario's pid_file says, then
 does some CPU work and sleeps through the scenario's busy window.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for gpumeter: its commands, then each command's options, read from
 # `gpumeter --help` and `gpumeter COMMAND --help` at completion time, so that they never fall
 # behind the program. Installed in <prefix>/share/bash-completion/completions/gpumeter.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Run by cpack after it made the packages (CPACK_POST_BUILD_SCRIPTS): the -dbgsym package
 # CMake 3.25 makes lists its files in md5sums by their absolute staging paths, and has no
 # documentation directory. Rebuilt here: md5sums of its own files, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs at `cmake --install` time (install(CODE) in CMakeLists.txt), so that the units name the
 # binary and the config file under the prefix the installation really uses (`--prefix` may
 # differ from the configured CMAKE_INSTALL_PREFIX). Expects GPUMETER_SYSTEMD_SOURCE_DIR,

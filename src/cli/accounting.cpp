@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter accounting status|enable|disable|clear|show`: NVML's accounting mode, the
 // driver's own lifetime record of every process on a GPU (docs/accounting.md).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The human output of `gpumeter accounting status` and `gpumeter accounting show`.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter available`: prints free GPUs for CUDA_VISIBLE_DEVICES, reserving them so that
 // two calls at the same instant never print the same GPU.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/available_fleet.h"
 
 #include <fmt/format.h>

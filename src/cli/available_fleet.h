@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter available --fleet URL`: the free GPUs of every node a `gpumeter master` serves,
 // as `node:gpu` lines (docs/master.md, "Free GPUs of the fleet"). The same rules as on one
 // machine (core/selection.h), applied to each node's last good status document; run by

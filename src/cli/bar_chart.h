@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Horizontal bar charts for the terminal, drawn with Unicode block characters: full blocks,
 // then one of the eighth blocks (▏▎▍▌▋▊▉) for the last fraction of a cell, so a bar's length is
 // exact to an eighth of a character.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The command-line interface: `gpumeter [GLOBAL OPTIONS] SUBCOMMAND [OPTIONS]`.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How subcommands plug into the application: each one registers its options on the CLI11
 // app and returns the function that runs it once the command line is parsed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/config_file.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A config file's keys given to a subcommand's options (`daemon --config`, and `record --once
 // --config`, which reads the same file): the file's format is cli/config_tables.h's.
 #pragma once

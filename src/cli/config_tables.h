@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config files (the daemon's, the master's) as tables of `key = value` entries, each with
 // its line, so that every mistake can be named where it is. The text is TOML, read by toml++
 // (Debian's libtomlplusplus-dev); lines that begin with `;` are comments too, as INI files

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter daemon`: runs the sampler, serves task markers on a Unix socket, records history
 // (the database, the daily CSV files) and serves the HTTP API until SIGTERM or SIGINT
 // (docs/daemon.md, docs/task-protocol.md, docs/http.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `gpumeter daemon`, from the command line and from a config file whose keys
 // are the options' long names (docs/daemon.md), and the settings they resolve to.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/duration_option.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The check of a duration option (`--interval` of `daemon` and `run`).
 #pragma once
 

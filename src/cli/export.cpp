@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter export csv`: writes the daily CSV files (DIR/YYYY-MM-DD.csv) for a period from the
 // history database, as the daemon writes them while it runs (docs/cli.md). It reads no GPU.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The history options of `gpumeter daemon` and `gpumeter record --once`: where the database
 // lives, whether to keep one, how often to record, the daily CSV files and each tier's
 // retention (docs/daemon.md, "History"). Their config file keys are the same names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/http_options.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP options of `gpumeter daemon` (docs/http.md): where the agent listens, its bearer
 // token, TLS, and the quota file its usage route reports against. Their config file keys are
 // the same names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/idle_report.h"
 
 #include <fmt/format.h>

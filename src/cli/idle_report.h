@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --idle`: processes that held GPU memory while leaving the GPU idle, from the
 // store's idle spells (store/idle.h), as a table or CSV (JSON: cli/report_json.h).
 #pragma once

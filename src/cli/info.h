@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter info`: a short table of the GPUs, or with --json the array that scripts written
 // for nvgpu's gpu_info() read: index (a string), type (the name), uuid, mem_used and
 // mem_total (whole MiB) and mem_used_percent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/install_layout.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where gpumeter's files lie relative to the running executable. The build tree mirrors the
 // install tree: <prefix>/bin/gpumeter, and in <prefix>/lib/gpumeter/ the executable of the
 // commands that need the network libraries (gpumeter-serve) and the simulated driver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Ctrl-C for the loops of `list --watch` and `available --wait`: while a scope is alive, the
 // first SIGINT asks the loop to stop cleanly (it finishes what it prints and returns); a
 // second one ends the program as usual.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // jemalloc's settings for gpumeter-serve, read by jemalloc at its first allocation (the
 // library looks this symbol up in the executable). A background thread purges freed pages on
 // time even while the daemon allocates little; unused dirty pages go back after a second

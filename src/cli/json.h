@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CLI's JSON documents follow the conventions of view/json.h; these are its names for them.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter limit --pid PID [LIMITS] | --clear`: CPU and memory limits for a process that
 // already runs, and the whole tree below it (docs/limit.md).
 #include <fmt/format.h>

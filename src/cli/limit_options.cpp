@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/limit_options.h"
 
 #include <fmt/format.h>

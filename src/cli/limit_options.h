@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The limit options that `gpumeter run` and `gpumeter limit` share (--cpus, --cpu-percent,
 // --cpuset, --memory), the options of `gpumeter limit` itself (docs/limit.md), and what they
 // resolve to.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `gpumeter limit` prints: the limits in force on a process's group, one line each,
 // with the group's directories and its processes; as text for a person or JSON for scripts.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/limit_process.h"
 
 #include <fmt/format.h>

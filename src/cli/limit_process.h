@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The processes `gpumeter limit --pid PID` moves: PID and every live process below it, found
 // by the parent links under <root>/proc (host/process_tree.h), once we know that we may.
 #pragma once

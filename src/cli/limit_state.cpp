@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/limit_state.h"
 
 #include <fmt/format.h>

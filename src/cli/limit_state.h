@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where `gpumeter limit` records what `--clear` needs to undo a limit: one JSON file per
 // limited process, STATE_DIR/limits/<pid>.json, in a directory only its owner may write to
 // (the record names groups that `--clear` writes pids to).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter list`: every GPU with its load, memory, users and commands; once, or refreshed
 // in place with --watch; or once in Prometheus's text format with --prometheus.
 #include <chrono>

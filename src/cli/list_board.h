@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `gpumeter list` says, below its table, about a board's own sensors (a Jetson's power
 // rails and temperature sensors: docs/jetson.md): two lines per such GPU.
 #pragma once

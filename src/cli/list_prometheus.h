@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter list --prometheus`: the Prometheus exposition printed once, without a daemon, for
 // node_exporter's textfile collector run from a timer (docs/metrics.md).
 #pragma once

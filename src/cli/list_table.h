@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter list` for a person: a header line (host, driver, CUDA, time) and one table row
 // per GPU; below it, a line per vGPU host GPU (cli/list_vgpu.h).
 #pragma once

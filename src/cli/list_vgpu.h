@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `gpumeter list` says, below its table, about the GPUs that run as vGPU hosts: one line
 // per such GPU with its VMs, their vGPU types, SM use and framebuffer (docs/vgpu.md).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter-serve: every command, `daemon` and `master` included, with the network libraries
 // they need; `gpumeter daemon` and `gpumeter master` hand over to it (cli/serve_handover.h).
 #include "cli/cli.h"

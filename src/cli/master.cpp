@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter master`: polls the agents of a config file (or reads a Prometheus server) and
 // serves the fleet: GET /api/v1/fleet and the dashboard (docs/master.md). `--once` polls once
 // and prints the fleet document instead.

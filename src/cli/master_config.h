@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The config file of `gpumeter master` (docs/master.md, "Config file"): the poll settings,
 // the agents to poll, and optionally the master's own options under their long names (the
 // command line wins over the file).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/master_fleet.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `gpumeter master` polls, built from its settings: a poller over the config file's
 // agents (HTTP agents with their tokens, "self" read directly) or over a Prometheus server,
 // behind one face for the command to run rounds and render the fleet.

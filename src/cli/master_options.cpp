@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/master_options.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `gpumeter master` (docs/master.md): the config file, the master's own HTTP
 // server, Prometheus mode, and what they resolve to once the file is read (the command line
 // wins over the file's keys of the same names).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/master_self.h"
 
 #include <utility>

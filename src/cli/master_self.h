@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The master's "self" node: this machine read directly, as `gpumeter list --json` reads it,
 // with no HTTP to itself. The sources open on the first read and again after a failure to
 // open (a driver installed later is picked up), so a master on a machine without a GPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter master` serving: the fleet on its HTTP server (the dashboard, GET /api/v1/fleet,
 // GET /healthz), a poll round every interval, until SIGTERM or SIGINT.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/metrics_option.h"
 
 #include "exposition/metrics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `--metrics-processes top:N|users|none`: how many per-process series the Prometheus
 // exposition carries (docs/metrics.md), an option of `daemon` (and its config file) and of
 // `list --prometheus`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/nvgpu_config.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvgpu's cluster config (the file $NVGPU_CLUSTER_CFG names for its master), read by `gpumeter
 // master` beside its own TOML so that a fleet moves over without rewriting it: a Python
 // assignment of the agents to poll,

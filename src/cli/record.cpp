@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter record --once`: one reading into the history database (and the daily CSV files)
 // and exit, for machines that run no daemon; a systemd timer runs it every five minutes
 // (docs/daemon.md, "Recording without a daemon").

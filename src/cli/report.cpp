@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report`: who used how many GPU-hours, from the history database (docs/report.md).
 // It reads no GPU, so it opens no source and works where no driver is installed.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/report_chart.h"
 
 #include <fmt/format.h>

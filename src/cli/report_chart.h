@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --chart`: the report's rows as horizontal bar charts, one per figure
 // (GPU-hours, SM busy-hours, energy), fitted to the terminal's width.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which history database `gpumeter report` reads, and opening it for reading only.
 //
 // `--database PATH`, else GPUMETER_DATABASE, names the one file to read. Otherwise root reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --idle --format json`: the idle holders in a stable, versioned shape
 // (schemas/report.schema.json, docs/report.md); the usage report's JSON is view/usage_json.h.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `gpumeter report` (docs/report.md) and the settings they resolve to.
 #pragma once
 

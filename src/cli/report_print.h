@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `report` does once it knows where its figures come from, shared by a machine's report
 // (cli/report.cpp) and the fleet's from Prometheus (cli/report_prometheus.h).
 #pragma once

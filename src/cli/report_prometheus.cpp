@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/report_prometheus.h"
 
 #include <fmt/chrono.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --prometheus URL`: the fleet's usage report from the ledger counters that a
 // Prometheus server scraped from every daemon (gpumeter_user_*_total, gpumeter_container_*_total;
 // docs/report.md, "The fleet from Prometheus"). Runs in gpumeter-serve, which has the HTTP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/report_table.h"
 
 #include <fmt/chrono.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report` for people (a table) and for spreadsheets (CSV).
 #pragma once
 

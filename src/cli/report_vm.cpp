@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/report_vm.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --by vm`: each VM's vGPU use from the history (docs/vgpu.md), as a table,
 // CSV or JSON.
 #pragma once

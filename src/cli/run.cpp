@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter run [OPTIONS] -- CMD [ARGS...]`: runs CMD, follows its whole process tree, and
 // reports on stderr what it used, on the host and per GPU (docs/run.md). Exits with CMD's
 // status.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the processes of a `gpumeter run` used on the GPUs: the core sampler, running while the
 // command runs, told of each process of the tree as it is found, and asked at the end for
 // the usage of all of them over the run's window (core/attribution.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `gpumeter run` and the settings they resolve to (docs/run.md).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/run_setup.h"
 
 #include <fmt/format.h>

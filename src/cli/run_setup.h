@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `gpumeter run` prepares before it starts the command: the GPU side (or why there is
 // none), the cgroup (required with limits, else taken when the kernel allows), and the place
 // of the JSON document.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/serve_commands.h"
 
 #include "cli/available_fleet.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `daemon` and `master` as gpumeter-serve adds them: the commands themselves.
 #pragma once
 

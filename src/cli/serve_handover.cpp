@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/serve_handover.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sources one run of the CLI reads, opened once from the global options and kept open
 // across the refreshes of `--watch` and `--wait`.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Why `gpumeter available` found fewer free GPUs than asked for, in one line for stderr:
 // "no free GPU: 3 of 3 in use (GPU 0: 100% util, 893MiB/16.0GiB; GPU 2: lost; ...)".
 #pragma once

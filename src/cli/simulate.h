@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `--simulate SCENARIO`: run against the simulated NVML library instead of the driver. The
 // scenario is parsed here first (so a bad one is reported as FILE:LINE before anything is
 // loaded); the NVML loader is then given the simulated library's path, and the library reads

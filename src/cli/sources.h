@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The GPU sources the CLI knows, in one explicit table: a new source (Jetson, ...) is one
 // row in sources.cpp plus its factory.
 #pragma once

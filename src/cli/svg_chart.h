@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A stacked bar chart as a standalone SVG document, written by hand (no dependencies): a
 // title, a y axis with round ticks and grid lines, one column of stacked bars per category
 // with rotated labels, and a legend. Each bar carries a tooltip (<title>) and data-series,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A plain text table: columns sized to their widest cell, two spaces apart, an optional
 // colour per cell. Every human output (list, info) renders through it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter tasks`: asks the running daemon for the tasks that ended recently and those still
 // open, and prints them as a table or JSON. It reads no GPU, so it opens no source.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/tasks_table.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The human output of `gpumeter tasks`: one row per task of a query reply (ended tasks
 // first, oldest end first, then the open ones), from the reply's JSON as the protocol
 // defines it (docs/task-protocol.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Colours and screen control for human output. Colour is decided once per run from the
 // options, the environment and whether stdout is a terminal, then passed down explicitly.
 #pragma once

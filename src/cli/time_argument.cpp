@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/time_argument.h"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Points in time typed on the command line (`gpumeter export csv --since ... --until ...`).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/usage_keys.h"
 
 #include <fmt/format.h>

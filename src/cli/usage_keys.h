@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The columns that name a report row's group (user, GPU, process, ...), as a person reads them
 // in tables and charts and as scripts read them in CSV.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/usage_plot.h"
 
 #include <fmt/chrono.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --plot FILE.svg`: GPU-hours by user over the report's window, one column of
 // stacked bars per hour, day or month, as a standalone SVG (cli/svg_chart.h).
 #pragma once

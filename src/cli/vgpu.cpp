@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter vgpu`: a vGPU host's instances, the processes inside the VMs, and accounting
 // (docs/vgpu.md).
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/vgpu_table.h"
 
 #include <fmt/format.h>

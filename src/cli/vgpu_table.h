@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter vgpu` and `gpumeter vgpu accounting` as tables: per physical GPU its vGPU
 // instances, the processes inside the VMs, and the instances' accounting records.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exported C functions. Each one catches everything: no exception crosses the C ABI.
 #include <gpumeter/gpumeter.h>
 #include <unistd.h>

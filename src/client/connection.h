@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A blocking Unix-socket connection that exchanges one request line for one reply line.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include <gpumeter/gpumeter.h>
 #include <sys/socket.h>
 #include <sys/time.h>

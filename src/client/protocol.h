@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The client's side of the task protocol (docs/task-protocol.md): request lines, and replies
 // turned into error codes and gpumeter_task_result fields.
 #pragma once

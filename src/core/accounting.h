@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accounting mode: the driver's own record of every process that used a GPU, kept in a
 // circular buffer per GPU after the process exits (docs/accounting.md). Figures are averages
 // over the whole life of a process, unlike gpumeter's samples, which answer for any window.

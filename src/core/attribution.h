@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Attribution: how much GPU, GPU memory, energy, CPU and host memory a set of processes used in
 // a window of time, computed from the series (core/series.h). Pure arithmetic, no I/O. The
 // model, its approximations and its limits are described in docs/attribution.md.

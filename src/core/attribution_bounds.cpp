@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The estimate of the busy time a sample whose period crosses a window edge puts inside the
 // window, and the bounds that hold whatever the driver hid inside its periods
 // (docs/attribution.md, "Window edges").

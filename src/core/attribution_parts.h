@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts attribution (core/attribution.h) is assembled from: per-GPU figures, the energy
 // split and host figures. Internal to core; exposed in a header only so that each part lives in
 // its own file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A board's own sensors beyond the GPU's figures: the power monitors' rails and every
 // temperature sensor, as an embedded board (Jetson) exposes them. Discrete GPUs read through
 // NVML have none (Device::board is not_supported there).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/bounded_file.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a whole file of outside input with a cap on its size: config, scenario and quota
 // files are read before anything checks them, so a huge or endless file (a FIFO, /dev/zero)
 // must cost no more than the cap.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CoarseGpuRecords: the coarse tier of per-process utilisation (core/utilization_series.h),
 // in 8 bytes a record (core/packed_gpu_records.h). A coarse record's time is always its
 // bucket's end, an exact multiple of the bucket length, so it keeps that multiple, the bucket

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/collect.h"
 
 #include <utility>

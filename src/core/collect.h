@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One collection: read the GPU source, describe every GPU process through the process
 // source, stamp the time. The CLI's one-shot commands and (later) the sampler share it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device-level figures: what a set used on a device that keeps no per-process utilisation (a
 // Jetson's integrated GPU, a driver without per-process samples), from the device's own
 // utilisation over the window (docs/attribution.md, "Device-level figures").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/device_sample_drain.h"
 
 #include <algorithm>

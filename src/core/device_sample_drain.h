@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the sampler drains each round, per GPU, from the driver's device sample buffers
 // (GpuSource::drain_device_samples): the power samples, which give the energy counter its
 // shape between readings (docs/attribution.md, "Energy"), and, until the GPU's utilisation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/driver_wait.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A GPU source that waits for its driver: a daemon started before the driver finished loading
 // (at boot, during a driver upgrade) keeps trying to open it, with a growing delay, and reads
 // no GPU meanwhile instead of exiting (docs/daemon.md, "Waiting for the driver").

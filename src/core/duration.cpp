@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/duration.h"
 
 #include <charconv>

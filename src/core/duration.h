@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Durations people type, with one grammar for every option, config key and query parameter:
 // "100ms", "90" (seconds), "90s", "10m", "2h", "1d".
 #pragma once

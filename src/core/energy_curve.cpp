@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device's energy counter read at any time: between two readings, the counter's rise is
 // spread over time in the shape of the driver's power samples where they cover the stretch,
 // else evenly (constant power). docs/attribution.md, "Energy".

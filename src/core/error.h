@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Anticipated failures that stop an operation (as opposed to one absent value): a missing
 // driver, a malformed file, a refused permission. Carried in std::expected; exceptions never
 // cross module, thread or C-ABI boundaries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/fine_gpu_records.h"
 
 namespace gpumeter {

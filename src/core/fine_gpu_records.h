@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FineGpuRecords: the fine tier of per-process utilisation (core/utilization_series.h), the
 // driver's raw records, in 8 bytes a record (core/packed_gpu_records.h). A raw record keeps its
 // time as µs after the buffer's base time in 32 bits, which reach 71 minutes: the fine tier

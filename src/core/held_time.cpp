@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/held_time.h"
 
 #include <algorithm>

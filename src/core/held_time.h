@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How long a process held GPU memory on one GPU within a window: the GPU-seconds of the
 // history's ledger (docs/store.md). Read from the change-only memory step function the series
 // keep (core/memory_series.h). Pure arithmetic, no I/O.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/host_series.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // HostSeries: CPU time and resident memory of one process on the host, in two tiers, stored
 // only when they change. The sampler reads a process every round; a reading with the same
 // figures as the last stored one only moves last_read_us(), and is stored when a change

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Insert: what adding one sample to a series did.
 #pragma once
 

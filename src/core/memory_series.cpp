@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/memory_series.h"
 
 namespace gpumeter {

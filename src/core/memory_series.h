@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MemorySeries: the GPU memory one process holds on one GPU, a step function. The sampler
 // reads it every round, but only changes are stored: the amount at t is the last stored
 // sample at or before t. The time of the last reading is kept apart, so that an unchanged

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every numeric device metric, declared once as data. JSON keys, CLI columns, Prometheus
 // names, types and help texts (src/exposition/gpu.cpp) all come from this table: a new metric
 // is one row here plus the one backend function that fills it.

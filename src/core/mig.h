@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG (Multi-Instance GPU): a GPU in MIG mode is split into instances, each with its own
 // memory and processes. What the driver does not give under MIG (utilisation of the whole
 // GPU, per-process utilisation) is absent with Unavailable::mig, never 0.

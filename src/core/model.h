@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The model: plain types that every source fills and every consumer reads. No vendor type
 // appears here. Times are microseconds since the Unix epoch (NVML's clock).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/packed_gpu_records.h"
 
 namespace gpumeter {

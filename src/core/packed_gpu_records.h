@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PackedGpuRecords: per-process utilisation records (ProcessGpuRecord) stored in 8 bytes each,
 // keyed by a 32-bit number that the owner derives from the record's time (a bucket number in
 // the coarse tier, µs after a base time in the fine tier). The media engines' percents go into a

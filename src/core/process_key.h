@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ProcessKey: one process over its whole life. A pid alone is not enough, because the kernel
 // reuses pids; the start time tells a reused pid from the process that held it before.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RingBuffer<T>: a bounded, time-ordered buffer of samples. It allocates as samples arrive, up
 // to a fixed capacity, and never past it; when full, a new sample replaces the oldest. Its
 // storage follows the number of samples it holds: it grows by a quarter when full and shrinks to

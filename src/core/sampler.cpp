@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/sampler.h"
 
 #include <fmt/format.h>

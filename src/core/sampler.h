@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler: one thread that polls the GPU source and the host on a schedule, keeps the
 // series (core/series.h) and publishes an immutable Snapshot after each round. Consumers
 // (the task server, the HTTP server, the CLI's one-shot commands) read snapshots and ask for

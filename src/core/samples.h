@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The samples the sampler records and the series keep: per device, per process on a device
 // (utilisation and memory), and per process on the host. Plain types; times are µs since the
 // Unix epoch (NVML's clock).

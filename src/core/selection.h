@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which GPUs are free: the pure decision behind `gpumeter available`. Given one reading and
 // the criteria, returns the eligible GPUs in the order asked for, and for every other GPU the
 // reason it was left out (so the caller can say why nothing was free). No I/O.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the running gpumeter process itself uses: its CPU time, memory, descriptors and the
 // parts of its memory the allocator and SQLite account for. The daemon exports it on /metrics
 // under Prometheus' conventional `process_*` names, so that an operator (and the soak

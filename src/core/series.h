@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler's memory: bounded, time-ordered series per device, per (process, device) and per
 // process on the host, sized from the configuration and never grown past that. Per-process
 // utilisation and host samples are kept as read for a short fine horizon and at bucket

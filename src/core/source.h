@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The interfaces sources implement. Consumers never call a source; the collector does, and
 // publishes a Snapshot.
 #pragma once

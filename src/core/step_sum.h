@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sums of step functions, for memory held by a set of processes: each sequence holds samples
 // of one process's amount, which stays as sampled until its next sample. A sequence is a
 // RingBuffer or a TwoTier view (anything with size(), operator[] and upper_bound over samples

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Small text helpers shared by the parsers: of procfs and cgroup files, headers, config tables
 // and quota files.
 #pragma once

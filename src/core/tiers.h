@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the two-tier series (per-process utilisation and host samples) share: buckets aligned
 // to multiples of their length, and a read-only view of an older and a newer buffer as one
 // time-ordered sequence.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/unavailable.h"
 
 namespace gpumeter {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Why a value is absent. Sources carry absence as a value with a reason; renderers flatten it
 // to `null` / `N/A` (and only the C ABI turns it into sentinels).
 #pragma once

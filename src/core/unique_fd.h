@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A file descriptor owned by one object and closed when it goes: the one RAII wrapper the
 // POSIX code shares (files, CSV files, sockets).
 #pragma once

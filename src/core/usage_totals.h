@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The history's running totals of what processes used, per user and per container (or Slurm
 // job), since the database began: GPU-seconds held, SM busy-seconds, held seconds whose SM use
 // the driver did not report, and joules. They only grow, across daemon restarts and pruning,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/utilization_series.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UtilizationSeries: the utilisation of one process on one GPU, in two tiers. The fine tier
 // holds the driver's raw records of the recent past, one per driver sample period in which
 // the process was busy; raw records older than the fine horizon are folded into the coarse

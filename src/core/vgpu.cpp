@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/vgpu.h"
 
 namespace gpumeter {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A vGPU host's view of one physical GPU: its vGPU instances (one per VM) and the processes
 // running inside those VMs (docs/vgpu.md). Plain types; times are µs since the Unix epoch.
 #pragma once

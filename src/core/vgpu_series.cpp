@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/vgpu_series.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler's memory of vGPU instances (docs/vgpu.md, "Recent series"): per instance, a
 // bounded, time-ordered series of its utilisation and framebuffer, one record per sampler
 // round, kept for the configured horizon like the device series (core/series.h). No I/O. Not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/wall_clock.h"
 
 #include <chrono>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wall clock in the model's unit: every "now" of gpumeter's own comes from here.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the daemon keeps its heap small: memory a long-lived process frees inside its heap (the
 // holes growing buffers leave, what the threads' malloc arenas keep) stays resident until the
 // heap is trimmed (docs/benchmarks.md, "The daemon: CPU and memory").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "daemon/heap_trimmer.h"
 
 #if defined(__GLIBC__)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "daemon/stop_signals.h"
 
 #include <pthread.h>

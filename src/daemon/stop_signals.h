@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How a long-running command (the daemon, the master) learns it should stop: SIGTERM and
 // SIGINT arrive as readable data on a signalfd, which its server polls, instead of
 // interrupting whichever thread they would land on.

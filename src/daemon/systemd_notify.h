@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The readiness protocol of systemd's Type=notify services, without libsystemd: a datagram to
 // the socket named by $NOTIFY_SOCKET (docs/daemon.md, "Running it under systemd").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter_gpu_accounting_*: NVML accounting mode per GPU, and how many records its driver
 // buffer holds. A GPU whose mode cannot be read has no sample.
 #include "exposition/parts.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter_board_*: an embedded board's power rails and temperature sensors (Jetson:
 // docs/jetson.md), labelled with their GPU's labels and the rail's or sensor's name.
 #include <array>

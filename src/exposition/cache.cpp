@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exposition/cache.h"
 
 #include <utility>

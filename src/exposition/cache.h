@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exposition of a running sampler's latest snapshot, rendered once per snapshot however
 // many scrapes ask for it: a scrape of a snapshot already rendered costs a lock and a pointer
 // copy; concurrent scrapes of a new one wait for one rendering.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-GPU families: one per exported row of the model's metric table (core/metrics.h).
 #include <array>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter's Prometheus exposition (docs/metrics.md): per-GPU gauges and counters, per-process
 // and per-user GPU use, and the sampler's own health, rendered from one snapshot. Rendering
 // reads only what it is given: no source is called.

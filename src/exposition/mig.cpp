@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-MIG-device families: memory and process count of every MIG device, labelled with
 // its parent GPU, instance ids, profile and MIG UUID. GPUs without MIG write nothing.
 #include <string>

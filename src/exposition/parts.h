@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts of render_metrics (exposition/metrics.h), one group of families each. Internal to
 // src/exposition.
 #pragma once

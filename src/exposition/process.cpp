@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-process and per-user families. Processes are ranked by GPU memory for the bounded
 // per-process series; the per-user aggregates count every process, ranked or not.
 #include <algorithm>

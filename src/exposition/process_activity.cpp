@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exposition/process_activity.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Recent SM use of every process, from the sampler's series, for the exposition's per-process
 // and per-user gauges (a snapshot holds the device's utilization, not each process's).
 #pragma once

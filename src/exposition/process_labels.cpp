@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exposition/process_labels.h"
 
 #include "view/gpu_status.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The label values that name a GPU process in the exposition: its owner and its command.
 #pragma once
 

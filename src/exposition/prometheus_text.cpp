@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exposition/prometheus_text.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writing the Prometheus text exposition format, version 0.0.4: HELP and TYPE lines, label
 // sets, escaping and sample values. Knows nothing of GPUs; docs/metrics.md lists what gpumeter
 // writes with it.

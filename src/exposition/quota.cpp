@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter_quota_gpu_hours and gpumeter_quota_default_gpu_hours: the daemon's --quota file as
 // gauges, so that an alert rule can compare the ledger counters with it
 // (examples/prometheus/alerts.yml, GpumeterQuotaExceeded).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter's own families: its version and how its sampler and HTTP server fare. Each carries
 // the `host` label, as the GPU families do, so that one selector filters a machine's series.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter_user_*_total and gpumeter_container_*_total: the history's running totals
 // (core/usage_totals.h) as counters, so that Prometheus answers "who used how many GPU-hours
 // this month" with increase() over any range, across machines.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-vGPU-instance families (docs/metrics.md, "vGPU"): utilisation per engine,
 // framebuffer in use, licence state and expiry, labelled host, gpu, vgpu_uuid, vm_id and
 // vgpu_type. A GPU that is not a vGPU host adds nothing.

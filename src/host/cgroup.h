@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The container or batch job a process runs in, from its /proc/<pid>/cgroup.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The operations on a cgroup file system that making a cgroup takes, behind an interface:
 // the kernel's (SystemCgroupFs), or in tests an emulation of the kernel's rules on a
 // temporary directory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/cgroup_layout.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where this process's cgroups are: which cgroup file systems are mounted where
 // (/proc/self/mountinfo) and our path in each hierarchy (/proc/self/cgroup). cgroup v2 has
 // one unified hierarchy; v1 has one per controller, or per group of co-mounted controllers

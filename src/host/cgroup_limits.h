@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Resource limits for `gpumeter run` and `gpumeter limit`: CPU bandwidth, a set of CPUs and memory,
 // parsed and checked from the command line into the values the kernel's cgroup files take. Pure,
 // except online_cpus(), which reads one file under an injectable root.

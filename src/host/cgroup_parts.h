@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two kinds of run cgroup behind create_run_cgroup(), and what they share (internal to
 // src/host; in a header only so that each kind lives in its own file).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cgroup v1: a group below ours in the hierarchy of each controller the limits need, and in
 // the memory hierarchy for the high-water mark; co-mounted controllers share one group.
 #include <fmt/format.h>

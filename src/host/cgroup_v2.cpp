@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cgroup v2: one group below ours in the unified hierarchy, with the controllers enabled in
 // our group's cgroup.subtree_control.
 #include <fmt/format.h>

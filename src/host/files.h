@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whole-file reads and writes, and an exclusive lock on a directory: the POSIX file
 // operations the host readers and the GPU reservations need.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/limit_cgroup.h"
 
 #include <fmt/format.h>

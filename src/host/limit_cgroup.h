@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A cgroup with limits for processes that already run (`gpumeter limit --pid`): made where
 // `gpumeter run` makes its groups (host/run_cgroup.h, below our own cgroup; v2, or v1 where
 // only v1 has the controllers), the processes moved into it, and the group left in place

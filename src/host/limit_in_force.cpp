@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The limits a group's interface files hold (host/limit_cgroup.h).
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // errno as a std::error_code, for the host's system calls.
 #pragma once
 

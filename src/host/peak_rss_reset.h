@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Resetting a process's resident high-water mark (VmHWM), so that a later reading of the mark
 // is the peak since the reset: what makes a task's peak resident memory its own instead of the
 // highest mark of its process's whole life.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A directory only its owner can write to: where per-user runtime state such as GPU
 // reservations lives. Secure by default: a directory that another user could have planted or
 // can write to is refused, never used.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads the two per-process procfs files the sampler reads in every round, /proc/<pid>/stat
 // and /proc/<pid>/status, keeping each process's descriptors open from one read to the next.
 // A read through an open descriptor costs half (stat) to two thirds (status) of an open, a read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pure parsers for the procfs files gpumeter reads: /proc/<pid>/stat, /proc/<pid>/status,
 // /proc/<pid>/cmdline and /proc/stat. They take the file's text and never touch the file
 // system, so that every quirk (a comm with spaces and parentheses, a command line without

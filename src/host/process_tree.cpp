@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/process_tree.h"
 
 #include <algorithm>

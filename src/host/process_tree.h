@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The processes of a command's tree, found one of two ways: the members of a cgroup made for
 // it, or the descendants of a process by the parent links in <root>/proc/<pid>/stat. Reads
 // only; a process that exits while it is being read is left out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads processes from procfs under an injectable root ("/" on a live system, a fixture tree
 // in tests): user, command line, start time, container or job, namespace pid; and, for the
 // sampler, CPU time and resident memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Short-lived GPU reservations, so that two `gpumeter available -l 1` run at the same
 // instant never print the same GPU. One file per GPU in a private runtime directory holds the
 // reserving process's pid, its start time and an expiry; a reservation ends when that process

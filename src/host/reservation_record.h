@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The content of one reservation file and the rule that says whether it still holds. Pure
 // functions, so that liveness and the file format are testable without processes or files.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/run_cgroup.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A cgroup made for the processes of one `gpumeter run`: created next to (below) our own
 // cgroup with the limits asked for, the command placed in it before it execs, its members
 // and memory high-water mark read while it runs, removed at the end. cgroup v2 where the

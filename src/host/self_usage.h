@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads what a gpumeter process uses (core/self_usage.h) from procfs under an injectable root
 // ("/" on a live system, a fixture tree in tests), and the allocator's figures of the calling
 // process.

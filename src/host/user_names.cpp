@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/user_names.h"
 
 #include "core/text.h"

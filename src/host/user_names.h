@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // User names for uids: from <root>/etc/passwd, and, on the live system (root "/"), from the
 // system's name service as well, so that LDAP or SSSD users get their names too.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "jetson/board.h"
 
 #include <array>

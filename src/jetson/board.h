@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which Jetson board this is, probed from what the kernel and L4T expose rather than from a
 // table of releases (a table breaks with the next JetPack): the device tree's model and
 // compatible strings, the fuse's chip id and /etc/nv_tegra_release. docs/jetson.md lists the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fixed-function engines beside the GPU, by their clocks in the clock framework's debugfs
 // directory (/sys/kernel/debug/clk, root only): the video encoder (nvenc, or msenc on Nano),
 // decoders (nvdec), JPEG (nvjpg), VIC, OFA, APE, SE, and the DLA and PVA clocks (dla0_core,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "jetson/gpu_devfreq.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The integrated GPU, found the way the kernel files it on every generation: the devfreq
 // entry whose device's device-tree node is the GPU (gm20b's "gpu" on Nano, "gp10b" on TX2,
 // "gv11b" on Xavier, "ga10b" or "gpu" on Orin). Its device directory holds the load, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "jetson/nvmap.h"
 
 #include <algorithm>

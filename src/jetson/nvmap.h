@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU memory per process from nvmap, the Tegra memory manager, through debugfs (root only):
 // /sys/kernel/debug/nvmap/iovmm/clients, a header line, then "CLIENT PROCESS PID SIZE" rows
 // ("user gpu_burn 7979 23525644K") and a "total" row. Without root the list is absent with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "jetson/rails.h"
 
 #include <algorithm>

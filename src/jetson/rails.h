@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The board's power monitors (TI INA3221, three channels each): per rail its voltage, current
 // and power. Two drivers, found by the I2C device's name:
 //  - L4T 32 ("ina3221x", iio): iio:deviceN/rail_name_K, in_voltageK_input (mV),

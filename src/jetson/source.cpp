@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "jetson/source.h"
 
 #include <fmt/format.h>

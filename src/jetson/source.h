@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Jetson GPU source: the board's integrated GPU as one model Device, read from sysfs,
 // debugfs and procfs under a root directory (docs/jetson.md). What a Jetson does not offer
 // (PCIe, fans through NVML, ECC, per-process utilisation) is not_supported; what needs root

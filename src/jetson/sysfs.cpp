@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "jetson/sysfs.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a Jetson board's kernel files (sysfs, debugfs, procfs, /etc) under a root directory
 // that tests and the simulator replace: "/" on a board, a fixture tree in tests. Every read
 // says why it failed, so that a value the kernel hides from us reads as no_permission and one

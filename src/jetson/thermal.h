@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Temperatures from the kernel's thermal zones, found by their type: the GPU's zone is
 // "GPU-therm" on L4T 32 boards and "gpu-thermal" on Orin. A zone that cannot be read (Orin's
 // GPU and CV sensors answer EAGAIN while powered off) or reads outside any real temperature

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exponential backoff for a failing agent, counted in poll rounds so that it follows the poll
 // interval and behaves the same under test as in service: after f failures in a row the agent
 // is polled again min(2^(f-1), cap) rounds later (1, 2, 4, 8, ... rounds), and after a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the master gets one node's status document: over HTTP from an agent's
 // GET /api/v1/status, or for "self" straight from this machine's sources (no HTTP to itself).
 #pragma once

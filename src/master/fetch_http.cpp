@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An agent over HTTP: GET /api/v1/status with a bounded wait and a bounded answer, and the
 // answer sorted into ok, unreachable, unauthorized or garbage.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "self" node: the caller reads this machine (a one-shot collection) and renders it.
 #include <utility>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/fleet.h"
 
 #include <fmt/format.h>

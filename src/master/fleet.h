@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fleet as the master last saw it: for every node its last poll's outcome, its last good
 // status document and how old that reading is, and its poll counters. Pollers write it from
 // their threads; HTTP handlers read it from theirs (every member is safe to call concurrently).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/fleet: every node's state and last good status document, in the shape of
 // schemas/fleet.schema.json (documented in docs/master.md).
 #pragma once

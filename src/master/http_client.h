@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The master's HTTP client, for agents and for a Prometheus server alike: many GETs at once on
 // the calling thread (libcurl's multi interface, no thread per request), each one bounded in
 // time (connecting included), in header bytes and lines, and in body bytes; no redirects, no

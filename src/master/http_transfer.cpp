@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/http_transfer.h"
 
 #include <fmt/format.h>

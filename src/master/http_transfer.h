@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One GET of the master's HTTP client as a libcurl easy handle: its options (the bounds, TLS,
 // no redirects), the callbacks that enforce the header and body limits, and the result in
 // words. Private to master_http_client.cpp; code outside src/net never includes curl.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/node.h"
 
 #include <utility>

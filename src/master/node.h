@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one poll of one node yields, and the states a node of the fleet can be in
 // (docs/master.md, "States").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/poller.h"
 
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The master's poller: each round polls every agent at once (all HTTP agents on one thread
 // through one HttpClient, "self" beside them on a thread of its own), holds failing agents back
 // with exponential backoff, and writes each outcome into the fleet state that the HTTP handlers

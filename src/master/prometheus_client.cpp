@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/prometheus_client.h"
 
 #include <fmt/format.h>

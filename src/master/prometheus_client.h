@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The part of a Prometheus server's HTTP API that the master reads: instant queries
 // (GET /api/v1/query) whose result is a vector of labelled samples, several at once, with the
 // bounds of the master's HTTP client (a larger body: one answer holds the whole fleet).

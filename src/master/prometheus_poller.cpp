@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/prometheus_poller.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Prometheus mode of the master: instead of polling agents, each round asks a Prometheus
 // server that scrapes them, and rebuilds every host's status document from the exported
 // metrics (docs/master.md, "Prometheus mode"). Nodes are the `host` labels it finds.

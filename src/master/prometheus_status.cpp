@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/prometheus_status.h"
 
 #include <fmt/chrono.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Status documents rebuilt from the metrics that agents export to Prometheus, one per `host`
 // label, in the shape of `gpumeter list --json` (schemas/list.schema.json) with "source":
 // "prometheus". What Prometheus does not carry (serial numbers, processes, most clocks) is

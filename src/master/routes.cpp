@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/routes.h"
 
 #include <utility>

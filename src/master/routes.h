@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The master's own routes on its HTTP server (docs/master.md): GET /api/v1/fleet, the fleet
 // document, behind the server's token like every data route.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/status_check.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whether an agent's answer looks like a `gpumeter list --json` document
 // (schemas/list.schema.json) in the parts that the master and the fleet page rely on; anything
 // else an agent sends is "garbage", however well-formed its JSON.

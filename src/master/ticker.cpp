@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/ticker.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs a round (the master's polls) every interval on its own thread until stopped. A round
 // that overruns the interval is followed by the next at once, never by two at a time. The round
 // is handed the ticker's stop token, so that stopping cuts a round in progress short.

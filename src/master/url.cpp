@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/url.h"
 
 #include <fmt/format.h>

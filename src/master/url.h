@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the master reaches an agent: an http or https URL split into the parts an HTTP client
 // needs, with an optional path prefix for agents behind a reverse proxy.
 #pragma once

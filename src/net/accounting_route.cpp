@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/accounting_route.h"
 
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/accounting: every GPU's accounting mode and the records in its driver buffer,
 // the document of `gpumeter accounting show --json` (schemas/accounting.schema.json). It reads
 // the sampler's latest snapshot, which carries the records, and names users and commands from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/agent_routes.h"
 
 #include "core/wall_clock.h"

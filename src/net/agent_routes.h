@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The routes of the agent inside `gpumeter daemon` (docs/http.md): /healthz,
 // /api/v1/status, /gpu_status, /api/v1/history, /api/v1/usage, /api/v1/tasks, /api/v1/vgpu
 // and /api/v1/vgpu/series. They read the sampler's snapshot and series, the history database

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bearer-token check of the HTTP server: "Authorization: Bearer <token>" (RFC 6750),
 // compared in time that does not depend on where the given token first differs.
 #pragma once

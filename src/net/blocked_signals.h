@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Threads the HTTP server starts (its event loops, its deadline watch) take no process
 // signals: the daemon and the master take SIGTERM and SIGINT on a signalfd or with sigwait,
 // blocked in their threads, and a thread started before they block them would otherwise

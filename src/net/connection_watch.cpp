@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/connection_watch.h"
 
 #include <linux/tcp.h>  // tcp_info with tcpi_bytes_received, which glibc's lacks

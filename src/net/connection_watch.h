@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Deadlines on the HTTP server's connections that the HTTP library does not keep: a whole
 // request head must arrive within a time from the connection's start or the previous
 // response's end (so that a client sending a header line now and then, which resets an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table of the dashboard's embedded files, written at build time by
 // cmake/EmbedAssets.cmake from the files under web/ (and the chart library's from
 // web/node_modules). Private to src/net: everything else asks dashboard_asset().

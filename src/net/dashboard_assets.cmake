@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The dashboard's files (web/) built into the binary: library gpumeter::dashboard_assets,
 # whose generated source cmake/EmbedAssets.cmake writes again whenever a file under web/
 # changes (new files are found at the next configure, which a changed glob triggers).

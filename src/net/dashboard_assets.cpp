@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/dashboard_assets.h"
 
 #include <algorithm>

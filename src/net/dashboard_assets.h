@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The web dashboard's files, built into the binary (no CDN, no files to install: it works
 // offline and cannot drift from the server that serves it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/dashboard_routes.h"
 
 #include <optional>

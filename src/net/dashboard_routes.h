@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The web dashboard's routes: GET / (the page) and /assets/... (its scripts, styles and chart
 // library), served from the files built into the binary (net/dashboard_assets.h). They are
 // public (no token): they hold no data; the page asks for the token the API needs.

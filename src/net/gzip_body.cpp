@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/gzip_body.h"
 
 #include <zlib.h>

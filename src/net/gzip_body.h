@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gzip compression of HTTP response bodies (zlib), for clients that accept it: /metrics and
 // the JSON documents shrink five- to tenfold.
 #pragma once

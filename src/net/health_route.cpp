@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/health_route.h"
 
 #include <algorithm>

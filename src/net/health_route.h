@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /healthz: whether the sampler still runs rounds, for load balancers and systemd
 // watchdogs; open to everyone (it tells nothing about users or processes).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The columns of `GET /api/v1/history`: a window cut into buckets of one step, each holding
 // the average, minimum and maximum of the readings that fall in it. Readings come at several
 // resolutions (the sampler's samples, the store's samples, its 1-minute and 1-hour

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/history_mig.h"
 
 #include <algorithm>

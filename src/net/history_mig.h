@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/history for a MIG device: `gpu=MIG-...` names one MIG device of the snapshot, and
 // its memory_used and GPM history comes from the store's per-minute and per-hour MIG rows
 // (store/mig_memory.h; docs/http.md). The sampler keeps no MIG series in memory, so the

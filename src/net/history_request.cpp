@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/history_request.h"
 
 #include <fmt/format.h>

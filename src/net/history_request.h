@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parameters of `GET /api/v1/history` (docs/http.md):
 // gpu=<index|uuid>&metric=<gauge>&since=<time>&until=<time>&step=<duration>.
 #pragma once

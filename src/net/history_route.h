@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/history: one gauge of one GPU over a window, in buckets, columnar for charts
 // (docs/http.md). The recent part comes from the sampler's series in memory, the older part
 // (and the temperature, which the series do not keep) from the history database.

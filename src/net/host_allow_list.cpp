@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/host_allow_list.h"
 
 #include <algorithm>

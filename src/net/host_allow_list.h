@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which `Host` header values the HTTP server answers: its defence against DNS rebinding, where
 // a web page has its own name resolve to 127.0.0.1 so that a browser on this machine, believing
 // it talks to the page's site, reads the tokenless loopback server. The browser still sends the

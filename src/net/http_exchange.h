@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bridge between libmicrohttpd and the routes' request and response types (httplib's
 // Request and Response, plain structs the routes were written against): a request read from
 // a connection, and a response queued on it. libmicrohttpd is included only here and in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP server of `gpumeter daemon` and `gpumeter master`: GNU libmicrohttpd (event-driven:
 // a held connection costs memory within its limit, never a thread) behind the project's
 // security rules (docs/http.md). It binds to loopback unless told otherwise; a non-loopback

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the HTTP server listens: a host (an IP address or a name) and a TCP port, parsed from
 // `--listen`, and whether that host is a loopback address (the security rules differ).
 #pragma once

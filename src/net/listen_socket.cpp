@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/listen_socket.h"
 
 #include <fmt/format.h>

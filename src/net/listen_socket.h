@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTTP server's listening TCP socket, made before the server starts so that bind errors
 // are reported by open() and port 0 is resolved to the port the kernel chose.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/metrics_route.h"
 
 #include <memory>

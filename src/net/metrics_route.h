@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /metrics: the Prometheus exposition of a running sampler (docs/metrics.md), rendered
 // once per sampling round for every scraper, with the HTTP server's own response counts.
 #pragma once

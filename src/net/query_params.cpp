@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/query_params.h"
 
 #include <fmt/format.h>

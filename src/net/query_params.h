@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading the query parameters of a GET request, with errors that name the parameter.
 #pragma once
 

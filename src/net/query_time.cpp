@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/query_time.h"
 
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Times and steps in query parameters (`since`, `until`, `step` of the HTTP API).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/request_deadline.h"
 
 #include <fmt/format.h>

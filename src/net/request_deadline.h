@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The time one HTTP request may spend in the history database. Every route that reads the
 // database gives its connection the request's deadline (store::Store::set_deadline): a query
 // that runs past it stops, and the request answers 503 with a JSON error instead of holding a

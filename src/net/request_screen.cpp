@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/request_screen.h"
 
 #include <fmt/format.h>

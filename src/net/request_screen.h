@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The checks every request passes before it is routed, on the parsed request alone: what RFC
 // 9112 rejects and the parser let through, the size limits, the Host allow-list and the
 // methods served. Each refusal is a status and a one-line reason for a JSON error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/response.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replies of the HTTP routes: JSON documents and JSON errors, the same shape on every route.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/status_routes.h"
 
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The routes that render the latest snapshot: GET /api/v1/status (the `gpumeter list --json`
 // document) and GET /gpu_status (the flat shape older pages poll, view/gpu_status_json.h).
 // Both read Sampler::snapshot() only: a request costs no GPU call.

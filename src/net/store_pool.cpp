@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/store_pool.h"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Read-only connections to the history database for the HTTP server's threads. A store::Store
 // is one SQLite connection and not thread-safe: each request borrows a connection of its own
 // and gives it back when done, so that requests read at once (WAL mode) while the daemon's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/tasks?since=10m: the tasks that ended recently, each the task record that
 // `gpumeter tasks --json` prints (docs/task-protocol.md):
 // {"schema_version": 1, "tasks": [...]}, by end time. The HTTP server sees every user's

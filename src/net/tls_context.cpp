@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/tls_context.h"
 
 #include <fmt/format.h>

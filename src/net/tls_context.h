@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TLS for the HTTP server: the certificate chain and private key files (PEM) loaded into an
 // OpenSSL context, with an error that names the file that could not be used.
 #pragma once

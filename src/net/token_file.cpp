@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/token_file.h"
 
 #include <fcntl.h>

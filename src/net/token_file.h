@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bearer token of `--token-file FILE`: a secret kept in a file that only its owner (and
 // group) may read, so that it appears in no command line and no config file.
 #pragma once

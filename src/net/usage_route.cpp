@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/usage_route.h"
 
 #include <fmt/format.h>

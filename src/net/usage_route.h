@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/usage: who used how many GPU-hours, the `gpumeter report --format json`
 // document (schemas/report.schema.json) from the daemon's history database, with each
 // user's quota standing when the daemon was given --quota FILE.

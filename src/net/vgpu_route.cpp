@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/vgpu_route.h"
 
 #include "net/response.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/vgpu: the `gpumeter vgpu --json` document (schemas/vgpu.schema.json) of the
 // sampler's latest snapshot. A request reads Sampler::snapshot() only: it costs no GPU call.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/vgpu_series_route.h"
 
 #include <fmt/format.h>

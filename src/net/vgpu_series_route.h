@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/vgpu/series: the recent series of one vGPU instance from the sampler's memory
 // (core/vgpu_series.h), columnar for charts (docs/vgpu.md, docs/http.md,
 // schemas/vgpu-series.schema.json). A request reads the series only: it costs no GPU call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Our own declarations of the subset of NVML's C ABI that gpumeter uses (x86-64 Linux).
 //
 // Only src/nvml/ (the loader and the backend) and src/sim/ (the simulated library) include

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accounting mode through NVML: the mode, the buffer's size and its records, read into the
 // model; and the two root-only calls that change them.
 //

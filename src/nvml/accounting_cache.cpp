@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/accounting_cache.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one GPU's accounting records looked like at the last read, so that the next read asks
 // the driver only about records that can have changed.
 //

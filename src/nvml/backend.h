@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The NVML backend: turns NVML results into the model's plain types. The only code that
 // sees NVML return codes; nothing it returns carries a vendor type.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/convert.h"
 
 #include <fmt/format.h>

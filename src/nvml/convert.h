@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unit and value conversions from NVML's raw numbers to the model's units and words.
 // Pure functions; internal to src/nvml/.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Identity and driver-wide facts: what does not change while the driver stays loaded.
 #include <cstring>
 #include <vector>

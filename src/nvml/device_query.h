@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Calls into one device during one read. The query remembers when the GPU turns out to be
 // lost (GPU_IS_LOST, GPU_NOT_FOUND, RESET_REQUIRED): every later call on it is skipped and
 // answers Unavailable::gpu_lost, so a dead GPU costs one failed call per read, not fifty.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading one device (and the driver-wide facts) into the model, one short function per
 // group of fields. A failing field carries its reason; it never fails the others. Once a
 // query finds the GPU lost, the remaining fields are not asked for.

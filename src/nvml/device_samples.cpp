@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/device_samples.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining a device's sample buffers (nvmlDeviceGetSamples): power and GPU utilisation, one
 // entry per driver sample period.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device metrics, one function per group, each filling its rows of core/metrics.h in the
 // model's units.
 #include <optional>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one list of NVML entry points gpumeter resolves, in order of preference.
 //
 // X(member, FunctionType, "preferred symbol", "fallback", ...): the loader looks each name up

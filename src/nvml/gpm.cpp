@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/gpm.h"
 
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPM (Hopper and newer): the gpm_* rows of a GPU and of its MIG devices. GPM gives figures
 // only between two samples, so the reader keeps the previous sample of every GPU and GPU
 // instance from one read to the next, and computes the figures over the window between it

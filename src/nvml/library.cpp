@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/library.h"
 
 #include <dlfcn.h>

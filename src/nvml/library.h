@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The NVML loader: dlopen of libnvidia-ml.so.1 (or the simulator) and one table of function
 // pointers generated from GPUMETER_NVML_ENTRY_POINTS (entry_points.h).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // transform / and_then for Maybe<T>: the standard library of g++ 12 ships std::expected
 // without its monadic members. Internal to src/nvml/.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/mig.h"
 
 #include <cstring>

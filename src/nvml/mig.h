@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a GPU's MIG state: its mode and, in MIG mode, every MIG device (ids, profile,
 // UUID, memory, processes) through the MIG handles under it.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/process_utilization.h"
 
 #include <algorithm>

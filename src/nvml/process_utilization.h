@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining a device's per-process utilisation samples.
 //
 // Internal to src/nvml/. Separate from the device reader so that both sizing protocols and

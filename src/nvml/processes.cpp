@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/processes.h"
 
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading one of NVML's running-process lists (compute, graphics or MPS).
 //
 // Internal to src/nvml/. Separate from the device reader so that the sizing protocol and

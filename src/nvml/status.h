@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How NVML return codes become the model's reasons for an absent value.
 //
 // Internal to src/nvml/: callers above the backend only ever see the Unavailable reasons.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The instance side of a vGPU host: the active list (with its sizing retry), identity,
 // framebuffer, licence and accounting of each instance.
 #include "nvml/vgpu.h"

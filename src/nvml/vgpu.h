@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a vGPU host's instances and the processes inside its VMs (docs/vgpu.md).
 //
 // Internal to src/nvml/; the backend calls read_vgpu_host once per device and read.

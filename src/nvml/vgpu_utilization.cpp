@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining a vGPU host's utilisation samples: per instance and per process inside the VMs,
 // each with the 550+ versioned call when the driver has it and the older one otherwise.
 #include <algorithm>

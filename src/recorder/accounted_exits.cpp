@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/accounted_exits.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The processes that the driver's accounting buffer shows as exited, each noted once: a
 // record that was not exited in the previous snapshot is new (a daemon that starts sees every
 // exited record of the buffer as new; writing one again changes nothing, store/accounted.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/csv_export.h"
 
 namespace gpumeter::recorder {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter export csv`: the daily CSV rows again, from the store's per-minute (or per-hour)
 // process detail instead of the daemon's intervals, through the same CsvIntervals, so that a
 // period gives the same rows both ways where the resolutions agree (docs/daemon.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Appending rows to the daily CSV files: DIR/YYYY-MM-DD.csv by the local date of each row's
 // timestamp, the header written once into a new file. Each file gets its rows in one write of
 // whole lines; a write cut short (a full disk) is undone, so a file always ends in a complete

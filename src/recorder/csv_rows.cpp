@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/csv_rows.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The daily CSV files that older scripts read: `Timestamp,User,PID,GPU Number,GPU Usage`, one
 // row per process per GPU per CSV interval, with the process's average SM use over the
 // interval (docs/daemon.md). The daemon fills them from the intervals it records, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/identities.h"
 
 namespace gpumeter::recorder {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Who the processes the series name are, remembered from the snapshots the sampler publishes:
 // the series key processes by pid and start time only, and a process that has exited is no
 // longer in the latest snapshot when its last interval is recorded. Also the uuid of each GPU

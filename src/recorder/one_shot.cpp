@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/one_shot.h"
 
 #include <algorithm>

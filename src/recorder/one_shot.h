@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter record --once`: one reading of the GPUs, turned into the store's records without a
 // daemon. One reading cannot measure an interval by itself, so it leans on the previous record
 // (the store's recorded_until and each GPU's energy counter then) and on the driver's buffer of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/process_figures.h"
 
 #include "core/held_time.h"

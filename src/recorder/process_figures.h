@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What each process did on each GPU within one record window, from the sampler's series: the
 // figures of one store::ProcessInterval before it is told who the process is. Pure arithmetic
 // over core's attribution (docs/attribution.md); no I/O.

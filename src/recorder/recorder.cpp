@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/recorder.h"
 
 #include <fmt/format.h>

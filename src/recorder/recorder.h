@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The daemon's history recorder (docs/daemon.md, "History"): turns what the sampler keeps into
 // the store's records and the daily CSV files.
 //  - Every sampler round (observe): each GPU's description and sample, queued in the Writer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "recorder/task_records.h"
 
 namespace gpumeter::recorder {

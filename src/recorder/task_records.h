@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A settled task (src/task) as the history keeps it (store::TaskRecord).
 #pragma once
 

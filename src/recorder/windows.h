@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the recorder cuts time into the windows it records: at every multiple of the record
 // interval and at every minute, both on the Unix epoch, so that each process interval lies
 // within one minute and the store's per-minute figures are exact (docs/store.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "run/child.h"
 
 #include <fcntl.h>

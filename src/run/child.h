@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Starting the command of `gpumeter run`: a forked child that waits, so that it can be
 // placed in its cgroup before it runs anything, then executes the command (searched in
 // PATH, as a shell does).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which processes belong to a `gpumeter run`: the members of its cgroup when it has one, and
 // gpumeter's descendants by parent links (all there is without a cgroup). gpumeter is the
 // tree's subreaper, so a process whose parent exits stays below it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter run --json FILE`: what the summary says, as a versioned document. Numbers are
 // numbers, units are in the key names, absent values are null with their reason under the
 // sibling "unavailable" object. Specified by schemas/run.schema.json, documented in

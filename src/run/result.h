@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one `gpumeter run` measured: the model that the summary (run_summary.h) and the JSON
 // document (run_json.h) both render.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "run/signals.h"
 
 #include <pthread.h>

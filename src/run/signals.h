@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The signals `gpumeter run` handles while the command runs: SIGCHLD (a process of the tree
 // ended) and those it passes on to the command (SIGINT, SIGTERM, SIGHUP, SIGQUIT). They are
 // blocked in every thread (threads started later inherit the mask) and read from a signalfd,

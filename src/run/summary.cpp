@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "run/summary.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "run/supervise.h"
 
 #include <poll.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wait of `gpumeter run`: until the command has exited, and every process that gpumeter
 // adopted meanwhile as their subreaper (orphaned grandchildren) too. Meanwhile it passes
 // signals on, follows the tree every interval, and reaps: the kernel then adds each reaped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/call_costs.h"
 
 #include <cstdlib>

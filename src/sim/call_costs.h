@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What simulated NVML calls cost: none by default (unit tests), or a driver's typical costs,
 // so that a benchmark or a demo pays for its calls what it would pay on a real machine
 // (docs/scenarios.md, "Call costs").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated clock. Scenario time is t = (now_us - epoch_us) / 1e6, where
 //   - epoch_us is $GPUMETER_SIM_EPOCH_US when set (so several processes share one
 //     timeline), else a time the caller picks (the library: its first nvmlInit);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/features.h"
 
 #include <array>

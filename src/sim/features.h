@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a simulated GPU may lack. A scenario lists them under "unsupported"; every NVML call
 // that reads such a value answers NOT_SUPPORTED for that GPU, as a real board without the
 // sensor, inforom field or engine does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated library's host side: what `gpumeter --simulate` needs of a scenario beyond
 // its GPUs (the processes' users, commands, starts and ends), read from the simulated
 // libnvidia-ml.so.1 that parsed the scenario, so that a simulated command parses its scenario

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/jetson_board.h"
 
 #include <fmt/format.h>

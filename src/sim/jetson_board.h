@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter --simulate-jetson SCENARIO`: a simulated Jetson board's kernel files, kept moving.
 // The board's files (sim/jetson_tree.h) are written under a private temporary directory and
 // what changed is rewritten every 50 ms by a thread of the board's own, on the scenario's clock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel files of a simulated Jetson board at one moment: what the Jetson source
 // (src/jetson, docs/jetson.md) reads on a real board, in the layout of the scenario's board
 // generation, from the scenario's one device and its processes at that moment. Pure: the

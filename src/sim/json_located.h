@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON parsing that remembers where each value was, so that a scenario error can say
 // "FILE:LINE: what was expected" both for syntax errors and for values of the wrong kind.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/json_reader.h"
 
 #include <fmt/format.h>

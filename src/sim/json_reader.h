@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Typed reading of a LocatedJson with "FILE:LINE: what was expected" errors.
 //
 // The reader keeps the first error and answers later questions with harmless defaults, so

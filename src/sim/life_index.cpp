@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/life_index.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One device's processes indexed by their lives, so that what is alive at a moment, or during
 // a sample period, is found without walking every process the scenario ever ran: a churn
 // scenario lists tens of thousands (bench/soak.py), and each NVML call asks several times.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/machine_clock.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated machine's one clock: where scenario time 0 lies, agreed by every process that
 // loads the same scenario (a daemon, a one-shot command, a third-party client), as every
 // client of a real driver reads one clock and one sample history.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One entry of "devices" (with "device_defaults" filling what it leaves out).
 #include <fmt/format.h>
 

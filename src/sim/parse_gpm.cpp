@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A device's "gpm": how the GPM figures of a Hopper or newer GPU follow its utilisation.
 #include "sim/parse_parts.h"
 

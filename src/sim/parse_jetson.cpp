@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "jetson": the scenario is a Jetson board (docs/scenarios.md, "jetson"); its one device is
 // the board's integrated GPU.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A device's "mig" (a mode string, or an object describing MIG mode with its instances) and
 // a process's "mig" (the instance it runs in).
 #include <fmt/format.h>

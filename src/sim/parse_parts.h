@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pieces of the scenario parser, one per part of the file (internal to src/sim).
 #pragma once
 

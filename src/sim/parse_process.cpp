@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One entry of "processes": which GPU, which pid, how much memory and utilisation, when,
 // and what the host knows about it.
 #include <fmt/format.h>

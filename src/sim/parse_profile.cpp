@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Utilisation and memory profiles: a number, steps or bursts.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The top level of a scenario file: driver, devices, processes, faults.
 #include <fmt/format.h>
 

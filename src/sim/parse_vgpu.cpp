@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // "vgpu": which GPUs run as vGPU hosts, their vGPU instances (one per VM) and the processes
 // inside those VMs (docs/vgpu.md, docs/scenarios.md).
 #include <fmt/format.h>

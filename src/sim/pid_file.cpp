@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/pid_file.h"
 
 #include <signal.h>

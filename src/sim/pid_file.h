@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The pid a scenario's `pid_file` holds: how a test names a real process that is started
 // after the scenario was loaded (docs/scenarios.md).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/profile.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A value that changes over scenario time: utilisation percent, memory bytes. Every profile
 // is piecewise constant (constant, steps, bursts), so means and integrals over any window
 // are exact, and the simulator never has to pick a sampling step.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/return_codes.h"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NVML return codes by name and by text: scenario files name them ("DRIVER_NOT_LOADED"),
 // and the simulated nvmlErrorString answers with their text.
 #pragma once

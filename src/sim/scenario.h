@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The scenario model: a simulated machine's driver, GPUs, processes and faults, as read
 // from a scenario file (the format is documented in docs/scenarios.md). Plain data; what
 // each device and process reads at a given time is timeline.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/scenario_host.h"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // In `gpumeter --simulate SCENARIO`, the host side of the simulated machine: processes a
 // scenario describes with `"host": {...}` (user, command, start) are answered from the
 // scenario; its other made-up pids have no description (never the unrelated real process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every symbol the simulated libnvidia-ml.so.1 can export, with its C signature.
 //
 // This list is the single source: the library declares its exports from it (and the

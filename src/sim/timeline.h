@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a scenario's devices and processes read at a given time: the evaluation that the
 // simulated library answers from, kept free of any NVML type.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A process's figures from the driver's accounting buffer (core/accounting.h), recorded once
 // the process has exited: lifetime averages, kept apart from what gpumeter sampled.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/aggregate.h"
 
 #include <fmt/format.h>

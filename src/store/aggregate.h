@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One aggregate row of a device tier as it is built: the sample count, min / avg / max of each
 // gauge and the energy used, from raw samples or from finer aggregates. Internal to src/store.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Time buckets of the tiers: a minute and an hour, aligned on the Unix epoch (so on UTC), and
 // how an interval spreads over them. Internal to src/store.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device samples into minutes, minutes into hours: one batch (at most an hour of samples, or a
 // day of minutes) per transaction, with the tier's watermark moved in the same transaction.
 #include <fmt/format.h>

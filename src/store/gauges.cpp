@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/gauges.h"
 
 #include <fmt/format.h>

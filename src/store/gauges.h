@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device gauges the store keeps, as data: each is a metric of core's table (its key is the
 // column name) and the member of DeviceSampleRecord that carries it. The aggregate tiers keep
 // <column>_min, <column>_avg and <column>_max of each.

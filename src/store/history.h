@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading back what the store keeps, row by row: GPUs, their series at a chosen resolution,
 // ledger rows, per-process detail and task results. For exporters (CSV files), plots and
 // tests; store/usage.h answers the grouped questions of reports. Windows are [since, until),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading GPUs and their series back.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading the ledger, per-process detail and task results back.
 #include <fmt/format.h>
 

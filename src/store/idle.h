@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Idle holders: processes that kept GPU memory while leaving the SMs (almost) unused for a
 // long stretch — the notebook left open over the weekend. Found in the per-minute detail, so
 // only within its retention (30 days by default).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the history database lives, and the checks that make opening it safe: the directory
 // and the file are created with modes that keep other users out, and a path that someone else
 // could have planted (a symbolic link, a file another user owns, a directory others may write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Keeping the tiers: aggregating device samples into minutes and minutes into hours, and
 // deleting what is older than each table's retention. Work is done in bounded batches, one
 // transaction each, so a writer never waits long; a batch interrupted by a crash is rolled back

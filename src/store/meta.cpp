@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/meta.h"
 
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The store's own bookkeeping in the meta table: how far each tier has been aggregated and
 // pruned. Internal to src/store; every value is a time in µs since the Unix epoch.
 #pragma once

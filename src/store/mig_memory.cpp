@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG devices' memory: records from a snapshot, their checks, and reading the tiers back.
 #include "store/mig_memory.h"
 

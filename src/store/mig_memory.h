@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory use of MIG devices in the history (docs/mig.md, "History", and docs/store.md): per
 // MIG device (keyed by its GPU and its MIG-... uuid), the min, mean and max of the memory its
 // processes hold, per minute and per hour, from every sampler round; beside it (schema step 9)

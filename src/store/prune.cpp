@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Retention: each table loses its rows older than its horizon, a slice of time per transaction.
 #include <fmt/format.h>
 

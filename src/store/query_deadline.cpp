@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/query_deadline.h"
 
 #include <sqlite3.h>

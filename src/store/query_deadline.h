@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A deadline for the queries one thread runs: a server bounds each request's work in the
 // database with it, so that a query over a long window stops instead of holding a thread, its
 // memory and a connection for as long as it would take.

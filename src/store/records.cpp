@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/records.h"
 
 #include <fmt/format.h>

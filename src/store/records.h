@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The plain records the history store keeps: GPUs, their samples, and intervals of processes'
 // use of a GPU. Writers fill them (from snapshots and attribution), the store files them.
 // Times are µs since the Unix epoch; an absent optional is a value that could not be read.

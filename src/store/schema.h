@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The database schema as a list of forward migrations. A database records the number of the
 // last migration it went through in PRAGMA user_version; a new one goes through all of them.
 // docs/store.md describes every table and column.

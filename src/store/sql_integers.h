@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Integers as SQLite stores them: signed 64-bit.
 #pragma once
 

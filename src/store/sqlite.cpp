@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/sqlite.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A thin RAII layer over SQLite's C API: a connection, its prepared statements and an
 // immediate transaction. Internal to src/store; every failure becomes an Error whose message
 // names the database file and SQLite's own words. Not thread-safe: one connection per thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The history store: one SQLite database file that keeps GPUs, their samples in three tiers,
 // the ledger of processes' GPU use and task results (docs/store.md). A Store is one
 // connection; it is not thread-safe, so each thread that writes or queries opens its own

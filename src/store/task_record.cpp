@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/task_record.h"
 
 #include <fmt/format.h>

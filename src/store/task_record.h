@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The result of one ended task as the history keeps it: the fields of a task (task/task.h)
 // and its figures, flattened to plain optionals (an absent figure loses its reason). The
 // per-GPU figures are stored as a JSON array with the keys of the task protocol

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reports: who used how much GPU over a window, grouped by any combination of host, user, GPU,
 // process, container and one calendar period (hour, day or month).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/usage_totals.h"
 
 #include <algorithm>

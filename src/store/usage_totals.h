@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads the ledger's running totals (schema step 10, core/usage_totals.h) within bounds, so
 // that what /metrics exports stays small however many users and jobs the history has known.
 #pragma once

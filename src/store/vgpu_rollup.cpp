@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/vgpu_rollup.h"
 
 #include <algorithm>

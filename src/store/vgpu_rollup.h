@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rolling vgpu_minutes up into vgpu_hours (docs/vgpu.md, "History"): part of downsample().
 // Internal to src/store.
 #pragma once

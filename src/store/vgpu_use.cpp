@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/vgpu_use.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vGPU use in the history (docs/vgpu.md, docs/store.md): how long each VM's vGPU instance was
 // active, how busy its SM was and its peak framebuffer, per minute, and the per-VM report that
 // `gpumeter report --by vm` prints.

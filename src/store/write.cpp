@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "store/write.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writing a batch of records in one transaction: all of it is stored, or (on any error, a
 // full disk included) none of it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accounting records of exited processes into the ledger (store/accounted.h says how).
 #include "store/sql_integers.h"
 #include "store/write_parts.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG devices' memory into mig_memory_minutes and mig_memory_hours: each reading counted in the
 // minute and the hour it falls in (min and max kept, the sum for the mean), so that both tiers
 // are exact aggregates of every reading without a downsampling pass. Each GPM figure the same

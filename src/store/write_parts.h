@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts of write(): one function per kind of record, each run inside the batch's
 // transaction. Internal to src/store.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ledger and its per-minute and per-hour detail, from process intervals.
 #include <fmt/format.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Task results: one row per ended task.
 #include <nlohmann/json.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vGPU use into vgpu_minutes: each record added to its VM's row of the minute it begins in.
 #include <algorithm>
 #include <limits>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The writer the daemon feeds: records queue in memory and each flush writes all of them in
 // one transaction (store/write.h). When a flush fails (a full disk, an I/O error, the size cap,
 // a lock held too long) nothing of it is written, the records stay queued for the next flush,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/connection.h"
 
 #include <poll.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One client connection of the task server: its peer, its input split into lines, its
 // replies in request order (some waiting for a task's figures) and its unsent output.
 // Non-blocking; the server's poll loop drives it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/edge_figures.h"
 
 #include <algorithm>

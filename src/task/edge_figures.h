@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A task's host figures from what was read at its edges (task.h's TaskEdge): exact where the
 // sampler's once-a-round readings can only interpolate. docs/attribution.md ("A task's
 // edges") describes the rules.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One request and its reply over the task socket, for command-line tools (`gpumeter tasks`).
 #pragma once
 

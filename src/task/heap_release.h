@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Giving freed memory back to the kernel after a large reply: a few MiB of reply text freed
 // inside the heap would otherwise stay resident until the daemon's next periodic trim.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/heap_release.h"
 
 #if defined(__GLIBC__)

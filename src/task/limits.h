@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task daemon's limits: each bounds memory or work that a client could otherwise make
 // grow. docs/task-protocol.md lists them; the status reply reports them.
 #pragma once

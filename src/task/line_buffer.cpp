@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/line_buffer.h"
 
 namespace gpumeter::task {

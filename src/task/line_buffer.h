@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Splits a connection's byte stream into request lines, holding at most one line's limit of
 // unread bytes plus one read: a peer that never sends a newline cannot make it grow.
 #pragma once

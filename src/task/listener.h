@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task socket: a listening Unix stream socket at a path, with a chosen file mode. It
 // refuses to replace a socket another daemon is listening on, replaces a stale one (left by a
 // daemon that was killed), and never removes anything that is not a socket. On close it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the task service needs from the rest of the daemon: process identities, the sampler's
 // progress and its figures, and user names. An interface, so that the service and the server
 // can be tested with a scripted fake; sampler_monitor.h implements it over the Sampler.

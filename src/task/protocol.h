@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task protocol (docs/task-protocol.md): parsing request lines and writing reply lines.
 // Pure functions of their arguments, no I/O and no clock, and none of them throws: every
 // malformed input becomes a ReplyError, so that they can be fed anything.

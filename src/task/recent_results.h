@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The results of recently settled tasks, for readers on other threads (the HTTP server): the
 // task service is single-threaded, so its registry cannot be read from elsewhere. A
 // ResultSink that keeps the last N settled tasks under a lock and passes each one on to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task registry: open tasks by process, tasks that ended and wait for their figures, and a
 // bounded ring of tasks whose figures are final. No I/O and no clock: callers pass times in.
 // Every collection is bounded by Limits, so a client that floods begins without ends hits

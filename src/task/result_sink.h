@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where settled tasks go besides the registry's bounded ring: the daemon hands them to its
 // history recorder, which keeps them in the database. An interface, so that the task service
 // does not depend on the store.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/sampler_monitor.h"
 
 #include <span>

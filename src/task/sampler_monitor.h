@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Monitor of a running daemon: process keys, the sampler's rounds and its figures from the
 // Sampler; uids and user names from procfs.
 #pragma once

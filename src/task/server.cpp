@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/server.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task server: a poll() loop over the listening socket and its connections, in the
 // calling thread. Each connection's peer is identified once, by SO_PEERCRED, when it is
 // accepted; its requests go to the Service in order, and their replies come back in order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/service.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The task service: carries out protocol requests against the registry and the monitor. It
 // sees lines and peers, never sockets, so that every request can be tested without one. Not
 // synchronised: the server calls it from its one thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/socket_path.h"
 
 #include <unistd.h>

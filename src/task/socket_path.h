@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the task socket lives when no --socket is given: GPUMETER_SOCKET if set; else
 // /run/gpumeter/gpumeter.sock for root, $XDG_RUNTIME_DIR/gpumeter.sock for anyone else.
 #pragma once

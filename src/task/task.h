@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A task: a named window of one process's life, marked by the process itself (or by root) over
 // the task socket. Plain types shared by the registry, the service and the protocol.
 #pragma once

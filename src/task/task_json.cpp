@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/task_json.h"
 
 #include <array>

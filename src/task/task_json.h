@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON of a task record and of its figures, as docs/task-protocol.md describes them. Internal
 // to src/task: the protocol's reply writers put these objects into replies.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The JSON figures of what processes used on one GPU (core/attribution.h's GpuUsage), shared by
 // the task protocol's replies (docs/task-protocol.md) and `gpumeter run --json`
 // (docs/run.md), so that both name and write each figure the same way. Templates over the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/accounting_json.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The accounting document: every GPU's accounting mode and the records in its driver buffer,
 // as `gpumeter accounting show --json` prints it and GET /api/v1/accounting serves it
 // (schemas/accounting.schema.json, docs/accounting.md). Also the short per-GPU `accounting`

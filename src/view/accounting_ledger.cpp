@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/accounting_ledger.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Who ran the processes of accounting records, from the history's ledger: a record carries
 // only a pid and a start time, and the driver keeps it long after the process has gone.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/board_json.h"
 
 namespace gpumeter::view {

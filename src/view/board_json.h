@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A GPU's "board" object in `list --json` and /api/v1/status: an embedded board's power rails
 // and temperature sensors (docs/json.md, docs/jetson.md), or null with its reason.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/command_name.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A short, readable name for a command line, as `gpumeter list`, /metrics and the dashboard
 // show it.
 #pragma once

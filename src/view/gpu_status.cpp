@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/gpu_status.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `list` says about one GPU beyond its raw readings: free or in use and by whom, since
 // when, and by which commands. Shared by the table and the JSON renderers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `GET /gpu_status`: the snapshot in the shape nvgpu's agents serve and its master polls
 // (`{"hostname", "gpus": [...]}`, one flat object per GPU: what `gpumeter list` shows in its
 // table), so that an nvgpu master shows a gpumeter agent as it shows its own. nvgpu's keys keep

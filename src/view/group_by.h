@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The names of a usage report's groupings, as `report --by` and `GET /api/v1/usage?by=` take
 // them and as JSON documents write them.
 #pragma once

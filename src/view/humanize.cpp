@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/humanize.h"
 
 #include <fmt/chrono.h>

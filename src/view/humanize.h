@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Numbers and times as a person reads them in a table: "3h 12m", "893MiB / 16.0GiB", "N/A".
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/iso_time.h"
 
 #include <fmt/chrono.h>

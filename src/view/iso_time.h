@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Times as JSON documents write them: ISO 8601 in UTC, to the second.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/json.h"
 
 #include "view/iso_time.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The conventions every JSON document of gpumeter keeps (docs/json.md): keys in the order
 // they are written, numbers as numbers, units in the key names, times as an ISO 8601 string
 // with a `*_time_us` twin, absent values as null.

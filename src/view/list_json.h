@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter list --json`: the snapshot in a stable, versioned shape. Numbers are numbers,
 // units are in the key names, absent values are null with their reason under "unavailable".
 // The shape is specified in schemas/list.schema.json and documented in docs/json.md; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/mig_json.h"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "mig" member of a GPU in `list --json` (and the daemon's /api/v1/status): null on GPUs
 // without MIG, else the mode and every MIG device with its ids, profile, UUID, memory and
 // the pids of its processes (which the GPU's "processes" list in full, with their ids).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Quotas of GPU-hours per user and calendar period, read from a small line format
 // (docs/report.md):
 //

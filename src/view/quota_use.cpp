@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/quota_use.h"
 
 #include <fmt/chrono.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How much of their quota users have used: each user's GPU-hours in each calendar period of
 // their quota that overlaps a report's window. A period is counted whole, from its start (even
 // when that lies before the window) up to the window's end: a monthly quota is checked against

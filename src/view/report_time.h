@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Times typed for a report (`--since`, `--until`) and the calendar periods that reports and
 // quotas count in. Everything a person sees or types is in the local time zone (TZ); times
 // are µs since the Unix epoch.

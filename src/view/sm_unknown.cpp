@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/sm_unknown.h"
 
 #include "core/model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the history's unknown SM use is explained to people: a GPU in MIG mode keeps no
 // per-process utilisation, so the store records the held time of its processes as "SM use
 // unknown" with the reason's name ("mig"), never as 0 (docs/mig.md, "History").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/usage_json.h"
 
 #include "view/group_by.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter report --format json` and `GET /api/v1/usage`: the usage report in a stable,
 // versioned shape (schemas/report.schema.json, docs/report.md), with the conventions of
 // docs/json.md.

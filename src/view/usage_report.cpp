@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/usage_report.h"
 
 #include <algorithm>

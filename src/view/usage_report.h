@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A usage report as every renderer sees it: the window, the grouping, one row per group, the
 // total, and with a quota file how each row's user stands against their quota.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where a usage report's figures come from: one machine's history database, or a fleet's
 // Prometheus server (its ledger counters, cli/report_prometheus.h). Both answer the same
 // store::UsageQuery with the same rows, so that quotas, tables, CSV, JSON and charts are one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/vgpu_json.h"
 
 #include <algorithm>

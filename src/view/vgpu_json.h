@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The vGPU view of a snapshot (docs/vgpu.md): per physical GPU its vGPU instances and the
 // processes inside their VMs. `gpumeter vgpu --json` prints vgpu_json(); the HTTP route
 // /api/v1/vgpu serves the same document; `list --json` carries gpu_vgpu_json() under each

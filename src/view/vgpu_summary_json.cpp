@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/vgpu_summary_json.h"
 
 #include <cmath>

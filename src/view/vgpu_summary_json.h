@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "vgpu" member of a GPU in `list --json` (and the daemon's /api/v1/status): null on GPUs
 // that are not vGPU hosts, else a summary of the instances (one per VM) with their UUID, VM,
 // type, SM use and framebuffer in use. `gpumeter vgpu --json` (view/vgpu_json.h) has the rest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The free GPUs of a fleet document (cli/available_fleet.h): only nodes with a fresh reading,
 // the same rules as on one machine, the order asked for over the whole fleet.
 #include "cli/available_fleet.h"

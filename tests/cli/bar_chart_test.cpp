@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/bar_chart.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The subcommands run in-process through run(), against the simulated driver: --simulate
 // finds the simulated library next to this test binary, as it does next to gpumeter. Every
 // test reads the same scenario (the simulated library loads one per process).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/config_tables.h"
 
 #include <fmt/format.h>

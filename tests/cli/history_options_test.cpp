@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The history options of `gpumeter daemon` and `gpumeter record`: defaults, checks, the
 // database's path, and the config file they share.
 #include "cli/history_options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter limit`: its options and what they resolve to (the --cpu-percent rule with a
 // cpuset), the record that --clear reads back, the processes it would move, and its errors
 // through the whole command line. Moving real processes is tested in

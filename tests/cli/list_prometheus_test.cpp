@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter list --prometheus` in-process against the simulated driver, and its options.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `--metrics-processes` of `gpumeter daemon`: on the command line, in the config file, resolved.
 #include "cli/metrics_option.h"
 

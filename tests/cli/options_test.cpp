@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The command line through run(), in-process: parsing and usage errors, which happen before
 // any source is opened.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report's JSON, its schema (schemas/report.schema.json) and its documentation
 // (docs/report.md) must name the same keys.
 #include "cli/report_json.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fleet report's arithmetic over counter values (cli/report_prometheus.h): increases per
 // segment, series that appear, stop or reset, grouping, order and paging. The whole path with
 // a real Prometheus is tests/integration/fleet_report_test.py.

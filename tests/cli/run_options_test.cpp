@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `gpumeter run`: how CLI11 takes them (the command after --), and what they
 // resolve to against a machine whose online CPUs are read from a temporary root.
 #include "cli/run_options.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/simulate.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "cli/svg_chart.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Points in time on the command line.
 #include "cli/time_argument.h"
 

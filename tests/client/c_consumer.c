@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* A C program (compiled as C, linked only against libgpumeter-client.so) that checks the C API
  * against the fake daemon (fake_daemon.py). Usage: c_consumer MODE SOCKET, where MODE is
  * "served" (the fake answers), "refused" (it refuses begin with not_permitted) or "absent"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """libgpumeter-client.so loaded with ctypes, against the in-process fake daemon: the cases a
 separate C program cannot stage easily (a daemon that restarts, a reply that is not the
 protocol, each error word). Path of the library in GPUMETER_CLIENT_LIBRARY."""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C++ RAII wrapper against the fake daemon: a task ends on scope exit, end() is idempotent,
 // moves transfer ownership, and without a daemon everything is inert. Usage: cpp_consumer SOCKET
 #include <cstdio>

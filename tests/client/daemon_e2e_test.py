@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The clients against the real `gpumeter daemon` on the simulated driver (bursty-worker
 scenario, with this test process as the scenario's worker): a task marked through the Python
 client, and through the C and Python example workers, comes back with usage figures."""

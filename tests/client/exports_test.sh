@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The shared library exports exactly the functions its header declares with GPUMETER_API, each
 # under the GPUMETER_CLIENT_1 version node, and nothing else (no C++ symbols, no bundled
 # nlohmann-json).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A fake `gpumeter daemon` for the client tests: it speaks the task protocol on a Unix socket
 in a thread, records every request, and answers with canned records, so that the clients can
 be tested without a GPU, a simulator or the real daemon.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs the `client` component of BUILD_DIR into a temporary prefix, builds the consumer
 # project in find_package/ against it (find_package, then pkg-config's flags), and runs it. FLAGS (optional) are the
 # sanitizer flags the library was built with: its consumer must be built with them too.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The pure-Python client against a fake daemon on a temporary Unix socket."""
 
 import asyncio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python client as a package: `pip install` from a copy of clients/python, offline, into a
 fresh virtual environment, then nvgpu's calls (available_gpus, gpu_info), the richer devices()
 and processes(), the `nvl` script and the public names, against the real gpumeter on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The estimate of a window's busy time and its bounds (docs/attribution.md, "Window edges"),
 // against synthetic driver samples made the way a driver makes them: a scripted SM profile per
 // process, each period's mean on the 1/6 s grid rounded to a whole percent, reported only when

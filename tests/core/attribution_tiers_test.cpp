@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Attribution over the series' storage choices: windows that reach into the coarse tier of
 // per-process utilisation, and GPU memory and host figures stored only when they change, each
 // checked against the same inputs kept reading by reading.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The coarse tier's 8-byte records and their media records: bucket numbers at the edges of
 // buckets and of their range, lookups by time translated exactly into bucket numbers, times the
 // tier cannot number refused rather than wrapped, and media figures stored only when non-zero

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device-level figures (core/device_level.cpp): a device that keeps no per-process utilisation,
 // as a Jetson's integrated GPU, is read from its own utilisation over the window.
 #include <gtest/gtest.h>

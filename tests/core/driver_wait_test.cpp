@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wait for the driver, against a scripted opener and clock: tries at 1 s, then at delays
 // that double up to the cap; one log line per change of state; a reading with no GPU while it
 // waits and the source's own readings once it opens.

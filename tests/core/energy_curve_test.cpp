@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The energy counter between two readings, shaped by the driver's power samples: exact where
 // the samples cover the stretch between the readings, linear where they leave a hole, equal
 // to the counter at every reading, and the split still adds up to the device's energy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU-seconds held: the time a process held memory on a GPU within a window, from the
 // change-only memory series, checked against timelines worked out by hand.
 #include "core/held_time.h"

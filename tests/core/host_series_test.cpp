@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Host samples per process: stored only when they change, thinned past the fine horizon.
 #include "core/host_series.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPU memory per process: a step function stored only where it changes.
 #include "core/memory_series.h"
 

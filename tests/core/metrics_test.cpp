@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/metrics.h"
 
 #include <gtest/gtest.h>

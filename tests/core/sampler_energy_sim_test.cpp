@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Truth tests of the driver's device samples through the sampler, the real loader and the
 // simulated libnvidia-ml.so.1: energy over short windows shaped by the power samples, within
 // 3 % of the scenario's exact integral of power, answered as soon as complete_after says; the

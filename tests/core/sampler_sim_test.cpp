@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Truth tests: the sampler through the real loader against the simulated libnvidia-ml.so.1,
 // whose clock each test steps (GPUMETER_SIM_NOW_US) and samples at the sampler's interval.
 // Scenario profiles are piecewise constant, so the truth of every window is known exactly.

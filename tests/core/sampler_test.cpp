@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler's round against scripted sources: what it passes as lastSeenTimeStamp, which
 // samples it stores under which key, how it treats lost GPUs, processes that leave, reused
 // pids and failing sources, and what it publishes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler's background thread with readers hammering it from other threads: meant to run
 // under ThreadSanitizer (GPUMETER_TSAN). No timing is asserted; the waits below only bound
 // how long a broken build may hang.

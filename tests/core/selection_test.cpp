@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/selection.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // usage_per_process: every process's figures in one pass are those usage() gives for each
 // process alone (with the proportional rule at the window's edges), on a timeline with overlapping
 // processes, changing power, memory that comes and goes, and windows that reach into the coarse

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two tiers of per-process utilisation: raw records folded into buckets, with each
 // engine's busy time kept up to the rounding of a bucket's average to a whole percent.
 #include "core/utilization_series.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sampler's series of vGPU instances: through the real loader on the simulated
 // libnvidia-ml.so.1 (examples/scenarios/vgpu-host.json), each instance's records carry its
 // scripted figures, bounded by the horizon; and the storage of one instance for an hour.

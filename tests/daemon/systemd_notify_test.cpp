@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "daemon/systemd_notify.h"
 
 #include <gtest/gtest.h>

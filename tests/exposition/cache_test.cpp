@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cache renders once per snapshot, for any number of concurrent readers.
 #include "exposition/cache.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The families the daemon adds from its history and its quota file: the ledger counters
 // (gpumeter_user_*_total, gpumeter_container_*_total) and the quota gauges.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "exposition/process_labels.h"
 
 #include <gtest/gtest.h>

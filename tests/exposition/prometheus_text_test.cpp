@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The text format's escaping, values and family blocks, read back with an independent reader.
 #include "exposition/prometheus_text.h"
 

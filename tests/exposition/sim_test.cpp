@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exposition of snapshots that a sampler took through the real loader from the simulated
 // libnvidia-ml.so.1, its clock stepped; read back with an independent reader.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/cgroup_limits.h"
 
 #include <gtest/gtest.h>

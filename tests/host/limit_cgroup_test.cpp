@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Limiting processes that already run, showing and clearing the limits, on a temporary
 // directory laid out like cgroup v2 and v1, through an emulation of the kernel's rules
 // (emulated_cgroup_fs.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/private_directory.h"
 
 #include <gtest/gtest.h>

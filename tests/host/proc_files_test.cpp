@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/proc_files.h"
 
 #include <gtest/gtest.h>

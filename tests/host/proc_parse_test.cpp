@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/proc_parse.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/procfs.h"
 
 #include <gtest/gtest.h>

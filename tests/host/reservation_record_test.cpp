@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/reservation_record.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/reservation.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Making, filling and removing the group of one `gpumeter run`, on a temporary directory laid
 // out like cgroup v2 and v1, through an emulation of the kernel's rules (emulated_cgroup_fs.h).
 #include "host/run_cgroup.h"

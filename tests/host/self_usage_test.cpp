@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "host/self_usage.h"
 
 #include <fcntl.h>

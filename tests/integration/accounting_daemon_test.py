@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The daemon and accounting mode: `gpumeter daemon` on examples/scenarios/accounting.json
 records into its ledger the processes that the driver's accounting buffer shows as exited,
 including one that ran 0.4 s, between two sampler rounds 2 s apart, and one that the sampler

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Accounting mode end to end through the real dlopen of the simulated driver: `gpumeter
 accounting status|enable|disable|clear|show` against examples/scenarios/accounting.json, with
 the simulated clock held still (GPUMETER_SIM_EPOCH_US, GPUMETER_SIM_NOW_US) so that every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Many fake agents in one process: an asyncio loop on its own thread listens on one loopback
 port per agent, and each port answers GET /api/v1/status its own way. Good agents send a status
 document whose `time_us` moves on with every answer (so that the master sees them fresh); the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter available`: which GPUs are free, and no two callers get the same one."""
 
 import subprocess

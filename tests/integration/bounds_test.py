@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Nothing a request can ask makes the daemon slow or big: a real `gpumeter daemon` on the
 8-GPU scenario, its own state directory and socket, asked over loopback HTTP and raw Unix
 sockets for what once took it to gigabytes or tens of seconds (absurd times, long windows,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """kill -9 the daemon at random moments, a hundred times, and check its database each time.
 
 The daemon runs on the simulated 8-GPU machine (examples/scenarios/dgx-8gpu.json), sampling every

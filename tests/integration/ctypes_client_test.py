@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An independent NVML client (ctypes, as NVIDIA's Python bindings work) pointed at the
 simulated library must read what gpumeter shows."""
 

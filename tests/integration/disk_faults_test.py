@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The daemon's history on a full disk, a read-only file system and a damaged database.
 
 The database lives on a small tmpfs mounted by the test (mounting needs root, or

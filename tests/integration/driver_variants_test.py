@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Older drivers, through the real loader: the 535.43-535.86 `_v3` stride window (32-byte
 process entries) and a legacy driver without the newer symbols must read the same figures."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A daemon started before its driver: the real binary, through the real dlopen of the
 simulated libnvidia-ml.so.1, on a scenario whose nvmlInit fails for the first seconds of the
 process (and on a library that is not there at all). The daemon keeps serving its socket and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Bad input and missing pieces: one clear line, the right exit status, nothing half-done."""
 
 import tempfile

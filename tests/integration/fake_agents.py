@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fake agents for the master's end-to-end tests: small HTTP servers on loopback, each
 answering GET /api/v1/status its own way (a real status document, a wrong token, garbage,
 too late), in threads of the test process."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Faults the driver really has: a GPU that falls off the bus, calls that fail now and then.
 The affected values are absent; everything else carries on."""
 

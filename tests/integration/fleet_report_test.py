@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter report --prometheus` against a real Prometheus server scraping three real
 daemons on three simulated machines (tests/integration/scenarios/fleet-*.json): the fleet's
 report from the ledger counters must agree with the sum of the machines' own reports (their

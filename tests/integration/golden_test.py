@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Golden outputs: what `list` (table, JSON, Prometheus), `info`, `vgpu`, `report` (table,
 CSV, JSON) and `tasks` (table, JSON) print for fixed scenarios at a fixed moment, byte for byte
 against the files in tests/golden/. A change to any of them shows as a diff here, to be read and then accepted with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """GPM in the history: `gpumeter daemon` on tests/integration/scenarios/gpm-history.json (an
 H100 with GPM at a constant load, beside an A100 without GPM) records each GPU's GPM figures
 with every sample; GET /api/v1/history serves them by their metric keys; the database, read

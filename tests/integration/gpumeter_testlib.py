@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers for the end-to-end tests: where things are, and how to run gpumeter."""
 
 import json

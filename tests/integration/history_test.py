@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """History end to end: `gpumeter daemon` records a scripted simulator timeline into its SQLite
 database and daily CSV files, and the figures are the ones the timeline implies. The test
 reads the database with Python's sqlite3 module, independently of gpumeter's code:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writes a history database through the store's own writer, for the report tests and the
 // report benchmark: the schema stays defined in one place (src/store).
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Attacks on the HTTP server of a real `gpumeter daemon` on the simulated driver, over
 loopback: header floods before and after the token, slowloris, idle connections, pipelining,
 malformed requests, DNS rebinding and more connections than the caps. After each, the daemon

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter info --json`: the shape that scripts written for nvgpu expect."""
 
 import collections

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Simulated Jetson boards end to end (`--simulate-jetson`): the bundled Orin Nano and Nano
 scenarios read through the Jetson source from the kernel files the simulator writes, moving on
 the scenario's clock; and a real Python worker marking tasks on a simulated Orin, whose

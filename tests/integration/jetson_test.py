@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Jetson boards end to end: `list --json` on each fixture tree (tests/jetson/fixtures), the
 source picked by probing when NVML is missing, and a daemon on a copy of the Orin tree whose
 files the test changes while it runs (history, /metrics)."""

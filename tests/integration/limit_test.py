@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter limit` for real: a running process tree moved into a cgroup with limits, shown,
 and moved back with --clear, checked through /proc/PID/cgroup; and a busy loop held to half of
 one CPU by `--cpu-percent 50 --cpuset 0`. Where this machine lets no cgroup with limits be

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter list` on the bundled scenarios, through the real loader and the simulator."""
 
 import json

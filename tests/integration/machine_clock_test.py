@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The simulated machine's one clock (docs/scenarios.md, "The clock"): a daemon and a one-shot
 command that load the same scenario read the same moment, the driver's sample buffers hold
 history before the first call, and nothing is left behind once no process runs the scenario.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter master` over a fleet of 1,000 fake agents on loopback, some of them hostile (headers
 streamed forever, headers trickled one line every 0.5 s, an endless body, silence): the healthy
 agents are polled every round and shown fresh, /healthz stays 200, the master's memory stays

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter master --prometheus` against a real Prometheus server (Debian's
 /usr/bin/prometheus) that scrapes real `gpumeter daemon` agents on simulated machines: the
 fleet document it rebuilds from Prometheus must agree with what each agent serves itself on

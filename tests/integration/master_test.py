@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter master` end to end: the real binary polls fake agents over real HTTP (one good,
 one with a token, one refusing the token, one answering garbage, one too slow, one down) and
 this machine through the simulated library; `--once` prints the fleet document, and served,

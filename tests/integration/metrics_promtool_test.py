@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter list --prometheus` on every bundled scenario, checked by Prometheus's own linter
 (`promtool check metrics`, Debian's prometheus package): it must pass without a single warning."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An H100 in MIG mode with seven 1g.10gb instances (examples/scenarios/h100-mig-7.json), end to
 end: the real gpumeter through the real loader against the simulated library, and a real daemon
 that records the history into its own database (GPUMETER_DATABASE). The driver gives no

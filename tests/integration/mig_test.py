@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """MIG end to end: the real gpumeter through the real loader against the simulated library,
 on examples/scenarios/h100-mig.json. Every figure checked here is the one the scenario
 scripts."""

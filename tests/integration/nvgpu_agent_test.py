@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An nvgpu master polling a gpumeter daemon: GET /gpu_status on a daemon of the simulated
 workstation, read the way nvgpu's master reads each agent's report: `hostname`, then per GPU
 the nine columns of its table, each of the JSON type a recorded nvgpu agent sends

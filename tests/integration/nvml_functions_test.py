@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Every function of NVML's public header, through dlopen of the simulated libnvidia-ml.so.1:
 each resolves (except where an older driver's build emulates its absence) and answers a code
 the header documents, never a crash. What each answers on a few scenarios is the table in

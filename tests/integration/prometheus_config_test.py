@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """examples/prometheus/prometheus.yml passes `promtool check config` (which loads the rule files
 it names), as shipped and with its bearer-token block uncommented (the way a fleet that runs
 daemons with --token-file uses it)."""

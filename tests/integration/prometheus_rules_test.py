@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """examples/prometheus/rules.yml and alerts.yml pass `promtool check rules`, and their unit
 tests (tests/prometheus/*_test.yml) pass `promtool test rules`; every alert is exercised by a
 test that expects it to fire, and every documented dcgm-exporter and nvidia_gpu_exporter name

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A real Prometheus server (Debian's /usr/bin/prometheus) on loopback scrapes three
 `gpumeter daemon` agents, each on its own simulated machine, every second; the test then asks
 Prometheus, through its HTTP API, what a user of the fleet would ask, and compares the answers

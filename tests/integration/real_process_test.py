@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A scenario process that is a real process this test spawned: user, command and start
 time come from the real /proc."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter report` for real: a history database written through the store's own writer with a
 known multi-user timeline (report_timeline.py), then the real binary's tables, CSV, JSON,
 quotas, idle holders, charts and plots, each checked against figures worked out by hand."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A known multi-user timeline for the report tests, written through the store's own writer.
 
 Every figure the tests expect is worked out by hand from this table (UTC; one interval per

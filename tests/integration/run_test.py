@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter run` end to end: a real worker process, started by gpumeter, names itself to the
 simulated driver through the scenario's pid_file and is busy at a scripted SM rate; the
 summary and the JSON document follow the script and the schema; the command's exit status,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The command that run_test.py runs under `gpumeter run`.
 
   run_worker.py PID_FILE UNTIL [--exit CODE] [--on-term CODE] [--orphan CPU_SECONDS]

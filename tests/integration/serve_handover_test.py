@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter` and gpumeter-serve: the one-shot commands never load the network libraries, and
 `daemon` and `master` run in gpumeter-serve, exec'd in the same process."""
 

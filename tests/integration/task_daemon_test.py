@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter daemon` and `gpumeter tasks` end to end: a real worker process, named in the
 scenario through pid_env and busy at a scripted SM rate, marks tasks over the socket; the
 daemon's figures match the script; its peer credentials keep other processes from ending its

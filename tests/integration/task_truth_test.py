@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a task daemon says a task used, against the truth, end to end.
 
 A real worker process (truth_worker.py) runs tasks from 0.3 s to 3 s with idle gaps, edges at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A worker that marks tasks over the daemon's socket, for task_daemon_test.py.
 
 Reads commands from stdin, one per line, and answers each with the daemon's reply line on

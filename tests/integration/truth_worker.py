@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """An event-driven worker for task_truth_test.py: it runs a plan of tasks at scripted scenario
 times, marking each with the bundled Python client, and writes what it knows of each task
 itself: its CPU time and resident memory just before `begin` and just after `end`, and the

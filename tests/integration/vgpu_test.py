@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`gpumeter vgpu` on the bundled vGPU host scenario, through the real loader: the figures
 the scenario scripts, the published schema, the accounting view and its root-only clear,
 and an older driver (sim-r535-cc, sim-legacy) whose fallbacks leave JPEG/OFA and the licence

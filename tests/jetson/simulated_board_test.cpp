@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated boards (sim/jetson_tree.h, sim/jetson_board.h) read back through the real
 // Jetson source: every file the simulator writes is in the format the source parses, in each
 // layout; a scenario's moment becomes the board's load, clocks, rails, memory and nvmap list;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Jetson source over a fixture tree of each board generation: what `list` and the daemon
 // get from it.
 #include <gtest/gtest.h>

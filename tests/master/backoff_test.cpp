@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/backoff.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An https agent: the master checks its certificate, against ca-file when one is given.
 #include <gtest/gtest.h>
 #include <httplib.h>

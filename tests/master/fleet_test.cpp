@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fleet state on its own, with explicit times: ages, staleness and counters.
 #include "master/fleet.h"
 

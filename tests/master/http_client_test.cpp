@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The master's HTTP client against raw sockets on loopback that answer the ways a broken or
 // hostile agent can: every limit ends its request with a clear failure, requests run at once
 // up to the connection cap, and a stop ends them all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The poller against real HTTP agents on loopback: good ones, one down, one slower than the
 // timeout, two answering garbage, one refusing the token, and "self"; fewer connections than
 // agents, and a round stopped midway.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Prometheus mode against a fake Prometheus API server over real HTTP: the queries it makes,
 // the documents it rebuilds, and what it says when hosts or the server are down.
 #include <gtest/gtest.h>

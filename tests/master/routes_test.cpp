@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/fleet on the real HTTP server, with a poller over real fake agents behind it.
 #include "master/routes.h"
 

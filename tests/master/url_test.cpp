@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "master/url.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter daemon`'s HTTP options end to end: the token, TLS, addresses off loopback, the
 // config file, refusals at start, and a clean stop on SIGTERM.
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent inside `gpumeter daemon`, over real HTTP: a daemon on a scenario whose figures
 // are constant, so that every document can be checked against the script.
 #include <gtest/gtest.h>

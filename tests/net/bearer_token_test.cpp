@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/bearer_token.h"
 
 #include <gtest/gtest.h>

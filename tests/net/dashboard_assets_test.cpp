@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard's embedded files against the files in the source tree: every file under web/
 // is served byte for byte at its path, the page refers only to files that are served, and
 // nothing else is.

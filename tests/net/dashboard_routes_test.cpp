@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard's routes over real HTTP on loopback: public even when the server has a token,
 // the embedded bytes with their type, ETag and caching headers, 304 for a matching
 // If-None-Match, 404 for any other file.

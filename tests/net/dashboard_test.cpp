@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // examples/grafana/gpumeter-dashboard.json: it parses, and every metric its queries name is a
 // family that the exposition of a simulated machine really carries.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gzip of response bodies: which clients and types get it, and that zlib reads back the text.
 #include "net/gzip_body.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The server over real HTTP on loopback: routing, the token rule, limits, error shapes.
 #include "net/http_server.h"
 

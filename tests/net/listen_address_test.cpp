@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "net/listen_address.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /metrics over real HTTP on loopback, from a sampler on the simulated driver.
 #include "net/metrics_route.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The checks before routing, on parsed requests: RFC 9112's rejections, the size limits, the
 // Host allow-list against DNS rebinding, and the methods served.
 #include "net/request_screen.h"

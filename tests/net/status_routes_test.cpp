@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's routes over a sampler whose sources a test scripts: nothing to serve before the
 // first round (503), the snapshot after it; the usage route without a database.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // TLS with a self-signed certificate that the openssl command makes for each test.
 #include <fmt/format.h>
 #include <gtest/gtest.h>

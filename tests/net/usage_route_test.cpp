@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET /api/v1/usage in pages over real HTTP, from a real database: a report by process read a
 // few rows at a time by following `next` holds every row of the whole report once, in order;
 // the cursor pins the window of the first page, so rows recorded meanwhile do not shift the

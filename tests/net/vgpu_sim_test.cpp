@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The vGPU host scenario through the real loader and a sampler: the Prometheus families per
 // vGPU instance and GET /api/v1/vgpu, both from the published snapshot.
 #include <fmt/format.h>

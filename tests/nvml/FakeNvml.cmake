@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fake NVML libraries for the loader tests: each exports only the symbol names it is given
 # (functions taking nothing and returning 0), so that a test sees which name the loader
 # picks. The loader never calls a function while resolving, so the names are all it needs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Exited accounting records kept between reads (nvml/accounting_cache.h), through the real
 // dlopen path against the simulated library: the records are those a source without the cache
 // reads at the same moment, a reused pid gives its new record, a cleared buffer forgets the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accounting mode through the real dlopen path against the simulated library: the records the
 // backend reads carry the scenario's figures; changing the mode needs root (or a privileged
 // scenario), enabling starts an empty buffer, disabling drops everything, clearing drops the

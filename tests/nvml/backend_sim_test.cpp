@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The backend through the real dlopen path against the simulated library: every field of a
 // scripted device, unsupported fields, faults and lost GPUs.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining the device sample buffers (nvmlDeviceGetSamples) through the backend and the real
 // dlopen path against the simulated library: power in W and utilisation in percent, one entry
 // per driver period whether busy or not, lastSeenTimeStamp in µs, NOT_FOUND as "nothing

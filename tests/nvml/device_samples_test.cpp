@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining a device sample buffer against a fake nvmlDeviceGetSamples: the value type the
 // driver reports decides how a value is read, power samples are mW, and entries at or before
 // lastSeenTimeStamp are dropped should a driver return them.

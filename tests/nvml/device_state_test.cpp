@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The device reader's fallbacks, units and loss handling against fake entry points.
 #include <gtest/gtest.h>
 

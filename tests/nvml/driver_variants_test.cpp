@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The backend against builds of the simulated library that emulate older drivers: the
 // 535.43.02-535.86.05 window whose _v3 process calls write 32-byte elements, and a ~470
 // driver without the versioned calls.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPM through the backend and the real dlopen path: the figures over the window between two
 // readings at least 100 ms apart equal the scenario's; a reading sooner keeps the older
 // sample; GPUs before Hopper have none.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG through the backend and the real dlopen path: every MIG device the scenario scripts,
 // with its ids, profile, UUID, memory and processes; empty slots skipped; what the driver
 // does not give under MIG absent for Unavailable::mig.

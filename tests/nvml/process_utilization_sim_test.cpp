@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining per-process utilisation through the backend and the real dlopen path against the
 // simulated library: lastSeenTimeStamp in µs, NOT_FOUND as "nothing newer", the older call on
 // drivers without the newer one, unsupported and lost GPUs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Draining per-process utilisation against scripted fake entry points: both calls' sizing
 // protocols, lastSeenTimeStamp, NOT_FOUND, the fallback to the older call and junk samples.
 #include "nvml/process_utilization.h"

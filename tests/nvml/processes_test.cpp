@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process-list protocol against scripted fake entry points: sizing, growth, element
 // layouts and the stride guard, without any library.
 #include "nvml/processes.h"

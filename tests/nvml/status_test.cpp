@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nvml/status.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A vGPU host through the backend and the real dlopen path against the simulated library:
 // the figures read equal the scripted ones, the instance list growing between the sizing call
 // and the read, NOT_FOUND as "nothing newer", the older calls on older drivers (no JPEG/OFA,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The bash completion (packaging/completions/gpumeter.bash) against the real gpumeter: what it
 # offers after `gpumeter `, `gpumeter --simulate FILE `, `gpumeter available --`, and for a
 # global option's value.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Debian package, as a distribution's CI would check it: `cpack -G DEB` builds it from
 # BUILD_DIR, lintian finds no error in it, dpkg installs it into a clean root (dpkg --root, its
 # maintainer scripts run outside the root with DPKG_ROOT set, as dpkg allows for this), where

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What `cmake --install` writes: installed into a temporary prefix, the systemd units name the
 # installed binary and config, and `systemd-analyze verify` finds nothing to say about them (two
 # broken copies show that verify really checks here); the user units, the manual pages and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which exited accounting records the recorder writes: each exit once, however many snapshots
 // show it; running records never; and only once the recorded time has passed the exit.
 #include "recorder/accounted_exits.h"

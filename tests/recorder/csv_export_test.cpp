@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The CSV rows of `gpumeter export csv`, from per-minute detail and ledger rows.
 #include "recorder/csv_export.h"
 

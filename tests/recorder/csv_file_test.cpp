@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Appending to the daily CSV files: one file per local date, the header once, whole lines only,
 // a partial last line repaired, symbolic links refused.
 #include "recorder/csv_file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The daily CSV rows: their text, and the sums over CSV intervals they come from.
 #include "recorder/csv_rows.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Who the processes of the series are, from the snapshots seen.
 #include "recorder/identities.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One-shot recording: what one reading plus the previous record give, by hand.
 #include "recorder/one_shot.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The figures of one record window per process and GPU, on a timeline worked out by hand.
 #include "recorder/process_figures.h"
 

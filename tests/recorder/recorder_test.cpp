@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The history recorder between a sampler over scripted sources (rounds stepped by the test)
 // and a real database: device samples of every round, one ledger row per process and GPU
 // with the figures of the timeline, `final` once a process has exited, the ledger continued

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A settled task as the history keeps it.
 #include "recorder/task_records.h"
 

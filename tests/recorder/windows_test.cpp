@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the recorder cuts time: at the record interval's multiples and at every minute.
 #include "recorder/windows.h"
 

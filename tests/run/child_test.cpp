@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Starting and supervising the command of `gpumeter run`, with real processes: a child that
 // waits until released, failures to execute as shells report them, orphans waited for when
 // this process is their subreaper, and a signal sent to us passed on to the command.

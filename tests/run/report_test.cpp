@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The summary and the JSON document of `gpumeter run`, rendered from a constructed result: what
 // each says, and that the document has exactly the keys the published schema lists.
 #include <gtest/gtest.h>

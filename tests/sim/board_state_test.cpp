@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The board-state calls a driver answers and common monitors ask (throttle reasons, power
 // limits, fans, ECC and memory health, BAR1, lookups by PCI bus id and serial, brand,
 // virtualisation), through dlopen of the default build; and the functions of NVML's header

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Call costs: a scenario's table and the environment's "typical"/"off", read by the parser and
 // paid by the library (each call takes at least its cost: a lower bound, which sleeping
 // guarantees whatever the machine's load).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every bundled scenario loads, and the ones other tests rely on say what they promise.
 #include <gtest/gtest.h>
 #include <stdlib.h>  // unsetenv: POSIX

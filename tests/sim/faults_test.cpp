@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scripted faults through dlopen: init failures, a GPU falling off the bus, flaky calls,
 // and scenarios that cannot be loaded.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPM through dlopen of the simulated library: support by architecture, samples of a GPU and
 // of a GPU instance, and metrics over exactly the window between two samples.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/json_located.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The default build of libnvidia-ml.so.1 through dlopen: init, identity, metrics and the
 // driver's peculiarities (sizing protocols, version words, NOT_SUPPORTED, faults).
 #include <gtest/gtest.h>

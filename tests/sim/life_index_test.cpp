@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The life index against the walk it replaces: for random lives (short, long, endless, before
 // the epoch) and random windows, the same processes in the same order as checking every one.
 #include "sim/life_index.h"

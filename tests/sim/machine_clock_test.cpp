@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The machine's clock file protocol in one process (each hold is its own open file, as in
 // separate processes): the first loader's epoch is shared while anyone holds it, the last
 // holder removes the files, and a directory others may write is not trusted.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG through dlopen of the simulated library: the mode, MIG handles with empty slots, ids,
 // parent, identity, memory and processes per MIG device, and what a MIG-enabled GPU refuses.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A process named by `pid_file`: parsed with its rules, and on the simulated GPU exactly while
 // the file names a live process, as a process that `gpumeter run` starts writes its own pid
 // there after the library was loaded.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Process lists and utilisation samples through dlopen: each sizing protocol, each
 // element layout, lastSeenTimeStamp filtering and the version words.
 #include <gtest/gtest.h>

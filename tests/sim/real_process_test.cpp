@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A real process, spawned by the test and named in the scenario through pid_env, appears
 // on the simulated GPU; lookups NVML makes about it (its name) read the real /proc.
 #include <gtest/gtest.h>

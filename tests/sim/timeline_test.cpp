@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/timeline.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The builds that emulate older drivers: which symbols they export, and what _v3 writes.
 #include <gtest/gtest.h>
 

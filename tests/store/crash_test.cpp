@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Crash safety: a writer process (crash_writer.cpp) is killed with SIGKILL at random moments,
 // twenty times or more, while it writes batches and keeps the tiers; afterwards the database must
 // be sound and hold every batch the writer reported as committed, each one whole.

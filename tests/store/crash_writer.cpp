@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The crash test's victim: writes numbered batches into a store, as the daemon would, and
 // reports each batch number on stdout (a pipe) once its transaction has committed. It resumes
 // after the highest batch the database holds, and runs until it is killed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPM figures in the history (schema step 7): written with each sample, aggregated into minutes
 // and hours with exact min / avg / max, pruned with their rows, and NULL — never 0 — for a GPU
 // without GPM. The raw checks read the file through SQLite's C API, not the store's code.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Idle holders: spells of minutes in which a process held GPU memory with (almost) no SM use.
 #include "store/idle.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the database lives, and the checks that keep a planted path from being followed.
 #include "store/location.h"
 

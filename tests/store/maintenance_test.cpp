@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tiers: samples into minutes into hours with exact min / avg / max and energy, late
 // samples aggregated again, bounded and repeatable batches, and retention.
 #include "store/maintenance.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG devices' memory and GPM figures in the history: readings counted in their minute and
 // hour, min, mean and max exact, a GPM figure over the readings that had it only; kept as long
 // as the GPU's own minutes and hours; late readings past the horizon not stored again. Real

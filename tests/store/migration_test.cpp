@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Forward migrations, from a database written with schema version 1 (a frozen fixture).
 #include <gtest/gtest.h>
 #include <sys/stat.h>

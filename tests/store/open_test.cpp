@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opening the database: a new file gets the latest schema in WAL mode; files the store must
 // not touch (another program's, a newer schema's, not a database at all) are refused and left
 // byte for byte as they were.

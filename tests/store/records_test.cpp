@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Records from the model: a GPU of a snapshot becomes a description and a sample; checks that
 // keep a bad record out of the queue.
 #include "store/records.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SM use the driver cannot report (processes on a GPU in MIG mode) is stored as unknown, and
 // every reader keeps it apart from the known part: the ledger, its per-minute and per-hour
 // detail, the usage report at both tiers, idle holders and ledger_view. Real SQLite files.

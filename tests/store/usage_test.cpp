@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reports over a known timeline of three users on two GPUs across three days (and one hour in
 // February), recorded as the daemon records it: one interval per process per minute. Every
 // expected figure is worked out by hand in the comments.

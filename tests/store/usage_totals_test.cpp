@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ledger's running totals (schema step 10): kept by triggers in the same transaction as
 // every ledger write, per user and per container, seeded from an older database's ledger, and
 // read within bounds for /metrics.

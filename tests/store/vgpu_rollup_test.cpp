@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vGPU use per VM through the tiers of a real SQLite file: vgpu_minutes rolled up into
 // vgpu_hours, late minutes rolled up again, retention of both tiers, and vm_usage() reading the
 // hours once the minutes are gone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vGPU use per VM through the real store: records written in batches (one per round, several
 // per minute) sum per minute, and vm_usage() adds the minutes of a window per VM and GPU.
 #include "store/vgpu_use.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accounting records into the ledger: a process the sampler saw keeps its sampled figures and
 // gains the driver's; one it never saw gets a row of the driver's figures alone; writing the
 // same record again changes nothing; a record is never counted twice.

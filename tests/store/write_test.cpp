@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writing batches: the ledger continues a process's row across restarts, intervals spread over
 // the minute and hour detail, descriptions merge, and a bad batch writes nothing.
 #include "store/write.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The writer: a flush writes the queue in one transaction; on a full database it writes
 // nothing, keeps the records (bounded, oldest device samples dropped first) and says so; once
 // there is room again the next flush writes them all.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `gpumeter daemon` as a real process for the HTTP tests: the built binary on the simulated
 // driver, its stderr read for the startup line that says where it serves HTTP.
 #pragma once

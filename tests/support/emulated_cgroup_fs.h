@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A CgroupFs over a temporary directory that keeps the kernel's rules that matter for making
 // a group (cgroups(7), the kernel's cgroup-v2.rst):
 //   - mkdir fills the new group with the interface files of its controllers: in v2 those

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fake agents for the master's tests and benchmark: real httplib servers on loopback ports,
 // each answering GET /api/v1/status (under optional path prefixes) with a handler of the
 // test's choosing, and status documents rendered by the real `list --json` renderer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A scripted Monitor for the service and server tests: which processes are alive, when the
 // sampler's last round was, and what figures it answers. Guarded by a mutex, so that a test
 // thread may script it while a server thread reads it.

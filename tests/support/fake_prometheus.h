@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A fake Prometheus server for the master's tests: a real httplib server answering
 // GET /api/v1/query with the vector the test set for that exact query, or an error answer
 // as Prometheus writes it for any other query.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // An address of this machine that other machines may reach, for the tests of the rules
 // that apply off loopback.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The scenario the library protocol tests run against: exact numbers, 1-second samples.
 #pragma once
 

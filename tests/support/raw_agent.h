@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A peer on a loopback port that speaks raw bytes, for the master's HTTP client tests: each
 // connection runs the test's behaviour on its own thread with the socket, so that a test can
 // answer like no HTTP server would (headers forever, a body that never ends, nothing at all).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Direct access to a database file through SQLite's C API, independent of the store's code:
 // tests use it to build fixtures and to look at what the store wrote.
 #pragma once

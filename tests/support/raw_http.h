@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Raw HTTP over a TCP socket for the server's tests: bytes no well-behaved client sends
 // (malformed request lines, bodies on GET), and the one answer they get.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs the command line in-process through cli::run(), capturing what it prints.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A usage report built by hand for the renderers' tests: three users (one unknown) in November
 // 2026, by user and month, with quotas. Times are UTC; tests run under TZ=UTC0.
 #pragma once

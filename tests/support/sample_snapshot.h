@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Snapshots built in code for the rendering tests: a small machine with one GPU of each
 // status, and helpers to make more.
 #pragma once

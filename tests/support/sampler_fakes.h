@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scripted sources for the sampler's tests: a GPU source whose devices, process lists and
 // per-process samples a test sets before each round, and a host whose processes' start times
 // and CPU figures it sets likewise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A simulated machine for the sampler's truth tests: the NVML backend opened through the real
 // loader on the simulated libnvidia-ml.so.1, the scenario's host view over the real procfs,
 // and the simulator's clock, which the test steps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sets or clears an environment variable for one scope and puts the old value back.
 #pragma once
 

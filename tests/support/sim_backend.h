@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opens the NVML backend on the simulated libnvidia-ml.so.1 through the real dlopen path,
 // with a scenario written by the test and the simulator's clock frozen at a chosen time.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Opens a build of the simulated libnvidia-ml.so.1 with dlopen, as gpumeter's loader and
 // NVIDIA's bindings do, and runs NVML sessions against it with a pinned clock.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The project's own files (schemas, examples, scenarios) as tests read them: ctest sets
 // GPUMETER_SOURCE_DIR to the source tree; run by hand, a test looks in the working directory.
 // With the small JSON helpers the schema tests share.

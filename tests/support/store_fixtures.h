@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the store's tests share: a database in a temporary directory, times, and record makers.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A client of the task socket for the HTTP tests: one request line, one reply line.
 #pragma once
 

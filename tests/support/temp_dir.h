@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A directory of one test's own under the system's temporary directory, removed with
 // everything in it afterwards; tests lay out procfs or cgroupfs trees, databases and files in
 // it. With the small file helpers the tests share.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A scenario written to a temporary file for one test, removed afterwards.
 #pragma once
 

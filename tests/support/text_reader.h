@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A reader of the Prometheus text format for tests: it checks the structure a scraper relies on
 // (HELP and TYPE before a family's samples, each family in one block, no sample twice, label
 // values with valid escapes) and gives the samples back for assertions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs a test under a chosen time zone (a POSIX TZ string, so no zone database is needed) and
 // puts the process's zone back afterwards.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A self-signed certificate for 127.0.0.1 and localhost, made with the openssl command in a
 // fresh temporary directory, for tests of the https paths.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Mutants of the shipped config files (the daemon's, the master's, the quota file): whatever
 // the mutation, reading never crashes, and every refusal names the file and a line. The seed
 // is fixed, so a failure names a mutant that fails again.

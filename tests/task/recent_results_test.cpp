@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/recent_results.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "task/registry.h"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a retained task costs the daemon's heap, measured (docs/task-protocol.md quotes the
 // figure): tasks with the longest name and the most, longest labels the limits allow, begun,
 // ended and settled through the service, kept by its registry and by the recent results the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The accounting document: its keys are exactly those of schemas/accounting.schema.json, an
 // exited process keeps its run time and a running one has none, a GPU without the mode says
 // why, and who ran a process comes from the lookup. Also the short form of `list --json`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/gpu_status_json.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/group_by.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/humanize.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/list_json.h"
 
 #include <gtest/gtest.h>

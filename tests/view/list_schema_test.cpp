@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The published schema and the field reference must describe exactly what list --json
 // prints: every key the renderer writes is in the schema and in docs/json.md, and nothing
 // more is required.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "mig" member of a GPU in list --json: a constructed GPU in MIG mode, printed and held
 // against the published schema's keys.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "view/quota.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Quota use over a real history database: periods counted whole from their start up to the
 // window's end, days summed into weeks, and the period that speaks for a report row.
 //

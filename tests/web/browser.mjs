@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Debian's Chromium, headless, driven by playwright-core from web/node_modules.
 import {existsSync} from "node:fs";
 import {createRequire} from "node:module";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A real `gpumeter daemon --simulate SCENARIO` for the browser tests: its own state directory
 // (history database) and task socket in a temporary directory, HTTP on a free loopback port.
 import {spawn} from "node:child_process";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard in a real browser (Debian's Chromium, headless) against a real
 // `gpumeter daemon --simulate` serving the page and the API: the GPU table, the charts of the
 // last hour, the processes, usage, tasks and accounting records show what the daemon says, at

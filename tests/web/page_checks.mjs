@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Measurements taken inside the page: how much of each chart is drawn in a series colour,
 // the contrast of text against its background, and whether anything overflows the screen.
 

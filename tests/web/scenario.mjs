@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a scenario file says is on the GPUs at scenario time t: the users and the command
 // lines the dashboard must show (tests/web derive their expectations from the file, not from
 // copies of it).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver's accounting records from /api/v1/accounting: one row per process in each GPU's
 // buffer, running or exited, with figures averaged over the process's life (docs/accounting.md).
 import {apiGet} from "./api.js";

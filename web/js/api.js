@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GET requests to the gpumeter server's JSON API, relative to the page (so that the
 // dashboard works behind a reverse proxy under any path), with the bearer token when the
 // server asks for one.

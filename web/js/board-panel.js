@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The board's own sensors, for GPUs that carry them (a Jetson: /api/v1/status gpus[].board):
 // one table of its power rails, one of its thermal zones and one of its engines' clocks, as
 // `gpumeter list` prints them under its table. The panel is hidden on servers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The readings the charts show: the store's gauge names that /api/v1/history serves, each with
 // its title, the unit on its axis, and how a value is scaled and printed.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One uPlot chart of one reading for one or more GPUs, with units on both axes, drag-to-zoom
 // and double-click to reset (uPlot's own gestures), sized to its container.
 import {SERIES_COLOURS} from "./chart-metrics.js";

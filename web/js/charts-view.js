@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The charts section: a chart per reading (utilization, memory, power, temperature, and GPM's
 // SM activity, tensor activity and DRAM bandwidth where a GPU has GPM) for the chosen GPU or
 // for all of them, over a chosen range from 15 minutes to 90 days, from /api/v1/history (the

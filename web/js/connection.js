@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The connection line in the header: when the data was last read, or since when the server
 // cannot be reached (the page then greys out what it shows, which is the last data it got).
 import {clockTime} from "./format.js";

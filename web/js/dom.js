@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tiny DOM helpers: build elements from data, never from HTML strings, so that command lines
 // and user names (which anyone may choose) can never inject markup.
 

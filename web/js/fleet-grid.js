@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fleet grid of `gpumeter master`: every GPU of every node on one screen, coloured by its
 // status as `gpumeter list` colours it, with its users and memory; counts per node and for the
 // whole fleet; "free now" hides everything that is not free. Choosing a node or a GPU shows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fleet table of `gpumeter master` (GET /api/v1/fleet): every node with its state and the
 // age of its last good reading; choosing a node shows its GPUs below. Past LISTED_ALL nodes it
 // lists only those that need a look (not ok, or naming the same host as another) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Formatting of readings for people. An absent value (null or undefined) is always "N/A",
 // never 0: a GPU that cannot report a reading must not look idle.
 

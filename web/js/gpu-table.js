@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The table of GPUs, from an /api/v1/status document (`gpumeter list --json`).
 import {el, fillTable} from "./dom.js";
 import {absent, age, bytes, celsius, isAbsent, megahertz, NA, percent, reading, watts} from "./format.js";

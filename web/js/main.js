@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The dashboard: reads the gpumeter server's JSON API and refreshes itself: the status every
 // 2 s, charts, processes' SM use, tasks and accounting records every 10 s, usage every minute. On `gpumeter
 // master` (fleet mode, when GET /api/v1/fleet answers) it shows the fleet and the node the

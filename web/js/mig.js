@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG devices in the GPU table: one indented row per MIG device under its GPU (as `gpumeter
 // list` and nvidia-smi show them), from the "mig" member of an /api/v1/status GPU.
 import {el} from "./dom.js";

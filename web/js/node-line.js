@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The header line that says which machine is shown: host, driver, CUDA, GPU source and when
 // the reading was taken.
 import {localTime} from "./format.js";

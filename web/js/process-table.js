@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The processes on the GPUs, from an /api/v1/status document, with each process's SM use
 // over the last minutes from /api/v1/usage (by process) where the server records history.
 import {el, fillTable} from "./dom.js";

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Each process's SM use over the last minutes, from /api/v1/usage grouped by process (the
 // daemon's recorded history): the status document has no per-process utilization.
 import {apiGetPages} from "./api.js";

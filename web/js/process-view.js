@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the process table shows: one user's processes or everyone's, in the order picked (GPU,
 // user, memory held, SM use), both kept in the page's URL (?user=ada&sort=memory), so that a
 // link shows the same. Idle holders (memory held, SM under 1 % over the window) are marked by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Periodic refreshes that never overlap: the next run is planned when the previous one has
 // finished, so a slow server is not sent a pile of requests. Paused while the tab is hidden.
 // A run that takes long (a fleet of a thousand nodes) spaces the next ones by five times its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Usage figures derived from SM use (SM % while held, energy) where the history knows only
 // part of it: processes on a GPU in MIG mode, whose driver keeps no per-process utilisation,
 // have their held time recorded as "SM use unknown" (sm_unknown_gpu_hours), never as idle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A GPU's status as `gpumeter list` shows it: the same words and the same colours (green
 // free, blue in use or hosting vGPUs, red when the owner, the process list or the GPU itself
 // is missing).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Task results from /api/v1/tasks: ended tasks (newest first), then those still open
 // (task-view.js asks for them, a page at a time).
 import {el, fillTable} from "./dom.js";

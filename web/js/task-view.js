@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tasks section: a page of 50 tasks at a time from /api/v1/tasks (newest first, "Older"
 // and "Newer" through the server's cursor), filtered on the server by name, user and label,
 // and the totals per task name of every task that matches, whatever page is shown. The filters

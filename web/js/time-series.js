@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Joining /api/v1/history documents into the columns uPlot draws: one shared time axis
 // (seconds), one column per series, null where a series has no point (a gap, drawn as a
 // break in the line, never as 0).

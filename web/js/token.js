@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bearer token, asked for once when the server answers 401 and kept in sessionStorage:
 // it lives as long as the tab, and never in a URL, a cookie or localStorage.
 

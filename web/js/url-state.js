@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The page's settings kept in its URL's query (?range=6h&gpu=1&free=1&user=ana&task-name=x), so
 // that a link or a reload shows the same; changed in place, without a new history entry.
 

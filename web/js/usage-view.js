@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The "Usage" section: GPU-hours per user from /api/v1/usage (the `gpumeter report --json`
 // document), over the whole period with each user's quota where the server has quotas, and
 // per hour, day or month.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The vGPU section's charts: one per vGPU instance, its SM, frame-buffer, encoder, decoder,
 // JPEG and OFA utilisation over the horizon the daemon keeps in memory, from
 // GET /api/v1/vgpu/series. A figure the driver did not give is a gap, never 0.

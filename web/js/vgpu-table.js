@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The vGPU section: on a vGPU host, each VM's vGPU instance (type, framebuffer, licence,
 // utilisation) and the processes busy inside the VMs, from GET /api/v1/vgpu. The section
 // stays hidden on a host whose GPUs all run bare metal.

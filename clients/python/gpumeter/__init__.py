@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Mark tasks for `gpumeter daemon` from a Python worker (standard library only).
 
     import gpumeter

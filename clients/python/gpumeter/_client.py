@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The client: requests to the daemon from any number of threads and event loops.
 
 Two kinds of connection, both pipelined (see _connection.py), so that no request waits behind

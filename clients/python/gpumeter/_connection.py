@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """One pipelined connection to the daemon: requests are written at once by the calling thread,
 and a reader thread hands each reply to the future of the request it answers.
 

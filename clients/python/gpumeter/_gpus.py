@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the GPUs of this machine look like now, from `gpumeter list --json` (docs/cli.md): the
 calls nvgpu's users know, with nvgpu's shapes, and richer ones with gpumeter's.
 

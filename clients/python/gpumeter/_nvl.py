@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """`nvl`: the GPUs of this machine at a glance, as nvgpu's `nvl` showed them: `gpumeter list`
 (which GPU is free, who is on the busy ones), with any arguments passed on."""
 

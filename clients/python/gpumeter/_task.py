@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Tasks as context managers (`with` and `async with`) and as a decorator (plain and coroutine
 functions), with the process-wide client they share and the warnings that stand in for errors:
 a worker must keep working when the daemon is absent, refuses or restarts."""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Accounting: lifetime averages per process, kept after the process exits until the
 // driver's circular buffer wraps. The mode starts as the scenario says; a privileged caller
 // may change it and clear the records of exited processes (accounting_state.h).

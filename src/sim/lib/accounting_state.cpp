@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/lib/accounting_state.h"
 
 #include <unistd.h>

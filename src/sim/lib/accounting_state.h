@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a privileged caller changed about accounting since the simulated driver loaded: the
 // mode of each GPU, and since when its records count. A real driver keeps this in the kernel
 // module, so every process sees the change at once. The simulator keeps it in memory, and

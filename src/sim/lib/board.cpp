@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Clocks, fan, PCIe, performance state, modes and ECC counters.
 #include "sim/lib/call.h"
 #include "sim/lib/exports.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a board says about its state beyond the readings: why its clocks are held back, its
 // power limits, fans, ECC and memory health, BAR1 and display. Each answers from what the
 // scenario says (or derives from it, as noted), so that a client asking a driver's usual

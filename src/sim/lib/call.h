@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How every entry point runs: under the library's lock, with the checks every NVML call
 // makes in the same order (initialised, valid handle, GPU not lost, scripted fault, feature
 // supported), and with no C++ exception ever crossing the C ABI.

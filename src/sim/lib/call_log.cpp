@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/lib/call_log.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A test's view of which entry points were called: with $GPUMETER_SIM_CALL_LOG naming a file,
 // the simulated driver appends one line per call (the function's name) to it, so that a test
 // can count how often gpumeter asks the driver for something. Unset: nothing is written.

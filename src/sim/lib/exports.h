@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Declarations of every exported entry point, from the one list in sim/symbols.h. Each
 // definition must match its declared signature exactly, or it does not compile.
 #pragma once

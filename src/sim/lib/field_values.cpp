@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // nvmlDeviceGetFieldValues: a few field ids, each with its own status; the call itself
 // succeeds when the arguments are valid.
 #include <cmath>

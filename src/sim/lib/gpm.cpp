@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // GPM (Hopper and newer): samples stamped with the simulated clock, and metrics computed from
 // the scenario's utilisation over exactly the window between two samples, so that a test can
 // know every figure (docs/mig.md lists the formulas). Older GPUs answer NOT_SUPPORTED.

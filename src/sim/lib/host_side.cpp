@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeterSimHostSide: the scenario's host side for gpumeter's own process source, from the
 // parse that the library's next nvmlInit then uses (sim/host_side_abi.h).
 #include "sim/lib/host_side.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What gpumeterSimHostSide (sim/host_side_abi.h) hands out: the host side of a parsed
 // scenario in plain C types, over copies of its strings that live as long as this object.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Device discovery and identity: count, handles (by index, UUID, PCI bus id, serial), names,
 // UUIDs, PCI, architecture, brand and board.
 #include <charconv>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Init, shutdown, error strings and system-wide queries.
 #include <fstream>
 #include <iterator>

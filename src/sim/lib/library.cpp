@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/lib/library.h"
 
 #include <time.h>

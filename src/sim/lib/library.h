@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The simulated driver's state: one per loaded copy of libnvidia-ml.so.1, as NVIDIA's
 // library keeps one. Reference-counted init loads the scenario named by
 // $GPUMETER_SIM_SCENARIO; every entry point reads the timeline under one lock.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Utilisation, memory, temperature, power and energy.
 #include <cmath>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MIG. A GPU whose scenario says "mig": "disabled" is MIG-capable with MIG off; one whose
 // "mig" is an object runs in MIG mode with those instances, each reachable through a MIG
 // handle (memory, processes, identity and GPM answer per instance). Others answer

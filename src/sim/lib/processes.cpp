@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running-process lists. The element each symbol writes depends on its name (16 bytes for
 // the unsuffixed calls, 24 for _v2 and _v3) and, for _v3, on the emulated driver (32
 // bytes on 535.43.02-535.86.05).

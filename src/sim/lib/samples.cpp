@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver's sample buffers: nvmlDeviceGetSamples and the two per-process utilisation
 // calls, which answer one sample per process: its mean over the periods since lastSeen. Each keeps
 // its own sizing protocol (see the NVML reference, §6.2): Samples answers SUCCESS with the count to

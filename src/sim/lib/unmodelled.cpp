@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every function of NVML's public header that the simulator does not model
 // (sim/unmodelled_symbols.h). A driver never answers "function not found" for a function it
 // has: it answers as for a feature this GPU lacks. So each checks what every call checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/lib/variant.h"
 
 namespace gpumeter::sim::lib {

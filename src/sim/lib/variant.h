@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver a build of the library emulates. One source, compiled once per variant with
 // a different GPUMETER_SIM_VARIANT; which symbols a variant exports is decided by its
 // linker version script (src/sim/CMakeLists.txt), not here.

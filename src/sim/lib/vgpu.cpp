@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vGPU host calls about instances: the active list, identity, framebuffer, licence and
 // accounting. Utilisation is in vgpu_utilization.cpp.
 #include <algorithm>

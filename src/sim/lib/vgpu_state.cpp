@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "sim/lib/vgpu_state.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the simulated vGPU calls share: which instances a GPU shows now, how busy an
 // instance and the processes inside its VM were over a sample period, and the call wrappers
 // for calls that take an instance id instead of a device handle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // vGPU utilisation: per instance and per process inside the VMs, each with the older call
 // and the 550+ versioned one. The sizing protocol (NVML reference §3.7, §6.2 (a)): a NULL
 // array answers INSUFFICIENT_SIZE with the count needed, or SUCCESS when there is nothing;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* Links the installed library and calls it: connecting to a socket where nothing listens must
  * say so, and gpumeter_strerror must describe it. */
 #include <gpumeter/gpumeter.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * gpumeter.h: the C client of `gpumeter daemon` (libgpumeter-client.so).
  *

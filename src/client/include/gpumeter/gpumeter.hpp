@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gpumeter.hpp: a header-only C++ wrapper over the C client in gpumeter.h.
 //
 //   gpumeter::Client client;                 // the default socket; never throws
