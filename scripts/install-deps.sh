@@ -19,6 +19,7 @@ packages=(
   python3-pip python3-venv python3-setuptools python3-wheel  # pip installs clients/python offline
   librsvg2-bin
   lintian man-db  # the Debian package's checks (tests/packaging/deb_test.sh)
+  fish  # its completion is tested through fish's own `complete -C`
   help2man  # the manual pages, from each command's --help (scripts/man-pages.sh)
   systemd  # systemd-analyze, which checks the units in packaging/systemd
   prometheus  # promtool lints the /metrics exposition; the server scrapes daemons in tests

@@ -77,6 +77,7 @@ zcat "$man1/gpumeter-available.1.gz" | grep -qF -- '\-\-limit' ||
 echo "manual pages: $(ls "$man1" | wc -l), each rendered without a warning"
 
 [ -f "$prefix/share/bash-completion/completions/gpumeter" ] || fail "the bash completion was not installed"
+[ -f "$prefix/share/fish/vendor_completions.d/gpumeter.fish" ] || fail "the fish completion was not installed"
 
 # The user units: a user's statistics every five minutes into ~/gpu_stats, verified by a user
 # manager of their own (a private runtime directory: no session is needed).
