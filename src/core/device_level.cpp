@@ -22,11 +22,17 @@ struct Stretch {
 
 using Reading = Maybe<double> (DeviceRecord::*)() const noexcept;
 
-// The stretches of the readings that have the figure, oldest first.
-std::vector<Stretch> stretches_of(const RingBuffer<DeviceRecord>& samples, Reading reading) {
+// The stretches of the readings that have the figure around the window, oldest first: those
+// that overlap it and one more on each side (the edge rule looks at the neighbours). A task's
+// window holds a few readings of an hour's ring; only those are visited.
+std::vector<Stretch> stretches_of(const RingBuffer<DeviceRecord>& samples, Reading reading,
+                                  Window window) {
+  const std::size_t first = samples.upper_bound(window.begin_us);
+  const std::size_t begin = first > 2 ? first - 2 : 0;
+  const std::size_t end = std::min(samples.size(), samples.lower_bound(window.end_us) + 2);
   std::vector<Stretch> stretches;
   std::optional<TimeUs> previous;
-  for (std::size_t i = 0; i < samples.size(); ++i) {
+  for (std::size_t i = begin; i < end; ++i) {
     const Maybe<double> value = (samples[i].*reading)();
     if (!value) {
       previous.reset();  // a gap: the next reading does not speak for it
@@ -88,7 +94,7 @@ DeviceBusy busy_of(const std::vector<Stretch>& stretches, Window window, EdgeRul
 
 EngineUse engine_use(const RingBuffer<DeviceRecord>& samples, Reading reading, Window window,
                      EdgeRule rule, DeviceBusy* out = nullptr) {
-  const std::vector<Stretch> stretches = stretches_of(samples, reading);
+  const std::vector<Stretch> stretches = stretches_of(samples, reading, window);
   const DeviceBusy busy = busy_of(stretches, window, rule);
   if (out != nullptr) *out = busy;
   if (busy.covered_us == 0) {
@@ -113,7 +119,7 @@ EngineUse engine_use(const RingBuffer<DeviceRecord>& samples, Reading reading, W
 // energy of the busy stretches to the set and the rest to idle.
 std::vector<Segment> segments_of(const RingBuffer<DeviceRecord>& samples, Window window) {
   std::vector<Segment> segments;
-  for (const Stretch& s : stretches_of(samples, &DeviceRecord::utilization_gpu_percent)) {
+  for (const Stretch& s : stretches_of(samples, &DeviceRecord::utilization_gpu_percent, window)) {
     const TimeUs begin = std::max(s.begin_us, window.begin_us);
     const TimeUs end = std::min(s.end_us, window.end_us);
     if (begin >= end) continue;

@@ -51,7 +51,7 @@ class ServeHandover(unittest.TestCase):
         self.assertIn("--no-such-option", wrong.stderr)
         wrong = run("master")
         self.assertEqual(wrong.returncode, 2)
-        self.assertIn("--config is required", wrong.stderr)
+        self.assertIn("--config FILE is required", wrong.stderr)
 
     def test_the_daemon_keeps_the_pid_it_was_started_with(self):
         # A service manager watches and signals the pid it started: the handover is an exec.

@@ -15,16 +15,22 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from ._client import GpumeterError
+
+if TYPE_CHECKING:
+    import subprocess
+
+# shutil and subprocess are imported by the calls that need them, not with the package: a
+# worker that only marks tasks keeps its memory as it was (the task figures read its RSS).
 
 _MIB = 1 << 20
 
 
 def _executable() -> str:
+    import shutil
+
     path = os.environ.get("GPUMETER_BIN") or shutil.which("gpumeter")
     if not path:
         raise GpumeterError("not_found", "the gpumeter executable is not on PATH (or set GPUMETER_BIN "
@@ -32,7 +38,9 @@ def _executable() -> str:
     return path
 
 
-def _run(arguments: Sequence[str]) -> subprocess.CompletedProcess:
+def _run(arguments: Sequence[str]) -> "subprocess.CompletedProcess[str]":
+    import subprocess
+
     executable = _executable()
     try:
         return subprocess.run([executable, *arguments], capture_output=True, text=True, timeout=120,
