@@ -75,21 +75,18 @@ struct Unit {
 }  // namespace
 
 std::string ago_in_words(TimeUs duration_us) {
-  constexpr TimeUs kSecond = 1'000'000;
   static constexpr std::array kUnits{
-      Unit{365 * 24 * 3600 * kSecond, "a year", "years"},
-      Unit{30 * 24 * 3600 * kSecond, "a month", "months"},
-      Unit{24 * 3600 * kSecond, "a day", "days"},
-      Unit{3600 * kSecond, "an hour", "hours"},
-      Unit{60 * kSecond, "a minute", "minutes"},
+      Unit{365 * kDayUs, "a year", "years"},  Unit{30 * kDayUs, "a month", "months"},
+      Unit{kDayUs, "a day", "days"},          Unit{kHourUs, "an hour", "hours"},
+      Unit{kMinuteUs, "a minute", "minutes"},
   };
-  if (duration_us < 10 * kSecond) return "just now";
+  if (duration_us < 10 * kSecondUs) return "just now";
   for (const Unit& unit : kUnits) {
     const TimeUs count = duration_us / unit.us;
     if (count == 1) return fmt::format("{} ago", unit.one);
     if (count > 1) return fmt::format("{} {} ago", count, unit.many);
   }
-  return fmt::format("{} seconds ago", duration_us / kSecond);
+  return fmt::format("{} seconds ago", duration_us / kSecondUs);
 }
 
 Json gpu_status_json(const Snapshot& snapshot) {
