@@ -2,12 +2,15 @@
 """The Python client as a package: `pip install` from a copy of clients/python, offline, into a
 fresh virtual environment, then nvgpu's calls (available_gpus, gpu_info), the richer devices()
 and processes(), the `nvl` script and the public names, against the real gpumeter on the
-simulated 8-GPU machine (the simulated libnvidia-ml.so.1 loaded as the driver would be)."""
+simulated 8-GPU machine (the simulated libnvidia-ml.so.1 loaded as the driver would be), and
+the same calls against a daemon on that machine over its HTTP API."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import time
 import tempfile
 import unittest
 from pathlib import Path
@@ -114,6 +117,41 @@ class InstalledPackage(unittest.TestCase):
         self.assertEqual(probe.returncode, 0, probe.stderr)
         self.assertIn("not_found", probe.stdout)
         self.assertIn("GPUMETER_BIN", probe.stdout)
+
+    def test_the_same_calls_answer_from_a_daemon(self):
+        log = self.directory / "daemon.log"
+        with open(log, "w") as out:
+            daemon = subprocess.Popen(
+                [GPUMETER, "daemon", "--listen", "127.0.0.1:0", "--state-dir",
+                 self.directory / "state", "--socket", self.directory / "d.sock"],
+                env=self.env, stdout=out, stderr=subprocess.STDOUT)
+        self.addCleanup(daemon.wait, 30)
+        self.addCleanup(daemon.terminate)
+        deadline = time.monotonic() + 60
+        while not (found := re.search(r"serving HTTP on (http://127\.0\.0\.1:\d+)", log.read_text())):
+            self.assertIsNone(daemon.poll(), log.read_text())
+            self.assertLess(time.monotonic(), deadline, log.read_text())
+            time.sleep(0.1)
+        url = found.group(1)
+        probe = (f"import json, time, gpumeter\n"
+                 f"for _ in range(100):\n"
+                 f"    try:\n"
+                 f"        info = gpumeter.gpu_info(server={url!r}); break\n"
+                 f"    except gpumeter.GpumeterError:\n"
+                 f"        time.sleep(0.2)  # 503 until the daemon's first round\n"
+                 f"print(json.dumps([info, gpumeter.gpu_info(), len(gpumeter.processes(server={url!r}))]))")
+        result = subprocess.run([self.venv / "bin" / "python", "-c", probe], env=self.env,
+                                capture_output=True, text=True, cwd=self.directory)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        served, local, busy = json.loads(result.stdout)
+        self.assertEqual(served, local)
+        self.assertEqual(busy, 3)
+        refused = subprocess.run(
+            [self.venv / "bin" / "python", "-c",
+             "import gpumeter\ntry:\n gpumeter.devices(server='http://127.0.0.1:1')\n"
+             "except gpumeter.GpumeterError as e:\n print(e.code)"],
+            env=self.env, capture_output=True, text=True, cwd=self.directory)
+        self.assertEqual(refused.stdout.strip(), "not_found", refused.stderr)
 
     def test_it_uninstalls_cleanly(self):
         listed = subprocess.run([self.venv / "bin" / "python", "-m", "pip", "show", "-f", "gpumeter"],

@@ -49,24 +49,44 @@ def _run(arguments: Sequence[str]) -> "subprocess.CompletedProcess[str]":
         raise GpumeterError("not_found", f"cannot run {executable}: {error.strerror}") from None
 
 
-def _listed() -> Dict[str, Any]:
+def _served(server: str, token: Optional[str]) -> Dict[str, Any]:
+    """GET /api/v1/status of the daemon at `server`: the list --json document of its machine."""
+    import urllib.error
+    import urllib.request
+
+    url = server.rstrip("/") + "/api/v1/status"
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return json.loads(reply.read().decode())
+    except urllib.error.HTTPError as error:
+        raise GpumeterError("no_gpu", f"{url}: HTTP {error.code} {error.reason}") from None
+    except (urllib.error.URLError, OSError) as error:
+        raise GpumeterError("not_found", f"{url}: cannot connect ({error})") from None
+
+
+def _listed(server: Optional[str], token: Optional[str]) -> Dict[str, Any]:
+    if server is not None:
+        return _served(server, token)
     result = _run(["list", "--json"])
     if result.returncode != 0:
         raise GpumeterError("no_gpu", result.stderr.strip() or f"gpumeter list exited {result.returncode}")
     return json.loads(result.stdout)
 
 
-def devices() -> List[Dict[str, Any]]:
+def devices(server: Optional[str] = None, token: Optional[str] = None) -> List[Dict[str, Any]]:
     """Every GPU as `gpumeter list --json` describes it (schemas/list.schema.json): figures a GPU
-    cannot give are None, with the reason in its "unavailable" object."""
-    return list(_listed()["gpus"])
+    cannot give are None, with the reason in its "unavailable" object. With `server` (a gpumeter
+    daemon's URL, "http://node02:9416"), that machine's GPUs, from its /api/v1/status (`token`:
+    its bearer token, when it asks for one)."""
+    return list(_listed(server, token)["gpus"])
 
 
-def processes() -> List[Dict[str, Any]]:
+def processes(server: Optional[str] = None, token: Optional[str] = None) -> List[Dict[str, Any]]:
     """Every process on a GPU, as list --json describes it, with "gpu" (the GPU's index) added.
-    A GPU whose process list cannot be read contributes none."""
+    A GPU whose process list cannot be read contributes none. `server`, `token`: as devices()."""
     found = []
-    for gpu in devices():
+    for gpu in devices(server, token):
         for process in gpu.get("processes") or []:
             found.append({**process, "gpu": gpu["index"]})
     return found
@@ -76,12 +96,12 @@ def _mib(value: Optional[float]) -> Optional[int]:
     return None if value is None else int(value) // _MIB
 
 
-def gpu_info() -> List[Dict[str, Any]]:
+def gpu_info(server: Optional[str] = None, token: Optional[str] = None) -> List[Dict[str, Any]]:
     """nvgpu's gpu_info(): one dict per GPU with 'index' (a string), 'type' (the product name),
     'uuid', 'mem_used' and 'mem_total' (MiB) and 'mem_used_percent'. A figure the GPU cannot
-    give is None where nvgpu would have failed."""
+    give is None where nvgpu would have failed. `server`, `token`: as devices()."""
     info = []
-    for gpu in devices():
+    for gpu in devices(server, token):
         used, total = _mib(gpu.get("memory_used_bytes")), _mib(gpu.get("memory_total_bytes"))
         percent = 100.0 * used / total if used is not None and total else None
         info.append({"index": str(gpu["index"]), "type": gpu.get("name"), "uuid": gpu.get("uuid"),
