@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The master's config as TOML, read by toml++ (src/cli/config_tables, master_config).
+// The master's config as TOML, read by toml++ (src/cli/config_tables, master_config), and as
+// nvgpu's cluster config (src/cli/nvgpu_config).
 // Promise: any text gives tables or an invalid_input error "FILE:LINE: ..."; every entry's
 // line lies within the text; a master config that parses has at least one agent... or none,
 // but never two of the same name.

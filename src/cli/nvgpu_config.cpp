@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <optional>
 #include <string>
 
 namespace gpumeter::cli {
