@@ -2,6 +2,8 @@
 #include "sim/jetson_board.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>  // mkdtemp: POSIX, not in <cstdlib>
 
 #include <chrono>
@@ -92,8 +94,15 @@ std::expected<std::unique_ptr<SimulatedJetson>, Error> SimulatedJetson::start(
   std::unique_ptr<SimulatedJetson> board(
       new SimulatedJetson(std::move(scenario), std::move(spec), std::move(epoch), pattern));
   if (auto written = board->refresh(); !written) return std::unexpected(written.error());
+  // The writer takes no signal: a daemon stops on SIGTERM through a signalfd, which sees only
+  // signals that every thread blocks, and this thread starts before the daemon blocks them.
+  sigset_t all;
+  sigset_t before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &before);
   board->thread_ =
       std::jthread([raw = board.get()](const std::stop_token& stop) { raw->run(stop); });
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   return board;
 }
 

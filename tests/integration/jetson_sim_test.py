@@ -6,6 +6,7 @@ device-level figures, GPU memory (nvmap), energy (the input rail), CPU and RSS t
 computes, records into its history and exports in /metrics."""
 
 import json
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -115,12 +116,15 @@ class WorkerOnASimulatedOrin(unittest.TestCase):
         self.addCleanup(self.finish, self.worker)
         self.env["WORKER_PID"] = str(self.worker.pid)
         self.log = self.directory / "daemon.log"
+        # The board's files go to a temporary directory of the test's own, checked at the end.
+        self.tmp = self.directory / "tmp"
+        self.tmp.mkdir()
         with open(self.log, "w") as log:
             self.daemon = subprocess.Popen(
                 [GPUMETER, "--simulate-jetson", scenario, "daemon", "--socket", self.socket,
                  "--interval", "100ms", "--record-interval", "1s", "--state-dir", self.directory,
                  "--listen", "127.0.0.1:0"],
-                env=self.env, stdout=log, stderr=subprocess.STDOUT)
+                env={**self.env, "TMPDIR": str(self.tmp)}, stdout=log, stderr=subprocess.STDOUT)
         self.addCleanup(self.finish, self.daemon)
         self.port = daemon_http_port(self.daemon, self.log)
         wait_for_first_round(self.port, self.daemon)
@@ -203,6 +207,13 @@ class WorkerOnASimulatedOrin(unittest.TestCase):
         self.assertTrue(worker, report["rows"])
         self.assertGreater(worker[0]["gpu_hours"], 0)
         self.assertEqual(worker[0]["sm_unknown_reason"], "not_supported")
+        # SIGTERM stops the daemon as it stops on a real board (the board's writer thread takes
+        # no signal), and the simulated board's files go with it.
+        self.assertEqual(len(list(self.tmp.iterdir())), 1)
+        self.daemon.send_signal(signal.SIGTERM)
+        self.assertEqual(self.daemon.wait(timeout=60), 0, self.log.read_text())
+        self.assertIn("gpumeter daemon: stopped", self.log.read_text())
+        self.assertEqual(list(self.tmp.iterdir()), [])
 
 
 if __name__ == "__main__":
