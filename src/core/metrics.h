@@ -47,6 +47,15 @@ enum class DeviceMetric : std::uint8_t {
   remapped_rows_uncorrected,
   remap_pending,
   remap_failed,
+  // Since the driver last loaded (volatile ECC); before Ampere, pages retired instead of rows
+  // remapped; XID errors the driver reported while gpumeter watched (NVML's event set).
+  ecc_errors_corrected_volatile,
+  ecc_errors_uncorrected_volatile,
+  retired_pages_single_bit,
+  retired_pages_double_bit,
+  retired_pages_pending,
+  xid_errors,
+  xid_last,
   // GPM (Hopper and newer), over the window between the backend's last two GPM samples.
   gpm_sm_activity,
   gpm_sm_occupancy,
@@ -57,7 +66,7 @@ enum class DeviceMetric : std::uint8_t {
   gpm_nvlink_tx,
   gpm_nvlink_rx,
 };
-inline constexpr std::size_t kDeviceMetricCount = 38;
+inline constexpr std::size_t kDeviceMetricCount = 45;
 
 // The GPM rows, in table order; a MIG device has these too (core/mig.h).
 inline constexpr std::array kGpmMetrics{

@@ -92,6 +92,30 @@ enum EnableState : std::uint32_t { kFeatureDisabled = 0, kFeatureEnabled = 1 };
 // nvmlMemoryErrorType_t and nvmlEccCounterType_t
 enum MemoryErrorType : std::uint32_t { kMemoryErrorCorrected = 0, kMemoryErrorUncorrected = 1 };
 enum EccCounterType : std::uint32_t { kVolatileEcc = 0, kAggregateEcc = 1 };
+// nvmlPageRetirementCause_t
+enum PageRetirementCause : std::uint32_t {
+  kRetiredMultipleSingleBit = 0,
+  kRetiredDoubleBit = 1,
+};
+
+// nvmlEventSet_t: an opaque pointer owned by the library.
+struct EventSetOpaque;
+using EventSet = EventSetOpaque*;
+// nvmlEventType* bits (unsigned long long masks).
+inline constexpr std::uint64_t kEventTypeXidCriticalError = 0x8;
+
+// nvmlEventData_t as nvmlEventSetWait_v2 fills it (the v1 call's struct lacks the instance
+// ids). eventData is the XID code for an XID event.
+struct EventData {
+  Device device;
+  std::uint64_t event_type;
+  std::uint64_t event_data;
+  std::uint32_t gpu_instance_id;
+  std::uint32_t compute_instance_id;
+};
+static_assert(sizeof(EventData) == 32 && offsetof(EventData, event_type) == 8);
+static_assert(offsetof(EventData, event_data) == 16 && offsetof(EventData, gpu_instance_id) == 24);
+static_assert(offsetof(EventData, compute_instance_id) == 28);
 
 // nvmlSamplingType_t
 enum SamplingType : std::uint32_t {
@@ -389,6 +413,15 @@ using DeviceEccFn = Return(Device, MemoryErrorType, EccCounterType, std::uint64_
 // nvmlDeviceGetRemappedRows(device, corrRows, uncRows, isPending, failureOccurred)
 using DeviceRemappedRowsFn = Return(Device, unsigned* corrected, unsigned* uncorrected,
                                     unsigned* pending, unsigned* failed);
+// nvmlDeviceGetRetiredPages(device, cause, pageCount, addresses): a count of 0 with no buffer
+// asks for the count (INSUFFICIENT_SIZE when there are pages, with the count set).
+using DeviceRetiredPagesFn = Return(Device, PageRetirementCause cause, unsigned* count,
+                                    unsigned long long* addresses);
+// Events: the set is created once, devices register into it, and each wait takes one event.
+using EventSetCreateFn = Return(EventSet* set);
+using EventSetFreeFn = Return(EventSet set);
+using DeviceRegisterEventsFn = Return(Device, unsigned long long event_types, EventSet set);
+using EventSetWaitFn = Return(EventSet set, EventData* data, unsigned timeout_ms);
 using DeviceSamplesFn = Return(Device, SamplingType, std::uint64_t last_seen, ValueType* type,
                                unsigned* count, Sample* samples);
 using DeviceFieldValuesFn = Return(Device, int count, FieldValue* values);

@@ -18,6 +18,7 @@
 #include "nvml/processes.h"
 #include "nvml/status.h"
 #include "nvml/vgpu.h"
+#include "nvml/xid_events.h"
 
 namespace gpumeter::nvml {
 namespace {
@@ -34,11 +35,13 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   NvmlSource(Library library, bool keep_exited_accounting)
       : library_(std::move(library)),
         keep_exited_accounting_(keep_exited_accounting),
-        gpm_(library_.api()) {}
+        gpm_(library_.api()),
+        xid_(library_.api()) {}
   NvmlSource(const NvmlSource&) = delete;
   NvmlSource& operator=(const NvmlSource&) = delete;
   ~NvmlSource() override {
-    gpm_.release();  // samples belong to the library: free them before it shuts down
+    gpm_.release();  // samples and sets belong to the library: free them before it shuts down
+    xid_.release();
     if (api().shutdown) api().shutdown.fn();
   }
 
@@ -82,6 +85,7 @@ class NvmlSource final : public GpuSource, public AccountingControl {
   bool keep_exited_accounting_;
   std::map<unsigned, AccountingCache> accounting_caches_;
   GpmReader gpm_;  // after library_: it refers to the library's entry points
+  XidWatch xid_;   // likewise
 };
 
 std::expected<unsigned, Error> NvmlSource::device_count() const {
@@ -105,6 +109,7 @@ std::expected<GpuReading, Error> NvmlSource::read_each(Device (NvmlSource::*read
 }
 
 std::expected<GpuReading, Error> NvmlSource::read() {
+  xid_.drain();  // before the devices: each one's counts then include all that is waiting
   return read_each(&NvmlSource::read_device);
 }
 
@@ -150,6 +155,7 @@ Device NvmlSource::read_device(unsigned index) {
   device.mig = read_mig(query);
   if (device.mig && device.mig->enabled) mark_mig_restrictions(device.state);
   gpm_.read(index, query, device.state, device.mig ? &device.mig->devices : nullptr);
+  xid_.read(index, query, device.state);
   if (query.lost()) {
     // Whatever was read before the loss showed is stale: only identity stays.
     device.state = absent_state(Unavailable::gpu_lost);

@@ -25,6 +25,7 @@ class DeviceQuery {
 
   const EntryPoints& api() const noexcept { return api_; }
   bool lost() const noexcept { return lost_; }
+  abi::Device handle() const noexcept { return handle_; }
 
   // Calls entry(handle, args...) unless the entry is absent or the GPU is already lost.
   template <class Fn, class... Args>

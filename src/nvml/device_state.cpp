@@ -123,13 +123,45 @@ void read_pcie(DeviceQuery& query, DeviceState& state) {
   state[pcie_rx] = map_maybe(query.get<unsigned>(entry, abi::kPcieRxBytes), kilobytes_to_bytes);
 }
 
-// Aggregate counters: over the GPU's lifetime, as the metric table says.
+// Aggregate counters over the GPU's lifetime and volatile ones since the driver loaded (what
+// DCGM calls _AGG_ and _VOL_), as the metric table says.
 void read_ecc(DeviceQuery& query, DeviceState& state) {
   const auto& entry = query.api().total_ecc_errors;
-  state[ecc_errors_corrected] =
-      as_double(query.get<std::uint64_t>(entry, abi::kMemoryErrorCorrected, abi::kAggregateEcc));
-  state[ecc_errors_uncorrected] =
-      as_double(query.get<std::uint64_t>(entry, abi::kMemoryErrorUncorrected, abi::kAggregateEcc));
+  const auto count = [&](abi::MemoryErrorType type, abi::EccCounterType counter) {
+    return as_double(query.get<std::uint64_t>(entry, type, counter));
+  };
+  state[ecc_errors_corrected] = count(abi::kMemoryErrorCorrected, abi::kAggregateEcc);
+  state[ecc_errors_uncorrected] = count(abi::kMemoryErrorUncorrected, abi::kAggregateEcc);
+  state[ecc_errors_corrected_volatile] = count(abi::kMemoryErrorCorrected, abi::kVolatileEcc);
+  state[ecc_errors_uncorrected_volatile] = count(abi::kMemoryErrorUncorrected, abi::kVolatileEcc);
+}
+
+// The count of pages retired for `cause`: asked with no buffer, the driver answers SUCCESS for
+// none and INSUFFICIENT_SIZE with the count set when there are some.
+Maybe<double> retired_page_count(DeviceQuery& query, abi::PageRetirementCause cause) {
+  unsigned count = 0;
+  const CallResult result = query.invoke(query.api().retired_pages, cause, &count, nullptr);
+  if (result && *result == abi::kErrorInsufficientSize) return static_cast<double>(count);
+  if (auto ok = DeviceQuery::succeeded(result); !ok) return std::unexpected(ok.error());
+  return static_cast<double>(count);
+}
+
+// Page retirement: the memory health of boards before Ampere (later ones answer NOT_SUPPORTED
+// and remap rows instead).
+void read_retired_pages(DeviceQuery& query, DeviceState& state) {
+  state[retired_pages_single_bit] = retired_page_count(query, abi::kRetiredMultipleSingleBit);
+  if (!state[retired_pages_single_bit] &&
+      state[retired_pages_single_bit].error() == Unavailable::not_supported) {
+    state[retired_pages_double_bit] = std::unexpected(Unavailable::not_supported);
+    state[retired_pages_pending] = std::unexpected(Unavailable::not_supported);
+    return;  // a board that remaps rows: two calls saved per read
+  }
+  state[retired_pages_double_bit] = retired_page_count(query, abi::kRetiredDoubleBit);
+  state[retired_pages_pending] =
+      then_maybe(query.get<unsigned>(query.api().retired_pages_pending),
+                 [](unsigned pending) -> Maybe<double> {
+                   return map_maybe(to_enabled(pending), [](bool on) { return on ? 1.0 : 0.0; });
+                 });
 }
 
 // Clock event reasons (r535 renamed them from throttle reasons; same bits), PCIe replays and
@@ -151,6 +183,7 @@ void read_health(DeviceQuery& query, DeviceState& state) {
   state[remapped_rows_uncorrected] = value(uncorrected);
   state[remap_pending] = value(pending != 0 ? 1 : 0);
   state[remap_failed] = value(failed != 0 ? 1 : 0);
+  read_retired_pages(query, state);
 }
 
 void read_modes(DeviceQuery& query, DeviceState& state) {

@@ -80,6 +80,12 @@
     "nvmlDeviceGetCurrentClocksThrottleReasons")                                               \
   X(pcie_replay_counter, DeviceUintFn, "nvmlDeviceGetPcieReplayCounter")                       \
   X(remapped_rows, DeviceRemappedRowsFn, "nvmlDeviceGetRemappedRows")                          \
+  X(retired_pages, DeviceRetiredPagesFn, "nvmlDeviceGetRetiredPages")                          \
+  X(retired_pages_pending, DeviceUintFn, "nvmlDeviceGetRetiredPagesPendingStatus")             \
+  X(event_set_create, EventSetCreateFn, "nvmlEventSetCreate")                                  \
+  X(event_set_free, EventSetFreeFn, "nvmlEventSetFree")                                        \
+  X(register_events, DeviceRegisterEventsFn, "nvmlDeviceRegisterEvents")                       \
+  X(event_set_wait, EventSetWaitFn, "nvmlEventSetWait_v2")                                     \
   X(samples, DeviceSamplesFn, "nvmlDeviceGetSamples")                                          \
   X(field_values, DeviceFieldValuesFn, "nvmlDeviceGetFieldValues")                             \
   X(compute_processes, DeviceProcessesFn, "nvmlDeviceGetComputeRunningProcesses_v3",           \

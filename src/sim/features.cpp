@@ -33,6 +33,7 @@ constexpr std::array kFeatures{
     FeatureRow{Feature::persistence_mode, "persistence_mode"},
     FeatureRow{Feature::compute_mode, "compute_mode"},
     FeatureRow{Feature::minor_number, "minor_number"},
+    FeatureRow{Feature::events, "events"},
 };
 static_assert(kFeatures.size() == kFeatureCount);
 

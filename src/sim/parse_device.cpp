@@ -221,6 +221,18 @@ void identity(Reader& reader, const ObjectCursor& object, DeviceSpec& d, std::si
   if (auto cc = reader.member(object, "compute_capability")) compute_capability(reader, *cc, d);
 }
 
+// Boards before Ampere retire pages; later ones remap rows (and report no retired pages).
+void retired_pages(Reader& reader, const Cursor& at, DeviceSpec& d) {
+  const ObjectCursor pages = reader.object(at, {"single_bit", "double_bit", "pending"});
+  if (remaps_rows(d)) {
+    reader.fail(at, "retired pages are reported before Ampere; this board remaps rows instead");
+    return;
+  }
+  d.retired_single_bit = static_cast<unsigned>(reader.whole_or(pages, "single_bit", 0, 65'535));
+  d.retired_double_bit = static_cast<unsigned>(reader.whole_or(pages, "double_bit", 0, 65'535));
+  d.retirement_pending = reader.boolean_or(pages, "pending", false);
+}
+
 void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
   memory(reader, object, d);
   if (auto c = reader.member(object, "clocks_mhz")) d.clocks = clocks(reader, *c);
@@ -233,14 +245,18 @@ void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
   d.pstate_idle = static_cast<unsigned>(pstate.idle);
   d.pstate_busy = static_cast<unsigned>(pstate.busy);
   if (auto ecc = reader.member(object, "ecc_errors")) {
-    const ObjectCursor counts = reader.object(*ecc, {"corrected", "uncorrected"});
+    const ObjectCursor counts = reader.object(
+        *ecc, {"corrected", "uncorrected", "volatile_corrected", "volatile_uncorrected"});
     d.ecc_corrected = reader.whole_or(counts, "corrected", 0);
     d.ecc_uncorrected = reader.whole_or(counts, "uncorrected", 0);
+    d.ecc_volatile_corrected = reader.whole_or(counts, "volatile_corrected", d.ecc_corrected);
+    d.ecc_volatile_uncorrected =
+        reader.whole_or(counts, "volatile_uncorrected", d.ecc_uncorrected);
   }
   if (auto h = reader.member(object, "health")) {
     const ObjectCursor health =
         reader.object(*h, {"pcie_replays", "remapped_rows_corrected", "remapped_rows_uncorrected",
-                           "remap_pending", "remap_failed"});
+                           "remap_pending", "remap_failed", "retired_pages"});
     d.pcie_replays = static_cast<unsigned>(reader.whole_or(health, "pcie_replays", 0));
     d.remapped_corrected =
         static_cast<unsigned>(reader.whole_or(health, "remapped_rows_corrected", 0));
@@ -248,6 +264,7 @@ void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
         static_cast<unsigned>(reader.whole_or(health, "remapped_rows_uncorrected", 0));
     d.remap_pending = reader.boolean_or(health, "remap_pending", false);
     d.remap_failed = reader.boolean_or(health, "remap_failed", false);
+    if (auto r = reader.member(health, "retired_pages")) retired_pages(reader, *r, d);
   }
 }
 

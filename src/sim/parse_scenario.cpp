@@ -2,6 +2,7 @@
 // The top level of a scenario file: driver, devices, processes, faults.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/bounded_file.h"
@@ -17,6 +18,18 @@ LostFault lost(Reader& reader, const Cursor& at, std::size_t device_count) {
   return LostFault{
       device_index(reader, reader.required(object, "device", "a device index"), device_count),
       reader.number(reader.required(object, "at_s", "the time the GPU falls off the bus"))};
+}
+
+XidFault xid(Reader& reader, const Cursor& at, std::size_t device_count) {
+  const ObjectCursor object = reader.object(at, {"device", "at_s", "code"});
+  XidFault fault;
+  fault.device =
+      device_index(reader, reader.required(object, "device", "a device index"), device_count);
+  fault.at_s = reader.number(reader.required(object, "at_s", "the time the driver reports it"));
+  const Cursor code = reader.required(object, "code", "the XID code, a whole number 1 to 1000");
+  fault.code = reader.whole(code, 1000);
+  if (!reader.failed() && fault.code == 0) reader.fail(code, "an XID code is 1 or more");
+  return fault;
 }
 
 std::vector<std::string> function_names(Reader& reader, const Cursor& at) {
@@ -87,7 +100,7 @@ DriverSpec driver(Reader& reader, const Cursor& at) {
 }
 
 Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
-  const ObjectCursor object = reader.object(at, {"init", "init_fails_for_s", "lost", "flaky"});
+  const ObjectCursor object = reader.object(at, {"init", "init_fails_for_s", "lost", "xid", "flaky"});
   Faults f;
   if (auto init = reader.member(object, "init")) f.init_code = return_code(reader, *init);
   if (auto wait = reader.member(object, "init_fails_for_s")) {
@@ -96,6 +109,11 @@ Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
   if (auto list = reader.member(object, "lost")) {
     for (const Cursor& item : reader.elements(*list))
       f.lost.push_back(lost(reader, item, device_count));
+  }
+  if (auto list = reader.member(object, "xid")) {
+    for (const Cursor& item : reader.elements(*list))
+      f.xid.push_back(xid(reader, item, device_count));
+    std::ranges::stable_sort(f.xid, {}, &XidFault::at_s);
   }
   if (auto list = reader.member(object, "flaky")) {
     for (const Cursor& item : reader.elements(*list))

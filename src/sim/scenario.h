@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "nvml/abi.h"
 #include "sim/call_costs.h"
 #include "sim/features.h"
 #include "sim/profile.h"
@@ -122,12 +123,19 @@ struct DeviceSpec {
   unsigned pstate_busy = 0;
   std::uint64_t ecc_corrected = 0;
   std::uint64_t ecc_uncorrected = 0;
+  // Since the driver loaded: the lifetime counts unless the scenario says otherwise.
+  std::uint64_t ecc_volatile_corrected = 0;
+  std::uint64_t ecc_volatile_uncorrected = 0;
   // "health": the link's replays and, from Ampere on, the rows remapped (docs/scenarios.md).
   unsigned pcie_replays = 0;
   unsigned remapped_corrected = 0;
   unsigned remapped_uncorrected = 0;
   bool remap_pending = false;
   bool remap_failed = false;
+  // Before Ampere: pages retired for repeated single-bit and for double-bit errors.
+  unsigned retired_single_bit = 0;
+  unsigned retired_double_bit = 0;
+  bool retirement_pending = false;
   std::uint32_t compute_mode = 0;  // nvmlComputeMode_t
   bool persistence_mode = true;
   std::int64_t sample_period_us = 166'667;  // the driver's utilisation sample period
@@ -148,6 +156,12 @@ struct DeviceSpec {
     return !unsupported.test(bit(feature)) && !(mig && mig_restricted(feature));
   }
 };
+
+// Row remapping replaced page retirement from Ampere on; each board has one of the two.
+inline bool remaps_rows(const DeviceSpec& device) {
+  return device.architecture >= nvml::abi::kArchAmpere &&
+         device.architecture != nvml::abi::kArchUnknown;
+}
 
 // Whether a GPU runs in MIG mode: its utilisation and accounting calls are then refused
 // (accounting mode reads DISABLED and cannot be changed).
@@ -209,6 +223,13 @@ struct LostFault {
   double at_s = 0;
 };
 
+// An XID error the driver reports on a GPU at a scripted time (nvmlEventSetWait_v2).
+struct XidFault {
+  std::size_t device = 0;
+  double at_s = 0;
+  std::uint64_t code = 0;  // 79: fallen off the bus, 48: double-bit ECC, 13: graphics exception
+};
+
 // Every `every`-th call of each named function fails with `code` (deterministic).
 struct FlakyFault {
   std::vector<std::string> functions;
@@ -223,6 +244,7 @@ struct Faults {
   // seconds: a driver that finishes loading after the process started.
   double init_fails_for_s = 0;
   std::vector<LostFault> lost;
+  std::vector<XidFault> xid;  // in time order
   std::vector<FlakyFault> flaky;
 };
 

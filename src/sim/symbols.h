@@ -24,9 +24,9 @@ using DeviceTemperatureThresholdFn = nvml::abi::Return(nvml::abi::Device, unsign
 using DeviceLegacyPciInfoFn = nvml::abi::Return(nvml::abi::Device, nvml::abi::PciInfoLegacy* out);
 using DeviceUintPairFn = nvml::abi::Return(nvml::abi::Device, unsigned* first, unsigned* second);
 using DeviceFanSpeedFn = nvml::abi::Return(nvml::abi::Device, unsigned fan, unsigned* percent);
-using DeviceRetiredPagesFn = nvml::abi::Return(nvml::abi::Device, unsigned cause, unsigned* count,
-                                               unsigned long long* addresses);
-using DeviceRetiredPagesV2Fn = nvml::abi::Return(nvml::abi::Device, unsigned cause, unsigned* count,
+using DeviceRetiredPagesV2Fn = nvml::abi::Return(nvml::abi::Device,
+                                                 nvml::abi::PageRetirementCause cause,
+                                                 unsigned* count,
                                                  unsigned long long* addresses,
                                                  unsigned long long* timestamps);
 // nvmlBAR1Memory_t: total, free, used (bytes).
@@ -104,6 +104,11 @@ using DeviceBar1Fn = nvml::abi::Return(nvml::abi::Device, Bar1Memory* out);
   X(nvmlDeviceGetRetiredPages_v2, DeviceRetiredPagesV2Fn)              \
   X(nvmlDeviceGetRetiredPagesPendingStatus, DeviceUintFn)              \
   X(nvmlDeviceGetRemappedRows, DeviceRemappedRowsFn)                   \
+  X(nvmlEventSetCreate, EventSetCreateFn)                              \
+  X(nvmlEventSetFree, EventSetFreeFn)                                  \
+  X(nvmlDeviceRegisterEvents, DeviceRegisterEventsFn)                  \
+  X(nvmlDeviceGetSupportedEventTypes, DeviceUllFn)                     \
+  X(nvmlEventSetWait_v2, EventSetWaitFn)                               \
   X(nvmlDeviceGetVirtualizationMode, DeviceUintFn)                     \
   X(nvmlDeviceGetHostVgpuMode, DeviceUintFn)                           \
   X(nvmlDeviceGetName, DeviceStringFn)                                 \

@@ -89,8 +89,6 @@
   X(nvmlDeviceFreezeNvLinkUtilizationCounter, (gpumeter::nvml::abi::Device device, unsigned, unsigned, unsigned)) \
   X(nvmlDeviceResetNvLinkUtilizationCounter, (gpumeter::nvml::abi::Device device, unsigned, unsigned)) \
   X(nvmlDeviceGetNvLinkRemoteDeviceType, (gpumeter::nvml::abi::Device device, unsigned, void*)) \
-  X(nvmlDeviceRegisterEvents, (gpumeter::nvml::abi::Device device, unsigned long long, void*)) \
-  X(nvmlDeviceGetSupportedEventTypes, (gpumeter::nvml::abi::Device device, void*)) \
   X(nvmlDeviceSetVirtualizationMode, (gpumeter::nvml::abi::Device device, unsigned)) \
   X(nvmlDeviceGetGridLicensableFeatures_v4, (gpumeter::nvml::abi::Device device, void*)) \
   X(nvmlDeviceGetGspFirmwareVersion, (gpumeter::nvml::abi::Device device, char*)) \
@@ -140,9 +138,6 @@
   X(nvmlSystemGetTopologyGpuSet, (unsigned, void*, void*)) \
   X(nvmlVgpuInstanceGetMdevUUID, (unsigned, char*, unsigned)) \
   X(nvmlUnitSetLedState, (void*, unsigned)) \
-  X(nvmlEventSetCreate, (void*)) \
-  X(nvmlEventSetWait_v2, (void*, void*, unsigned)) \
-  X(nvmlEventSetFree, (void*)) \
   X(nvmlDeviceModifyDrainState, (void*, unsigned)) \
   X(nvmlDeviceQueryDrainState, (void*, void*)) \
   X(nvmlDeviceRemoveGpu_v2, (void*, unsigned, unsigned)) \

@@ -203,7 +203,7 @@ TEST_F(SimBackendTest, EverythingUnsupported) {
     "unsupported": ["serial", "fan", "ecc", "power", "power_limit", "energy", "temperature",
       "clocks", "encoder", "decoder", "pcie", "pstate", "utilization", "process_utilization",
       "memory", "processes", "mps", "accounting", "persistence_mode", "compute_mode",
-      "minor_number"]}]})");
+      "minor_number", "events"]}]})");
   ASSERT_NE(source, nullptr);
   auto reading = source->read();
   ASSERT_TRUE(reading.has_value()) << reading.error().message;

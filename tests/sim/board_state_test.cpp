@@ -18,7 +18,6 @@ using signatures::Bar1Memory;
 using signatures::DeviceBar1Fn;
 using signatures::DeviceFanSpeedFn;
 using signatures::DeviceRemappedRowsFn;
-using signatures::DeviceRetiredPagesFn;
 using signatures::DeviceUintPairFn;
 
 class BoardState : public ::testing::Test {
@@ -78,7 +77,8 @@ TEST_F(BoardState, FansEccAndMemoryHealth) {
   // The Volta board retires pages (none so far); the Ampere one would remap rows.
   unsigned count = 9;
   EXPECT_EQ(
-      s.fn<DeviceRetiredPagesFn>("nvmlDeviceGetRetiredPages")(s.device(0), 0, &count, nullptr),
+      s.fn<abi::DeviceRetiredPagesFn>("nvmlDeviceGetRetiredPages")(
+          s.device(0), abi::kRetiredMultipleSingleBit, &count, nullptr),
       abi::kSuccess);
   EXPECT_EQ(count, 0U);
   unsigned rows[4] = {9, 9, 9, 9};

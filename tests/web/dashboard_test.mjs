@@ -435,7 +435,8 @@ describe("the dashboard", () => {
     let daemon;
     let page;
     before(async () => {
-      daemon = await Daemon.start({scenario: join(source, "examples", "scenarios", "ailing-node.json"), epochOffsetSeconds: 600});
+      // Scenario time 15 s at the start: GPU 0's XIDs fall due at 18 and 24 s.
+      daemon = await Daemon.start({scenario: join(source, "examples", "scenarios", "ailing-node.json"), epochOffsetSeconds: 15});
       page = await openPage(daemon.url, LAPTOP);
     });
     after(async () => {
@@ -443,14 +444,27 @@ describe("the dashboard", () => {
       await daemon?.stop();
     });
 
-    it("marks the GPU that needs a reset and counts ECC errors, and the one slowed by heat", async () => {
+    it("marks the GPU that needs a reset, counts ECC errors and XIDs, the one slowed by heat and the one with pages to retire", async () => {
       const status = await daemon.api("status");
       assert.equal(status.gpus[0].remap_pending, 1);
       assert.ok(status.gpus[1].clock_event_reasons & 32, JSON.stringify(status.gpus[1].clock_event_reasons));
+      assert.equal(status.gpus[2].retired_pages_pending, 1);
+      assert.equal(status.gpus[2].retired_pages_single_bit, 4);
       const badges = async (gpu) => page.locator(`#gpu-table tr[data-gpu="${gpu}"] td[data-label="Status"] .badge`).allInnerTexts();
-      await page.locator('#gpu-table tr[data-gpu="1"]').waitFor();
-      assert.deepEqual(await badges(0), ["in use", "reset needed", "ECC"]);
+      await page.locator('#gpu-table tr[data-gpu="2"]').waitFor();
       assert.deepEqual((await badges(1)).slice(0, 2), ["in use", "hot"]);
+      assert.deepEqual(await badges(2), ["free", "reload needed", "ECC"]);
+      // The XIDs at 18 and 24 s reach the page within a few refreshes.
+      await page.waitForFunction(() => [...document.querySelectorAll('#gpu-table tr[data-gpu="0"] td[data-label="Status"] .badge')]
+        .some((b) => b.textContent === "XID 94"), null, {timeout: 30000});
+      // (XID 63 follows at 45 s: a slow machine may already show it.)
+      const zero = await badges(0);
+      assert.deepEqual(zero.slice(0, 3), ["in use", "reset needed", "ECC"]);
+      assert.match(zero[3], /^XID (94|63)$/);
+      const after = await daemon.api("status");
+      assert.ok(after.gpus[0].xid_errors_total >= 2, JSON.stringify(after.gpus[0]));
+      assert.ok([94, 63].includes(after.gpus[0].xid_last), JSON.stringify(after.gpus[0]));
+      assert.equal(after.gpus[1].xid_errors_total, 0);
       assert.deepEqual(page.errors, []);
     });
   });

@@ -3,8 +3,10 @@
 // power limits, fans, ECC and memory health, BAR1 and display. Each answers from what the
 // scenario says (or derives from it, as noted), so that a client asking a driver's usual
 // questions gets a driver's answers (docs/scenarios.md, "Functions").
+#include <algorithm>
 #include <bit>
 #include <cmath>
+#include <span>
 
 #include "sim/lib/call.h"
 #include "sim/lib/exports.h"
@@ -18,20 +20,31 @@ constexpr std::uint64_t kThrottleSwPowerCap = 0x4;
 constexpr std::uint64_t kThrottleSwThermalSlowdown = 0x20;
 constexpr std::uint64_t kThrottleAllKnown = 0x1FF;  // GpuIdle ... DisplayClockSetting
 
-// nvmlPageRetirementCause_t
-constexpr unsigned kRetirementCauses = 2;
-
-// Row remapping replaced page retirement from Ampere on; each board has one of the two.
-bool remaps_rows(const DeviceSpec& spec) {
-  return spec.architecture >= abi::kArchAmpere && spec.architecture != 0xFFFFFFFF;
-}
-
-abi::Return no_retired_pages(const char* function, abi::Device device, unsigned cause,
-                             unsigned* count) {
+// The scenario's retired pages for `cause`, as the driver lists them: a count query (no buffer,
+// or one too small) gets INSUFFICIENT_SIZE with the count; a large enough buffer gets
+// made-up page addresses (and the retirement times for the _v2 call: the scenario's start).
+abi::Return retired_pages(const char* function, abi::Device device, abi::PageRetirementCause cause,
+                          unsigned* count, unsigned long long* addresses,
+                          unsigned long long* timestamps) {
   return device_call(function, device, Feature::ecc, [&](const DeviceCall& call) {
     if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
-    if (cause >= kRetirementCauses) return abi::kErrorInvalidArgument;
-    return store(count, 0);
+    if (count == nullptr) return abi::kErrorInvalidArgument;
+    unsigned pages = 0;
+    if (cause == abi::kRetiredMultipleSingleBit) pages = call.spec.retired_single_bit;
+    else if (cause == abi::kRetiredDoubleBit) pages = call.spec.retired_double_bit;
+    else return abi::kErrorInvalidArgument;
+    const unsigned room = *count;
+    *count = pages;
+    if (pages == 0) return abi::kSuccess;
+    if (addresses == nullptr || room < pages) return abi::kErrorInsufficientSize;
+    const std::span<unsigned long long> out(addresses, pages);
+    for (unsigned i = 0; i < pages; ++i)
+      out[i] = 0x1000ULL * (i + 1) + (cause == abi::kRetiredDoubleBit ? 0x80000000ULL : 0);
+    if (timestamps != nullptr) {
+      const auto start_s = static_cast<unsigned long long>(call.library.epoch_us() / 1'000'000);
+      std::ranges::fill(std::span<unsigned long long>(timestamps, pages), start_s);
+    }
+    return abi::kSuccess;
   });
 }
 
@@ -144,24 +157,27 @@ abi::Return nvmlDeviceGetDisplayActive(abi::Device device, unsigned* active) {
                      [&](const DeviceCall&) { return store(active, abi::kFeatureDisabled); });
 }
 
-// Before Ampere: no page retired (a count of 0 needs no buffer). From Ampere on the board
-// remaps rows instead and has no retired pages to report.
-abi::Return nvmlDeviceGetRetiredPages(abi::Device device, unsigned cause, unsigned* count,
-                                      unsigned long long* /*addresses*/) {
-  return no_retired_pages("nvmlDeviceGetRetiredPages", device, cause, count);
+// Before Ampere: the scenario's retired pages ("health"). From Ampere on the board remaps rows
+// instead and has no retired pages to report.
+abi::Return nvmlDeviceGetRetiredPages(abi::Device device, abi::PageRetirementCause cause,
+                                      unsigned* count, unsigned long long* addresses) {
+  return retired_pages("nvmlDeviceGetRetiredPages", device, cause, count, addresses, nullptr);
 }
 
-abi::Return nvmlDeviceGetRetiredPages_v2(abi::Device device, unsigned cause, unsigned* count,
-                                         unsigned long long* /*addresses*/,
-                                         unsigned long long* /*timestamps*/) {
-  return no_retired_pages("nvmlDeviceGetRetiredPages_v2", device, cause, count);
+abi::Return nvmlDeviceGetRetiredPages_v2(abi::Device device, abi::PageRetirementCause cause,
+                                         unsigned* count, unsigned long long* addresses,
+                                         unsigned long long* timestamps) {
+  return retired_pages("nvmlDeviceGetRetiredPages_v2", device, cause, count, addresses,
+                       timestamps);
 }
 
 abi::Return nvmlDeviceGetRetiredPagesPendingStatus(abi::Device device, unsigned* pending) {
   return device_call("nvmlDeviceGetRetiredPagesPendingStatus", device, Feature::ecc,
                      [&](const DeviceCall& call) {
                        if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
-                       return store(pending, abi::kFeatureDisabled);
+                       return store(pending, call.spec.retirement_pending
+                                                 ? abi::kFeatureEnabled
+                                                 : abi::kFeatureDisabled);
                      });
 }
 
