@@ -49,6 +49,11 @@ void add_master_options(CLI::App& master, MasterOptions& options) {
       .add_option("--prometheus", options.prometheus,
                   "Read the fleet from this Prometheus server instead of polling the agents")
       ->option_text("URL");
+  master
+      .add_option("--quota", options.quota,
+                  "With --prometheus: the quota file whose standing the fleet's usage "
+                  "(GET /api/v1/usage, the page's Usage) reports (docs/report.md)")
+      ->option_text("FILE");
   master.add_flag("--once", options.once,
                   "Poll once, print the fleet document (GET /api/v1/fleet) and exit");
 }
@@ -62,13 +67,15 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
   const bool from_nvgpu =
       options.config.empty() && nvgpu_cluster_cfg != nullptr && *nvgpu_cluster_cfg != '\0';
   const std::string config_file = from_nvgpu ? std::string(nvgpu_cluster_cfg) : options.config;
-  if (config_file.empty()) {
+  // Prometheus mode polls no agent: the file is optional there (the defaults serve).
+  if (config_file.empty() && options.prometheus.empty()) {
     return std::unexpected(Error{ErrorCode::invalid_input,
                                  "gpumeter master: --config FILE is required: the agents to poll "
                                  "(docs/master.md), or set NVGPU_CLUSTER_CFG to an nvgpu cluster "
-                                 "config"});
+                                 "config, or read the fleet from Prometheus with --prometheus URL"});
   }
-  auto config = read_master_config(config_file, self_name);
+  auto config = config_file.empty() ? std::expected<MasterConfig, Error>(MasterConfig{})
+                                    : read_master_config(config_file, self_name);
   if (!config) return std::unexpected(std::move(config.error()));
   MasterSettings settings{
       .config_file = config_file, .config = std::move(*config), .once = options.once};
@@ -92,11 +99,20 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
           Error{ErrorCode::invalid_input, "--prometheus: " + url.error().message});
     }
     settings.prometheus = std::move(*url);
+  } else if (!options.quota.empty()) {
+    return std::unexpected(Error{ErrorCode::invalid_input,
+                                 "--quota: the master reports usage from Prometheus only: add "
+                                 "--prometheus URL (or report quotas on each machine's daemon)"});
   } else if (settings.config.agents.empty()) {
     return std::unexpected(Error{
         ErrorCode::invalid_input,
         fmt::format("{}: no [[agent]] tables (expected at least one, or prometheus = \"URL\")",
                     config_file)});
+  }
+  if (!options.quota.empty()) {
+    auto quotas = view::read_quota_file(options.quota);
+    if (!quotas) return std::unexpected(std::move(quotas.error()));
+    settings.quotas = std::move(*quotas);
   }
   return settings;
 }

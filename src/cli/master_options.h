@@ -14,6 +14,7 @@
 #include "cli/master_config.h"
 #include "core/error.h"
 #include "master/url.h"
+#include "view/quota.h"
 
 namespace gpumeter::cli {
 
@@ -30,6 +31,7 @@ struct MasterOptions {
   std::string tls_cert;
   std::string tls_key;
   std::string prometheus;
+  std::string quota;
   bool once = false;
 };
 
@@ -43,6 +45,7 @@ struct MasterSettings {
   std::optional<std::filesystem::path> tls_key;
   std::optional<master::AgentUrl> prometheus;  // set: Prometheus mode
   std::string prometheus_text;                 // as given
+  std::optional<view::QuotaFile> quotas;       // --quota, for the fleet's usage (Prometheus)
   bool once = false;
 };
 

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "cli/report_prometheus.h"
 #include "core/wall_clock.h"
 #include "daemon/systemd_notify.h"
 #include "master/fleet_json.h"
@@ -20,6 +21,7 @@
 #include "net/health_route.h"
 #include "net/http_server.h"
 #include "net/token_file.h"
+#include "net/usage_route.h"
 
 namespace gpumeter::cli {
 namespace {
@@ -41,9 +43,19 @@ std::expected<net::HttpConfig, Error> http_config(const MasterSettings& settings
   return config;
 }
 
-void add_routes(net::HttpServer& server, MasterFleet& fleet, const MasterConfig& config,
+// A month's report by day is a hundred queries, each over a day of samples: longer than a poll.
+constexpr std::chrono::seconds kUsageTimeout{30};
+
+void add_routes(net::HttpServer& server, MasterFleet& fleet, const MasterSettings& settings,
                 const std::atomic<TimeUs>& last_round) {
+  const MasterConfig& config = settings.config;
   net::register_dashboard_routes(server);
+  if (settings.prometheus) {
+    net::add_usage_route(
+        server, {.fleet = prometheus_usage_source(*settings.prometheus, {.timeout = kUsageTimeout}),
+                 .quotas = settings.quotas ? &*settings.quotas : nullptr,
+                 .now_us = wall_clock_us});
+  }
   master::add_fleet_route(server,
                           [&fleet] { return master::fleet_text(fleet.state(), fleet.source()); });
   net::add_health_route(server, {.last_round_us = [&last_round]() -> std::optional<TimeUs> {
@@ -84,7 +96,7 @@ int serve_master(const MasterSettings& settings, MasterFleet& fleet, const StopS
   auto server = net::HttpServer::open(*config);
   if (!server) return report(err, server.error());
   std::atomic<TimeUs> last_round{0};
-  add_routes(**server, fleet, settings.config, last_round);
+  add_routes(**server, fleet, settings, last_round);
   const auto round = [&fleet, &last_round](const std::stop_token& stop) {
     fleet.refresh(stop);
     last_round = wall_clock_us();

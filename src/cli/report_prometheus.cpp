@@ -9,6 +9,8 @@
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <memory>
+#include <semaphore>
 #include <tuple>
 
 #include "cli/report_print.h"
@@ -254,6 +256,24 @@ std::vector<store::UsageRow> rows_from_counters(const store::UsageQuery& query,
   rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(query.offset));
   if (query.limit && rows.size() > *query.limit) rows.resize(*query.limit);
   return rows;
+}
+
+view::UsageSource prometheus_usage_source(const master::AgentUrl& url,
+                                          const master::ClientOptions& options) {
+  std::string where = fmt::format("Prometheus at {}{}", url.origin(), url.base_path);
+  auto running = std::make_shared<std::counting_semaphore<2>>(2);
+  auto usage = [url, options, where, running](const store::UsageQuery& query)
+      -> std::expected<std::vector<store::UsageRow>, Error> {
+    if (!running->try_acquire_for(std::chrono::seconds(10))) {
+      return std::unexpected(
+          Error{ErrorCode::io, fmt::format("{}: two reports are being read; try again", where)});
+    }
+    master::PrometheusClient client(url, options);
+    auto rows = fleet_usage(client, where, query);
+    running->release();
+    return rows;
+  };
+  return view::UsageSource{.name = std::move(where), .usage = std::move(usage)};
 }
 
 int run_fleet_report(const Output& output, const ReportSettings& settings,

@@ -18,6 +18,9 @@
 
 #include "cli/commands.h"
 #include "cli/report_options.h"
+#include "master/prometheus_client.h"
+#include "master/url.h"
+#include "view/usage_source.h"
 #include "store/usage.h"
 
 namespace gpumeter::cli {
@@ -25,6 +28,13 @@ namespace gpumeter::cli {
 // The fleet report as ServeCommands::fleet_report.
 int run_fleet_report(const Output& output, const ReportSettings& settings,
                      std::span<const std::string> args);
+
+// The fleet's usage from the Prometheus at `url`, for the master's GET /api/v1/usage: each
+// report gets its own client (a client's calls must not overlap; requests do), and at most
+// two run at once, so that page loads cannot pile queries onto the server. A report asked
+// while two run waits up to 10 s, then fails (ErrorCode::io).
+view::UsageSource prometheus_usage_source(const master::AgentUrl& url,
+                                          const master::ClientOptions& options);
 
 // A part of the report's window: the whole window, or the part of one calendar period in it.
 struct ReportSegment {

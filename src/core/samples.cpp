@@ -2,6 +2,7 @@
 #include "core/samples.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpumeter {
 namespace {
@@ -23,6 +24,7 @@ DeviceSample device_sample(TimeUs time_us, const DeviceState& state, Maybe<void>
       .memory_used_bytes = state[memory_used],
       .power_watts = state[power_draw],
       .energy_joules = state[energy],
+      .temperature_celsius = state[temperature],
       .processes_drained = drained.has_value(),
       .not_drained_reason = drained ? Unavailable::no_data : drained.error(),
   };
@@ -32,10 +34,9 @@ static_assert(static_cast<unsigned>(Unavailable::mig) + 1 < 8, "a reason takes 3
 
 DeviceRecord::DeviceRecord(const DeviceSample& sample)
     : time_us(sample.time_us),
-      not_drained_(
-          sample.processes_drained
-              ? std::uint8_t{0}
-              : static_cast<std::uint8_t>(static_cast<unsigned>(sample.not_drained_reason) + 1U)) {
+      not_drained_(sample.processes_drained
+                       ? 0U
+                       : (static_cast<unsigned>(sample.not_drained_reason) + 1U) & 0xFU) {
   const auto percent = [](Maybe<double> value) {
     if (value) *value = std::clamp(*value, 0.0, 100.0);
     return value;
@@ -45,6 +46,7 @@ DeviceRecord::DeviceRecord(const DeviceSample& sample)
   put(Figure::memory, sample.memory_used_bytes);
   put(Figure::power, sample.power_watts);
   put(Figure::energy, sample.energy_joules);
+  put(Figure::temperature, sample.temperature_celsius);
 }
 
 void DeviceRecord::put(Figure figure, const Maybe<double>& value) noexcept {
@@ -55,14 +57,23 @@ void DeviceRecord::put(Figure figure, const Maybe<double>& value) noexcept {
     case Figure::memory: memory_used_bytes_ = v; break;
     case Figure::power: power_watts_ = static_cast<float>(v); break;
     case Figure::energy: energy_joules_ = v; break;
+    case Figure::temperature:
+      temperature_celsius_ = static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 255.0)));
+      break;
+  }
+  const unsigned code = value ? 0U : static_cast<unsigned>(value.error()) + 1U;
+  if (figure == Figure::temperature) {
+    temperature_absent_ = static_cast<std::uint8_t>(code & 0xFU);
+    return;
   }
   const unsigned shift = 3U * static_cast<unsigned>(figure);
-  const unsigned code = value ? 0U : static_cast<unsigned>(value.error()) + 1U;
   absent_ = static_cast<std::uint16_t>((absent_ & ~(7U << shift)) | (code << shift));
 }
 
 Maybe<double> DeviceRecord::get(Figure figure, double value) const noexcept {
-  const unsigned code = (absent_ >> (3U * static_cast<unsigned>(figure))) & 7U;
+  const unsigned code = figure == Figure::temperature
+                            ? unsigned{temperature_absent_}
+                            : (absent_ >> (3U * static_cast<unsigned>(figure))) & 7U;
   if (code == 0) return value;
   return std::unexpected(static_cast<Unavailable>(code - 1));
 }
@@ -81,6 +92,9 @@ Maybe<double> DeviceRecord::power_watts() const noexcept {
 }
 Maybe<double> DeviceRecord::energy_joules() const noexcept {
   return get(Figure::energy, energy_joules_);
+}
+Maybe<double> DeviceRecord::temperature_celsius() const noexcept {
+  return get(Figure::temperature, static_cast<double>(temperature_celsius_));
 }
 
 HostRecord host_record(const HostSample& sample) {

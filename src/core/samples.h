@@ -68,6 +68,7 @@ struct DeviceSample {
   Maybe<double> memory_used_bytes = std::unexpected(Unavailable::error);
   Maybe<double> power_watts = std::unexpected(Unavailable::error);
   Maybe<double> energy_joules = std::unexpected(Unavailable::error);  // monotonic counter
+  Maybe<double> temperature_celsius = std::unexpected(Unavailable::error);
   // Whether the sampler drained the device's per-process utilisation samples in this round
   // (a NOT_FOUND answer, "no process was busy", counts as drained). Attribution only trusts
   // "no sample means 0 %" for times the sampler was draining.
@@ -88,8 +89,9 @@ struct PowerSample {
 DeviceSample device_sample(TimeUs time_us, const DeviceState& state, Maybe<void> drained);
 
 // A DeviceSample as the series stores it, 40 bytes: the energy counter and memory as read,
-// utilisation (clamped to 0..100) and power as floats, whose 7 digits are plenty for them, and
-// each figure's reason for absence packed into `absent`.
+// utilisation (clamped to 0..100) and power as floats, whose 7 digits are plenty for them, the
+// temperature in whole °C (clamped to 0..255: what NVML reports; a board's sensor is rounded),
+// and each figure's reason for absence packed beside them.
 class DeviceRecord {
  public:
   DeviceRecord() = default;
@@ -107,9 +109,17 @@ class DeviceRecord {
   Maybe<double> memory_used_bytes() const noexcept;
   Maybe<double> power_watts() const noexcept;
   Maybe<double> energy_joules() const noexcept;  // monotonic counter
+  Maybe<double> temperature_celsius() const noexcept;
 
  private:
-  enum class Figure : std::uint8_t { utilization_gpu, utilization_memory, memory, power, energy };
+  enum class Figure : std::uint8_t {
+    utilization_gpu,
+    utilization_memory,
+    memory,
+    power,
+    energy,
+    temperature,
+  };
   void put(Figure figure, const Maybe<double>& value) noexcept;
   Maybe<double> get(Figure figure, double value) const noexcept;
 
@@ -118,10 +128,13 @@ class DeviceRecord {
   float utilization_gpu_percent_ = 0.0F;
   float utilization_memory_percent_ = 0.0F;
   float power_watts_ = 0.0F;
-  // 3 bits per Figure: 0 when the figure is present, else its Unavailable reason + 1.
+  // 3 bits per Figure but the temperature: 0 when the figure is present, else its Unavailable
+  // reason + 1.
   std::uint16_t absent_ = 0;
   // 0 when the per-process samples were drained, else the reason they were not + 1.
-  std::uint8_t not_drained_ = 0;
+  std::uint8_t not_drained_ : 4 = 0;
+  std::uint8_t temperature_absent_ : 4 = 0;  // as absent_'s codes, for the temperature
+  std::uint8_t temperature_celsius_ = 0;
 };
 
 // GPU memory one process holds on one device, from the device's process list. When a process

@@ -46,6 +46,7 @@ std::optional<Maybe<double>> figure(const DeviceRecord& record, DeviceMetric met
     case DeviceMetric::utilization_memory: return record.utilization_memory_percent();
     case DeviceMetric::memory_used: return record.memory_used_bytes();
     case DeviceMetric::power_draw: return record.power_watts();
+    case DeviceMetric::temperature: return record.temperature_celsius();
     default: return std::nullopt;
   }
 }

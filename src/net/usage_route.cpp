@@ -112,38 +112,54 @@ std::expected<store::UsageQuery, Error> usage_query(const httplib::Request& requ
                            .offset = page.offset};
 }
 
+// The report as one page: the rows the query asked for, and where the next page starts.
+void reply_page(httplib::Response& response, const store::UsageQuery& query,
+                view::UsageReport& report) {
+  const std::size_t page_size = query.limit.value_or(1) - 1;  // usage_query() asks one more
+  const bool truncated = report.rows.size() > page_size;
+  if (truncated) {
+    report.rows.resize(page_size);
+    if (std::optional<view::QuotaSummary>& quota = report.quota; quota.has_value())
+      quota->rows.resize(page_size);
+  }
+  view::Json document = view::usage_json(report);
+  document["truncated"] = truncated;
+  document["next"] = truncated ? view::Json(to_string(UsageCursor{query.since_us, query.until_us,
+                                                                  query.offset + page_size}))
+                               : view::Json(nullptr);
+  reply_json(response, document);
+}
+
+// The fleet's usage: no database lock, and the source's own failures are the upstream's.
+void answer_fleet(const view::UsageSource& fleet, const view::QuotaFile* quotas,
+                  const store::UsageQuery& query, httplib::Response& response) {
+  auto report = view::build_usage_report(fleet, query, quotas);
+  if (!report) {
+    const bool refused = report.error().code == ErrorCode::invalid_input;
+    return reply_error(response, refused ? 400 : 502, report.error().message);
+  }
+  reply_page(response, query, *report);
+}
+
 void answer(const UsageSources& sources, const httplib::Request& request,
             httplib::Response& response) {
-  if (sources.store == nullptr) {
+  if (sources.store == nullptr && !sources.fleet) {
     return reply_error(response, 404, "this daemon keeps no history database");
   }
-  const RequestDeadline deadline(sources.store != nullptr ? sources.store->request_budget()
-                                                          : kRequestDeadline);
   const auto query = usage_query(request, sources.now_us());
   if (!query) return reply_error(response, 400, query.error().message);
   // Quota standing is per user: only a report grouped by user carries it.
   const bool by_user = std::ranges::count(query->group_by, store::GroupBy::user) > 0;
+  const view::QuotaFile* quotas = by_user ? sources.quotas : nullptr;
+  if (sources.fleet) return answer_fleet(*sources.fleet, quotas, *query, response);
+  const RequestDeadline deadline(sources.store->request_budget());
   std::expected<view::UsageReport, Error> report = std::unexpected(Error{});
   const auto read = sources.store->with_store(
-      [&](store::Store& store) {
-        report = view::build_usage_report(store, *query, by_user ? sources.quotas : nullptr);
-      },
+      [&](store::Store& store) { report = view::build_usage_report(store, *query, quotas); },
       deadline.at());
   if (!read) return reply_store_unavailable(response, read.error());
   if (!report) return reply_store_error(response, report.error(), deadline);
-  const std::size_t page_size = query->limit.value_or(1) - 1;  // usage_query() asks one more
-  const bool truncated = report->rows.size() > page_size;
-  if (truncated) {
-    report->rows.resize(page_size);
-    if (std::optional<view::QuotaSummary>& quota = report->quota; quota.has_value())
-      quota->rows.resize(page_size);
-  }
-  view::Json document = view::usage_json(*report);
-  document["truncated"] = truncated;
-  document["next"] = truncated ? view::Json(to_string(UsageCursor{query->since_us, query->until_us,
-                                                                  query->offset + page_size}))
-                               : view::Json(nullptr);
-  reply_json(response, document);
+  reply_page(response, *query, *report);
 }
 
 }  // namespace

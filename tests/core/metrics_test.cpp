@@ -38,8 +38,9 @@ TEST(Metrics, PrometheusNamesAreUniqueAndInTheirBaseUnit) {
     std::string_view base = row.unit;
     if (row.unit == "percent") base = "ratio";
     if (row.unit == "MHz") base = "hertz";
-    // A number without a unit (a P-state, a bitmask, a 0/1 flag) has no unit suffix.
-    const bool unitless = base == "pstate" || base == "bitmask" || base == "flag";
+    // A number without a unit (a P-state, a bitmask, a 0/1 flag, an XID code) has no unit
+    // suffix.
+    const bool unitless = base == "pstate" || base == "bitmask" || base == "flag" || base == "code";
     if (row.kind == MetricKind::gauge && !unitless) {
       EXPECT_TRUE(row.prometheus.ends_with(base)) << row.prometheus;
     }

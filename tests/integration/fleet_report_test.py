@@ -8,16 +8,18 @@ Run alone with: ctest -R integration.fleet_report."""
 
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
-from gpumeter_testlib import GPUMETER, clean_env, validate_report_schema
+from gpumeter_testlib import GPUMETER, SOURCE_DIR, clean_env, validate_report_schema
 from prometheus_server_test import (PROMETHEUS, ChildProcesses, Process, free_port,
                                     relabelled_job, served_port, start_prometheus)
 
@@ -203,6 +205,66 @@ class FleetReportFromPrometheus(ChildProcesses, unittest.TestCase):
             answer = json.loads(reply.read())
         self.assertEqual(answer["status"], "success", answer)
         return answer["data"]
+
+    def test_7_the_master_serves_the_fleet_usage_to_its_page(self):
+        """`gpumeter master --prometheus URL --quota FILE`: GET /api/v1/usage is the fleet
+        report's document, and the page's Usage section shows it (in Chromium)."""
+        fleet = self.settled("user")
+        quota = self.tmp / "master-quota.txt"
+        quota.write_text("alice = 0.001h per month\n")
+        port = free_port()
+        master = Process("master", [GPUMETER, "master", "--prometheus", self.url, "--quota",
+                                    str(quota), "--listen", f"127.0.0.1:{port}"],
+                         self.tmp, self.env)
+        self.processes.append(master)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/v1/fleet", timeout=10) as reply:
+                    self.assertEqual(json.loads(reply.read())["source"], "prometheus")
+                break
+            except OSError:
+                self.assertLess(time.monotonic(), deadline, master.tail())
+                time.sleep(0.2)
+        params = urllib.parse.urlencode({"by": "user", "since": self.since, "until": self.until})
+        with urllib.request.urlopen(f"{base}/api/v1/usage?{params}", timeout=60) as reply:
+            document = json.loads(reply.read())
+        validate_report_schema({k: v for k, v in document.items() if k not in ("truncated", "next")})
+        self.assertEqual(self.fleet_rows(document, "user"), fleet)
+        self.assertTrue(document["database"].startswith("Prometheus at "), document["database"])
+        self.assertEqual([use["user"] for use in document["quota"]["over"]], ["alice"])
+        # What the counters cannot answer is the client's mistake; nothing is asked of Prometheus.
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{base}/api/v1/usage?by=gpu", timeout=10)
+        self.assertEqual(refused.exception.code, 400)
+        self.check_page(base, fleet)
+
+    def check_page(self, base, fleet):
+        node = shutil.which("node") or shutil.which("nodejs")
+        if node is None:
+            self.skipTest("no Node.js for the page check")
+        shot = Path(os.environ.get("GPUMETER_SCREENSHOT_DIR", self.tmp)) / "master-fleet-usage.png"
+        result = subprocess.run([node, SOURCE_DIR / "tests" / "web" / "fleet_usage_page.mjs",
+                                 base + "/", shot], capture_output=True, text=True, timeout=120,
+                                env={**self.env, "GPUMETER_SOURCE_DIR": str(SOURCE_DIR)})
+        if result.returncode == 77:
+            self.skipTest(result.stderr.strip())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        page = json.loads(result.stdout)
+        self.assertEqual(page["errors"], [])
+        self.assertEqual(page["title"], "Usage of the fleet")
+        self.assertIn("across the fleet, from the ledger counters in Prometheus at", page["hint"])
+        self.assertEqual(sorted(page["users"]), sorted(fleet))
+        for user, hours in fleet.items():
+            shown = page["users"][user]
+            if shown.startswith("< 0.001"):  # a few seconds on one GPU
+                self.assertLess(hours, 0.001, user)
+            else:
+                self.assertAlmostEqual(float(shown.split()[0]), hours, delta=0.001, msg=user)
+        self.assertIn("over", page["quota"]["alice"])
+        self.assertEqual(page["quota"]["bob"], "no quota")
+        self.assertGreaterEqual(page["periods"], 1)
 
     def test_5_what_the_counters_cannot_answer_is_refused(self):
         for args, message in [(["--by", "gpu"], "not per GPU or process"),

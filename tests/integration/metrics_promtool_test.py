@@ -48,8 +48,9 @@ class PromtoolLint(unittest.TestCase):
         self.assert_series_per_gpu(results)
 
     def assert_series_per_gpu(self, results):
-        """docs/metrics.md's bound on the series of one GPU: 30 families of gpumeter_gpu_*, and
-        8 more with GPM. No GPU has more, and the scenarios between them show every one of
+        """docs/metrics.md's bound on the series of one GPU: 34 families of gpumeter_gpu_*, and
+        8 more with GPM (a board before Ampere has 3 of retired pages instead of 4 of remapped
+        rows). No GPU has more, and the scenarios between them show every one of
         them (no bundled GPU has them all: a datacenter GPU has no fan)."""
         families = set()
         for name, result in results.items():
@@ -61,9 +62,9 @@ class PromtoolLint(unittest.TestCase):
                     families.add(found.group(1))
             for gpu, series in per_gpu.items():
                 gpm = any("_gpm_" in family for family in series)
-                self.assertLessEqual(len(series), 38 if gpm else 30, f"{name} GPU {gpu}")
+                self.assertLessEqual(len(series), 42 if gpm else 34, f"{name} GPU {gpu}")
         gpm = {family for family in families if "_gpm_" in family}
-        self.assertEqual((len(families - gpm), len(gpm)), (30, 8), sorted(families))
+        self.assertEqual((len(families - gpm), len(gpm)), (37, 8), sorted(families))
 
     def test_every_process_limit_lints_clean(self):
         limits = ["top:1", "users", "none"]

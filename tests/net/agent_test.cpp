@@ -186,8 +186,8 @@ TEST_F(Agent, HistoryOfTheSeriesInMemory) {
   expect_constant(power, 38.4);
 }
 
-TEST_F(Agent, HistoryOfTheTemperatureComesFromTheDatabase) {
-  // The series in memory keep no temperature: the recorder's samples answer (every second).
+TEST_F(Agent, HistoryOfTheTemperature) {
+  // The series in memory answer for their time, the recorder's samples before it.
   const json document =
       poll("/api/v1/history?gpu=0&metric=temperature_celsius&since=1m&step=1s", has_values);
   EXPECT_EQ(document["unit"], "celsius");

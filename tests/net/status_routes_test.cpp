@@ -63,6 +63,25 @@ TEST_F(Routes, TheSnapshotOnceARoundRan) {
   EXPECT_DOUBLE_EQ(health["last_round_age_seconds"].get<double>(), 0.1);
 }
 
+// Temperature, like power, is kept in the sampler's series: the charts' recent part needs no
+// database (this daemon has none) and is there from the first rounds on.
+TEST_F(Routes, TemperatureHistoryFromTheSeriesInMemory) {
+  gpus_.gpus[0].temperature_celsius = 61.0;
+  for (const TimeUs ago : {3'000'000, 2'000'000, 1'000'000})
+    ASSERT_TRUE(sampler_.sample_once(kNow - ago).has_value());
+  const auto [status, document] =
+      get("/api/v1/history?gpu=0&metric=temperature_celsius&since=1m&step=1s");
+  ASSERT_EQ(status, 200) << document.dump();
+  EXPECT_EQ(document["unit"], "celsius");
+  int filled = 0;
+  for (const auto& value : document["avg"]) {
+    if (value.is_null()) continue;
+    EXPECT_DOUBLE_EQ(value.get<double>(), 61.0);
+    ++filled;
+  }
+  EXPECT_EQ(filled, 3);
+}
+
 TEST_F(Routes, EachRoundIsRenderedAnew) {
   ASSERT_TRUE(sampler_.sample_once(kNow - 2'000'000).has_value());
   EXPECT_EQ(get("/api/v1/status").second["time_us"], kNow - 2'000'000);

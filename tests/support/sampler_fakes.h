@@ -23,6 +23,7 @@ class ScriptedGpus final : public GpuSource {
     // Answered by the next drain; samples at or before last_seen are withheld, as drivers do.
     Maybe<std::vector<PidGpuSample>> buffered = std::vector<PidGpuSample>{};
     double energy_joules = 0;
+    Maybe<double> temperature_celsius = std::unexpected(Unavailable::error);
     std::optional<std::string> uuid;  // absent: the device has none
     std::vector<std::optional<TimeUs>> last_seen_passed;
     // The device sample buffers, answered like `buffered` (unsupported unless set), and how
@@ -112,6 +113,7 @@ class ScriptedGpus final : public GpuSource {
                            ? Maybe<std::vector<GpuProcess>>(std::unexpected(Unavailable::gpu_lost))
                            : gpu.processes;
     device.state[DeviceMetric::energy] = gpu.energy_joules;
+    device.state[DeviceMetric::temperature] = gpu.temperature_celsius;
     if (gpu.uuid) device.identity.uuid = *gpu.uuid;
     return device;
   }

@@ -58,8 +58,8 @@ export function healthBadges(gpu) {
   if (typeof reasons === "number" && (reasons & POWER)) warn("power cap", `the clocks are held at the power limit (clock event reasons ${reasons})`);
   if (gpu.remap_failed === 1) warn("remap failed", "a memory row could not be remapped: the GPU needs service", "alert");
   else if (gpu.remap_pending === 1) warn("reset needed", "a memory row remapping waits for the GPU's next reset");
-  if (gpu.ecc_errors_uncorrected_total > 0) warn("ECC", `${gpu.ecc_errors_uncorrected_total} uncorrected ECC errors over the GPU's lifetime`, "alert");
   if (gpu.retired_pages_pending === 1) warn("reload needed", "a memory page retirement waits for the driver's next reload");
+  if (gpu.ecc_errors_uncorrected_total > 0) warn("ECC", `${gpu.ecc_errors_uncorrected_total} uncorrected ECC errors over the GPU's lifetime`, "alert");
   if (gpu.xid_errors_total > 0) {
     warn(`XID ${gpu.xid_last}`, `${gpu.xid_errors_total} XID error${gpu.xid_errors_total === 1 ? "" : "s"} reported since gpumeter began watching; the last: XID ${gpu.xid_last} (see the driver's log)`, "alert");
   }

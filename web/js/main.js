@@ -32,6 +32,7 @@ const page = {
   status: null,  // the shown node's status document
   why: "",       // why there is no status document
   lastFleet: null,  // the last fleet document, in fleet mode
+  fleetUsage: false,  // the master reads a Prometheus and serves the fleet's usage itself
 };
 
 const connection = new Connection(byId("connection"));
@@ -83,6 +84,10 @@ async function fleetStatus() {
   const names = fleet.nodes.map((n) => n.name);
   if (!names.includes(page.node)) page.node = fleet.nodes.find((n) => n.state === "ok")?.name ?? names[0] ?? null;
   page.lastFleet = fleet;
+  if (fleet.source === "prometheus" && !page.fleetUsage) {
+    page.fleetUsage = true;
+    byId("usage-title").textContent = "Usage of the fleet";
+  }
   renderFleet();
   const node = fleet.nodes.find((n) => n.name === page.node);
   page.why = node ? `N/A: ${node.name} is ${node.state}${node.error ? ` (${node.error})` : ""}` : "no node configured";
@@ -119,7 +124,7 @@ function disableLocalViews(node) {
     `History, usage and tasks of ${node.name} are kept by a gpumeter daemon on it; the master only reads its GPUs` :
     `History, usage and tasks of ${node.name} are served by its own daemon: open ${node.url}`;
   charts.disable(message);
-  usage.disable(message);
+  if (!page.fleetUsage) usage.disable(message);
   tasks.disable(message);
   renderAccountingTable(byId("accounting-table"), byId("accounting-note"), {gpus: []}, message);
 }
@@ -155,7 +160,11 @@ every(10000, localOnly(async () => {
 }));
 every(10000, localOnly(() => tasks.refresh()));
 every(10000, localOnly(() => refreshAccounting(byId("accounting-table"), byId("accounting-note"))));
-every(60000, localOnly(() => usage.refresh()));
+// The daemon's own usage, or on a master reading Prometheus the fleet's.
+every(60000, async () => {
+  await firstStatus;
+  if (page.local || page.fleetUsage) await usage.refresh();
+});
 const vgpuCharts = new VgpuCharts(byId("vgpu-chart-grid"));
 every(10000, localOnly(async () => {
   let hosts;

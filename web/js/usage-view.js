@@ -47,12 +47,20 @@ export class UsageView {
     const cut = totals.truncated || periods.truncated ?
       el("p", {class: "note"}, "Only the first 20,000 rows are shown: gpumeter report reads them all.") : "";
     replaceChildren(this.body,
-      el("p", {class: "hint"}, `From ${localTime(totals.since_time_us)} to ${localTime(totals.until_time_us)} (local time), recorded in ${totals.database}.`),
+      el("p", {class: "hint"}, `From ${localTime(totals.since_time_us)} to ${localTime(totals.until_time_us)} (local time), ${origin(totals.database)}.`),
       cut,
       el("div", {class: "scroll"}, summary),
       el("h3", {}, `GPU-hours per ${bucket}`),
       el("div", {class: "scroll"}, byPeriod));
   }
+}
+
+// A daemon's history database, or on the master the fleet's Prometheus ("Prometheus at URL"),
+// whose ledger counters know no processes (their columns are N/A).
+function origin(database) {
+  return database.startsWith("Prometheus at ") ?
+    `across the fleet, from the ledger counters in ${database} (per-process figures are kept by each machine)` :
+    `recorded in ${database}`;
 }
 
 function userName(row) {
@@ -67,7 +75,7 @@ function renderTotals(table, doc) {
     {label: "SM % while held", class: "num", cell: (r) => smDerivedCell(r, r.sm_percent_while_held, (v) => percent(v, 1))},
     {label: "Energy", class: "num", cell: (r) => smDerivedCell(r, r.energy_kwh, kilowattHours)},
     {label: "Peak memory", class: "num", cell: (r) => bytes(r.peak_memory_bytes)},
-    {label: "Processes", class: "num", cell: (r) => String(r.processes)},
+    {label: "Processes", class: "num", cell: (r) => (isAbsent(r.processes) ? NA : String(r.processes))},
   ];
   if (doc.quota) columns.push({label: "Quota", cell: (r) => quotaCell(r.quota)});
   fillTable(table, columns, doc.rows, {
