@@ -8,6 +8,7 @@
 #include "cli/interrupt.h"
 #include "cli/json.h"
 #include "cli/list_prometheus.h"
+#include "cli/list_processes.h"
 #include "cli/list_table.h"
 #include "cli/metrics_option.h"
 #include "cli/terminal.h"
@@ -18,6 +19,7 @@ namespace {
 
 struct ListOptions {
   bool json = false;
+  bool processes = false;  // a row per process rather than per GPU
   bool prometheus = false;
   std::string metrics_processes = kDefaultMetricsProcesses;
   double watch_seconds = 0.0;  // 0: print once
@@ -25,6 +27,7 @@ struct ListOptions {
 };
 
 std::string render(const Snapshot& snapshot, const ListOptions& options, bool color) {
+  if (options.processes) return render_process_table(snapshot, color);
   if (!options.json) return render_list_table(snapshot, color);
   // While watching, one document per line, so that a reader can split the stream.
   return dump_json(view::list_json(snapshot), options.watch_seconds > 0.0) + '\n';
@@ -84,6 +87,11 @@ Subcommand add_list_command(CLI::App& app) {
                      "Print Prometheus metrics once, after sampling for 2 s (docs/metrics.md)")
           ->excludes(json);
   add_metrics_processes_option(*list, options->metrics_processes)->needs(prometheus);
+  list->add_flag("--processes", options->processes,
+                 "One row per process: SM, memory, encoder and decoder use over the last 5 s, "
+                 "GPU memory, user, age, command")
+      ->excludes(json)
+      ->excludes(prometheus);
   CLI::Option* watch_option = list->add_option("--watch", options->watch_seconds,
                                                "Refresh every SECONDS (0.01 to 86400) until Ctrl-C")
                                   ->option_text("SECONDS")
@@ -96,6 +104,9 @@ Subcommand add_list_command(CLI::App& app) {
       ->needs(watch_option);
   return {list, [options](Context& context) {
             if (options->prometheus) return show_prometheus(context, *options);
+            // Each process's recent engine use costs one more driver call per GPU: only for
+            // the outputs that show it.
+            context.session.collect_recent_use(options->json || options->processes);
             return options->watch_seconds > 0.0 ? watch(context, *options)
                                                 : show_once(context, *options);
           }};

@@ -42,6 +42,8 @@ class Session {
   GpuSource& gpus() noexcept { return *gpus_; }
   ProcessSource& host() noexcept { return *host_; }
   const CollectOptions& collect_options() const noexcept { return options_; }
+  // Whether snapshots carry each process's recent engine use (one more driver call per GPU).
+  void collect_recent_use(bool on) noexcept { options_.recent_use = on; }
 
  private:
   std::shared_ptr<const void> machine_;  // first: it outlives the sources that read it

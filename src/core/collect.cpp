@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "core/collect.h"
 
+#include <optional>
 #include <utility>
+
+#include "core/recent_use.h"
 
 namespace gpumeter {
 namespace {
@@ -23,6 +26,13 @@ std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,
   auto reading = gpus.read();
   if (!reading) return std::unexpected(std::move(reading.error()));
   Snapshot snapshot = stamped(std::move(*reading), options, now_us);
+  if (options.recent_use) {
+    for (Device& device : snapshot.gpus.devices) {
+      if (device.lost || !device.processes || device.processes->empty()) continue;
+      attach_recent_use(device, gpus.drain_process_utilization(device.identity.index, std::nullopt),
+                        now_us);
+    }
+  }
   for (const Device& device : snapshot.gpus.devices) {
     if (!device.processes) continue;
     for (const GpuProcess& process : *device.processes) {

@@ -14,6 +14,9 @@ namespace gpumeter {
 struct CollectOptions {
   std::string hostname;
   std::string source_label;
+  // Also drain each GPU's per-process utilisation buffer and give every listed process its
+  // recent engine use (GpuProcess::recent_use): one more driver call per GPU (`list`, `top`).
+  bool recent_use = false;
 };
 
 std::expected<Snapshot, Error> collect(GpuSource& gpus, ProcessSource& host,

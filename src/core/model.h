@@ -77,12 +77,27 @@ struct MigInstance {
   std::uint32_t compute_instance_id = 0;
 };
 
+// Each engine's use by one process over the driver's recent per-process samples (what
+// `nvidia-smi pmon` prints, averaged over a few seconds so that one sample period's noise does
+// not flicker): percent of the window each engine was busy for it. An engine the driver does
+// not report per process is absent (not_supported).
+struct RecentEngineUse {
+  Maybe<double> sm_percent = std::unexpected(Unavailable::no_data);
+  Maybe<double> memory_percent = std::unexpected(Unavailable::no_data);  // memory controller
+  Maybe<double> encoder_percent = std::unexpected(Unavailable::no_data);
+  Maybe<double> decoder_percent = std::unexpected(Unavailable::no_data);
+  TimeUs window_us = 0;  // how far back the samples were taken from
+};
+
 // A process as the GPU driver sees it.
 struct GpuProcess {
   Pid pid = 0;
   ProcessContexts contexts;
   Maybe<std::uint64_t> used_memory_bytes = std::unexpected(Unavailable::not_supported);
   std::optional<MigInstance> mig;  // absent when MIG is off
+  // Filled only when the collection asks for it (CollectOptions::recent_use): no_data
+  // otherwise; mig or not_supported where the driver keeps no per-process samples.
+  Maybe<RecentEngineUse> recent_use = std::unexpected(Unavailable::no_data);
 };
 
 }  // namespace gpumeter

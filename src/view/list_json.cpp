@@ -88,6 +88,21 @@ void put_host(Json& process, Json& unavailable, const Maybe<HostProcess>& host) 
   process["namespace_pid"] = host ? namespace_pid_json(host->namespace_pid) : Json();
 }
 
+// Each engine's recent use (`list` and `top` collect it; a daemon's snapshots do not).
+void put_recent_use(Json& process, Json& unavailable, const Maybe<RecentEngineUse>& use) {
+  const auto engine = [&](Maybe<double> RecentEngineUse::*field) -> Maybe<double> {
+    if (!use) return std::unexpected(use.error());
+    return (*use).*field;
+  };
+  const auto tenths = [](double percent) { return std::round(percent * 10.0) / 10.0; };
+  put(process, unavailable, "sm_percent", engine(&RecentEngineUse::sm_percent), tenths);
+  put(process, unavailable, "memory_percent", engine(&RecentEngineUse::memory_percent), tenths);
+  put(process, unavailable, "encoder_percent", engine(&RecentEngineUse::encoder_percent), tenths);
+  put(process, unavailable, "decoder_percent", engine(&RecentEngineUse::decoder_percent), tenths);
+  process["utilization_window_seconds"] =
+      use ? Json(static_cast<double>(use->window_us) / 1e6) : Json(nullptr);
+}
+
 Json process_json(const GpuProcess& gpu_process, const HostProcesses& hosts) {
   Json process = Json::object();
   Json unavailable = Json::object();
@@ -98,6 +113,7 @@ Json process_json(const GpuProcess& gpu_process, const HostProcesses& hosts) {
                          {"graphics", gpu_process.contexts.graphics},
                          {"mps", gpu_process.contexts.mps}};
   process["mig"] = mig_json(gpu_process.mig);
+  put_recent_use(process, unavailable, gpu_process.recent_use);
   process["unavailable"] = std::move(unavailable);
   return process;
 }

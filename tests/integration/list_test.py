@@ -5,7 +5,9 @@ import json
 import re
 import unittest
 
-from gpumeter_testlib import SCENARIOS, clean_env, list_json, simulate, validate_list_schema
+from pathlib import Path
+
+from gpumeter_testlib import SCENARIOS, clean_env, list_json, run, simulate, validate_list_schema
 
 BUSY_MEMORY = 936378368  # bytes held by each busy GPU's process in the 8-GPU scenario
 
@@ -16,6 +18,55 @@ NO_DRIVER_AT_START = ("init-fails", "driver-late")
 
 def scenario_names():
     return sorted(p.stem for p in SCENARIOS.glob("*.json"))
+
+
+ENGINES = Path(__file__).resolve().parent / "scenarios" / "process-engines.json"
+
+
+class ProcessEngineUse(unittest.TestCase):
+    """Each process's SM, memory-controller, encoder and decoder use over the driver's last
+    samples (tests/integration/scenarios/process-engines.json scripts constant rates)."""
+
+    def test_json_gives_each_engine_and_why_not(self):
+        document = json.loads(run("--simulate", ENGINES, "list", "--json", check=True).stdout)
+        validate_list_schema(document)
+        by_pid = {p["pid"]: p for gpu in document["gpus"] for p in gpu["processes"] or []}
+        transcoder = by_pid[5100]
+        self.assertEqual(transcoder["utilization_window_seconds"], 5)
+        for key, value in [("sm_percent", 60), ("memory_percent", 25), ("encoder_percent", 40),
+                           ("decoder_percent", 15)]:
+            self.assertAlmostEqual(transcoder[key], value, delta=1.0, msg=key)
+        self.assertAlmostEqual(by_pid[5101]["sm_percent"], 30, delta=1.0)
+        self.assertEqual(by_pid[5101]["encoder_percent"], 0)
+        unsupported = by_pid[5102]
+        self.assertIsNone(unsupported["sm_percent"])
+        self.assertEqual(unsupported["unavailable"]["sm_percent"], "not_supported")
+        self.assertIsNone(unsupported["utilization_window_seconds"])
+
+    def test_mig_processes_say_mig(self):
+        document = list_json("h100-mig")
+        processes = [p for gpu in document["gpus"] for p in gpu["processes"] or []]
+        self.assertGreater(len(processes), 0)
+        for process in processes:
+            self.assertIsNone(process["decoder_percent"])
+            self.assertEqual(process["unavailable"]["decoder_percent"], "mig")
+
+    def test_the_process_table(self):
+        table = run("--simulate", ENGINES, "list", "--processes", check=True,
+                    env=clean_env(NO_COLOR="1")).stdout
+        lines = table.splitlines()
+        self.assertEqual(lines[1].split(), ["GPU", "PID", "USER", "SM", "MEM", "ENC", "DEC",
+                                            "GPU", "MEMORY", "SINCE", "COMMAND"])
+        rows = {line.split()[1]: line.split() for line in lines[2:5]}
+        self.assertEqual(rows["5100"][2:7], ["vera", "60%", "25%", "40%", "15%"])
+        self.assertEqual(rows["5101"][2:7], ["walt", "30%", "10%", "0%", "0%"])
+        self.assertEqual(rows["5102"][3:7], ["N/A"] * 4)
+        self.assertIn("GPU 1: SM, MEM, ENC, DEC N/A: the driver gives no per-process "
+                      "utilisation (not_supported).", table)
+        mig = simulate("h100-mig", "list", "--processes", check=True).stdout
+        self.assertIn("MIG", mig.splitlines()[-1])
+        refused = simulate("dgx-8gpu", "list", "--processes", "--json")
+        self.assertEqual(refused.returncode, 2, refused.stderr)
 
 
 class SimulateGivesTheLibraryPath(unittest.TestCase):

@@ -86,7 +86,12 @@ TEST_F(ListJson, ProcessesCarryHostAndDriverViews) {
   EXPECT_TRUE(process["container"].is_null());
   EXPECT_TRUE(process["namespace_pid"].is_null());
   EXPECT_TRUE(process["mig"].is_null());
-  EXPECT_TRUE(process["unavailable"].empty());
+  // The snapshot was collected without each process's recent engine use: only those are absent.
+  EXPECT_EQ(process["unavailable"], (Json{{"sm_percent", "no_data"},
+                                          {"memory_percent", "no_data"},
+                                          {"encoder_percent", "no_data"},
+                                          {"decoder_percent", "no_data"}}));
+  EXPECT_TRUE(process["utilization_window_seconds"].is_null());
   EXPECT_EQ(gpu(1)["users"], Json::array({"alice", "bob"}));
 }
 

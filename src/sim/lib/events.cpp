@@ -2,6 +2,7 @@
 // Event sets: the scenario's XID faults ("faults": {"xid": [...]}) delivered to the sets that
 // registered the GPU for XID events before the fault's time, one per nvmlEventSetWait_v2, in
 // time order. Only XID events are modelled (nvmlDeviceGetSupportedEventTypes says so).
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
