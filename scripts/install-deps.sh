@@ -11,6 +11,8 @@ packages=(
   libcpp-httplib-dev libssl-dev openssl
   libcurl4-openssl-dev  # the master's client for agents and Prometheus
   libmicrohttpd-dev zlib1g-dev  # the HTTP server; gzip of its responses
+  libncurses-dev  # `gpumeter top`'s screen
+  tmux  # drives `gpumeter top` in a pseudo-terminal (tests/integration/top_test.py)
   libjemalloc-dev  # the daemon's allocator: hands freed memory back (docs/benchmarks.md, "Soak")
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-19 clang-tidy-19

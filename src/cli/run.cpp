@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/json.h"
 #include "cli/run_gpu.h"
 #include "cli/run_options.h"
 #include "cli/run_setup.h"

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+#include "top/frame_builder.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "core/metrics.h"
+#include "view/gpu_status.h"
+#include "view/humanize.h"
+#include "view/sm_unknown.h"
+
+namespace gpumeter::top {
+namespace {
+
+using enum DeviceMetric;
+
+void push(History& history, double value) {
+  history.push_back(value);
+  if (history.size() > kHistoryPoints) history.erase(history.begin());
+}
+
+// The words and colours of `list`'s statuses.
+std::pair<std::string, Tone> status_of(view::GpuStatus status) {
+  switch (status) {
+    case view::GpuStatus::free: return {"free", Tone::free};
+    case view::GpuStatus::in_use: return {"in use", Tone::busy};
+    case view::GpuStatus::unknown_owner: return {"owner ?", Tone::alert};
+    case view::GpuStatus::unknown: return {"unknown", Tone::alert};
+    case view::GpuStatus::lost: return {"lost", Tone::alert};
+    case view::GpuStatus::vgpu_host: return {"vGPU", Tone::busy};
+  }
+  return {"", Tone::plain};
+}
+
+std::string short_name(const Maybe<std::string>& name) {
+  if (!name) return std::string(view::kNotAvailable);
+  std::string_view text = *name;
+  if (text.starts_with("NVIDIA ")) text.remove_prefix(7);
+  return std::string(text);
+}
+
+GpuRow device_row(const Device& device, const Snapshot& snapshot, const GpuHistory& history) {
+  GpuRow row;
+  row.gpu = device.identity.index;
+  row.label = fmt::format("{}", row.gpu);
+  row.name = short_name(device.identity.name);
+  std::tie(row.status, row.tone) = status_of(view::gpu_status(device, snapshot.processes));
+  const DeviceState& s = device.state;
+  row.sm_percent = s[utilization_gpu];
+  row.memory_used_bytes = s[memory_used];
+  row.memory_total_bytes = s[memory_total];
+  row.power_watts = s[power_draw];
+  row.power_limit_watts = s[power_limit];
+  row.temperature_celsius = s[temperature];
+  if (const GpuHistory::Histories* h = history.of(row.gpu)) {
+    row.sm_history = h->sm;
+    row.memory_history = h->memory;
+    row.power_history = h->power;
+    row.temperature_history = h->temperature;
+  }
+  if (device.lost) row.note = "fell off the bus or needs a reset: no figures";
+  if (device.mig && device.mig->enabled) row.note = view::sm_unknown_text("mig");
+  return row;
+}
+
+GpuRow mig_row(const Device& device, const MigDevice& mig) {
+  GpuRow row;
+  row.kind = RowKind::mig;
+  row.gpu = device.identity.index;
+  row.label = fmt::format("{}/{}.{}", row.gpu, mig.gpu_instance_id, mig.compute_instance_id);
+  row.name = fmt::format("MIG {}", mig.profile.value_or("?"));
+  const bool busy = mig.processes && !mig.processes->empty();
+  row.status = busy ? "in use" : "free";
+  row.tone = busy ? Tone::busy : Tone::free;
+  row.sm_percent = std::unexpected(Unavailable::mig);
+  row.memory_used_bytes = mig.memory_used_bytes;
+  row.memory_total_bytes = mig.memory_total_bytes;
+  row.power_watts = std::unexpected(Unavailable::mig);
+  row.temperature_celsius = std::unexpected(Unavailable::mig);
+  return row;
+}
+
+GpuRow vgpu_row(const Device& device, const VgpuInstance& instance) {
+  GpuRow row;
+  row.kind = RowKind::vgpu;
+  row.gpu = device.identity.index;
+  row.label = fmt::format("{} vm", row.gpu);
+  row.name = short_name(instance.type_name) + " " + instance.vm_id.value_or("?");
+  row.status = "VM";
+  row.tone = Tone::busy;
+  row.sm_percent = instance.utilization
+                       ? Maybe<double>(instance.utilization->sm)
+                       : Maybe<double>(std::unexpected(instance.utilization.error()));
+  if (instance.fb_used_bytes) row.memory_used_bytes = static_cast<double>(*instance.fb_used_bytes);
+  row.power_watts = std::unexpected(Unavailable::not_supported);
+  row.temperature_celsius = std::unexpected(Unavailable::not_supported);
+  return row;
+}
+
+ProcessRow process_row(const Device& device, const GpuProcess& process, const Snapshot& snapshot,
+                       const HostFigureMap& hosts) {
+  ProcessRow row;
+  row.gpu = device.identity.index;
+  row.gpu_label = process.mig ? fmt::format("{}/{}.{}", row.gpu, process.mig->gpu_instance_id,
+                                            process.mig->compute_instance_id)
+                              : fmt::format("{}", row.gpu);
+  row.pid = process.pid;
+  const Maybe<HostProcess>& host = view::host_view(snapshot.processes, process.pid);
+  row.user = view::owner_name(host).value_or("?");
+  if (host && host->container) row.container = host->container->runtime + ":" + host->container->id.substr(0, 12);
+  row.command = view::full_command(host).value_or(std::string(view::kNotAvailable));
+  if (process.used_memory_bytes) row.gpu_memory_bytes = static_cast<double>(*process.used_memory_bytes);
+  else row.gpu_memory_bytes = std::unexpected(process.used_memory_bytes.error());
+  row.use = process.recent_use;
+  if (host && host->start_time_us) row.age_us = snapshot.time_us - *host->start_time_us;
+  if (const auto found = hosts.find(process.pid); found != hosts.end()) {
+    row.cpu_percent = found->second.cpu_percent;
+    row.rss_bytes = found->second.rss_bytes;
+  }
+  return row;
+}
+
+// A process inside a VM: its instance's use; what the host cannot know is N/A.
+ProcessRow vm_process_row(const Device& device, const VgpuProcess& process) {
+  ProcessRow row;
+  row.gpu = device.identity.index;
+  row.gpu_label = fmt::format("{} vm", row.gpu);
+  row.pid = process.pid;
+  row.user = "(VM)";
+  row.command = process.name;
+  const VgpuUtilization& u = process.utilization;
+  row.use = RecentEngineUse{.sm_percent = u.sm, .memory_percent = u.memory,
+                            .encoder_percent = u.encoder, .decoder_percent = u.decoder,
+                            .window_us = 0};
+  row.gpu_memory_bytes = std::unexpected(Unavailable::not_supported);
+  row.cpu_percent = std::unexpected(Unavailable::not_supported);
+  row.rss_bytes = std::unexpected(Unavailable::not_supported);
+  row.age_us = std::unexpected(Unavailable::not_supported);
+  return row;
+}
+
+std::string driver_text(const DriverInfo& driver) {
+  return fmt::format("driver {} CUDA {}", driver.driver_version.value_or("N/A"),
+                     driver.cuda_driver_version.value_or("N/A"));
+}
+
+}  // namespace
+
+void GpuHistory::add(const Snapshot& snapshot) {
+  if (snapshot.time_us <= last_us_) return;  // the same round again
+  last_us_ = snapshot.time_us;
+  for (const Device& device : snapshot.gpus.devices) {
+    Histories& h = gpus_[device.identity.index];
+    const DeviceState& s = device.state;
+    // A reading that is absent is a gap in the sparkline, never a 0.
+    constexpr double kGap = std::numeric_limits<double>::quiet_NaN();
+    push(h.sm, s[utilization_gpu].value_or(kGap));
+    const double total = s[memory_total].value_or(0.0);
+    push(h.memory, total > 0 && s[memory_used] ? 100.0 * *s[memory_used] / total : kGap);
+    push(h.power, s[power_draw].value_or(kGap));
+    push(h.temperature, s[temperature].value_or(kGap));
+  }
+}
+
+const GpuHistory::Histories* GpuHistory::of(std::uint32_t gpu) const {
+  const auto found = gpus_.find(gpu);
+  return found == gpus_.end() ? nullptr : &found->second;
+}
+
+HostFigures host_figures(const HostSeries& series, TimeUs window_us) {
+  HostFigures figures;
+  const auto records = series.records();
+  const std::optional<TimeUs> last = series.last_read_us();
+  if (records.empty() || !last) return figures;
+  const HostRecord& newest = records.back();
+  if (const auto rss = newest.rss_bytes()) figures.rss_bytes = static_cast<double>(*rss);
+  // The figures at last - window: the newest record at or before it.
+  const std::size_t after = records.upper_bound(*last - window_us);
+  if (after == 0) return figures;  // not read that long yet
+  const HostRecord& before = records[after - 1];
+  const TimeUs span = *last - std::max(before.time_us, *last - window_us);
+  if (span <= 0) return figures;
+  const double cpu_us = static_cast<double>((newest.cpu_user_us + newest.cpu_system_us) -
+                                            (before.cpu_user_us + before.cpu_system_us));
+  figures.cpu_percent = 100.0 * cpu_us / static_cast<double>(*last - before.time_us);
+  return figures;
+}
+
+Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const HostFigureMap& hosts,
+                  std::string error) {
+  Frame frame;
+  frame.host = snapshot.hostname;
+  frame.driver = driver_text(snapshot.gpus.driver);
+  frame.time_us = snapshot.time_us;
+  frame.error = std::move(error);
+  for (const Device& device : snapshot.gpus.devices) {
+    frame.gpus.push_back(device_row(device, snapshot, history));
+    if (device.mig && device.mig->enabled) {
+      for (const MigDevice& mig : device.mig->devices) frame.gpus.push_back(mig_row(device, mig));
+    }
+    if (device.vgpu) {
+      for (const VgpuInstance& instance : device.vgpu->instances)
+        frame.gpus.push_back(vgpu_row(device, instance));
+      if (device.vgpu->processes) {
+        for (const VgpuProcess& process : *device.vgpu->processes)
+          frame.processes.push_back(vm_process_row(device, process));
+      }
+    }
+    if (!device.processes) continue;
+    for (const GpuProcess& process : *device.processes)
+      frame.processes.push_back(process_row(device, process, snapshot, hosts));
+  }
+  return frame;
+}
+
+}  // namespace gpumeter::top

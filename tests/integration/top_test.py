@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: MIT
+"""`gpumeter top` in a real pseudo-terminal: tmux runs it at 80x24 against the simulator, sends
+it keys and reads the screen back (`capture-pane`). Each screen is compared with its golden
+file in tests/top/golden/ (scripts/update-golden.sh rewrites them), after the start, sorting,
+filtering by user, picking a GPU, the tree, the help, resizing to 120x30 and back to 80x24, and
+on the MIG, vGPU, lost-GPU and empty scenarios. The moment is fixed with libfaketime, as for
+the other golden outputs, and top samples once a minute, so that each screen shows one round.
+Also: NO_COLOR leaves the screen without colours, and q gives the terminal back."""
+
+import os
+import re
+import shutil
+import subprocess
+import time
+import unittest
+from pathlib import Path
+
+import gpumeter_testlib as lib
+from golden_test import EPOCH_US, FAKETIME, MOMENT, UPDATE
+
+TMUX = shutil.which("tmux")
+HERE = Path(__file__).resolve().parent
+GOLDEN = lib.SOURCE_DIR / "tests" / "top" / "golden"
+ENGINES = HERE / "scenarios" / "process-engines.json"
+TIMEOUT_S = 30 if os.environ.get("GPUMETER_TEST_SANITIZED") != "1" else 90
+
+
+class Top:
+    """One `gpumeter top` in its own tmux server."""
+
+    def __init__(self, scenario, width=80, height=24, **env):
+        self.socket = f"gpumeter-top-{os.getpid()}-{time.monotonic_ns()}"
+        variables = {"TZ": "UTC0", "GPUMETER_SIM_EPOCH_US": str(EPOCH_US), "LANG": "C.UTF-8",
+                     "LD_PRELOAD": FAKETIME, "FAKETIME": MOMENT, "DONT_FAKE_MONOTONIC": "1",
+                     "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") +
+                     ":verify_asan_link_order=0", **env}
+        command = ["env", *[f"{k}={v}" for k, v in variables.items()], lib.GPUMETER,
+                   "--simulate", str(scenario), "top", "--interval", "60"]
+        self.tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "top",
+                  *map(str, command))
+        self.tmux("set-option", "-t", "top", "remain-on-exit", "on")
+
+    def tmux(self, *args, check=True):
+        return subprocess.run([TMUX, "-L", self.socket, "-f", "/dev/null", *args],
+                              capture_output=True, text=True, check=check, timeout=10)
+
+    def screen(self, colours=False):
+        args = ["capture-pane", "-p", "-t", "top"] + (["-e"] if colours else [])
+        return self.tmux(*args).stdout
+
+    def wait_for(self, pattern):
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            text = self.screen()
+            if re.search(pattern, text) and "sampling..." not in text:
+                time.sleep(0.2)  # let the paint finish
+                return self.screen()
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {pattern!r} on the screen:\n{text}")
+            time.sleep(0.1)
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", "top", *keys)
+
+    def dead(self):
+        return self.tmux("display-message", "-p", "-t", "top", "#{pane_dead}").stdout.strip()
+
+    def close(self):
+        self.tmux("kill-server", check=False)
+
+
+def neutral(text):
+    """The screen with the machine's name written as HOST, without trailing blank lines."""
+    text = re.sub(rf"(?<=gpumeter top  ){re.escape(os.uname().nodename)}(?=  )", "HOST", text)
+    return "\n".join(line.rstrip() for line in text.rstrip("\n").splitlines()) + "\n"
+
+
+@unittest.skipUnless(TMUX and FAKETIME, "tmux or libfaketime is not installed (scripts/install-deps.sh)")
+class TopInATerminal(unittest.TestCase):
+    def check(self, name, text):
+        path = GOLDEN / f"{name}.txt"
+        got = neutral(text)
+        if UPDATE:
+            GOLDEN.mkdir(parents=True, exist_ok=True)
+            path.write_text(got)
+            return
+        self.assertTrue(path.exists(), f"{path} is missing: scripts/update-golden.sh writes it")
+        self.assertEqual(got, path.read_text(), f"{name}: the screen differs from {path}")
+
+    def start(self, scenario, **kwargs):
+        top = Top(scenario, **kwargs)
+        self.addCleanup(top.close)
+        return top
+
+    def test_keys_change_the_screen(self):
+        top = self.start(ENGINES)
+        start = top.wait_for(r"ffmpeg")
+        self.check("start", start)
+        # The transcoder holds less memory than the trainer: sorted by GPU memory, it is second.
+        rows = [line.split()[1] for line in start.splitlines() if re.match(r"\s+\d+\s+51\d\d ", line)]
+        self.assertEqual(rows, ["5101", "5100", "5102"])
+        top.keys(">")  # sort by SM (after GPU MEM)
+        self.check("sort-sm", top.wait_for(r"SM▼"))
+        top.keys("u")  # the first user: vera
+        self.check("user-vera", top.wait_for(r"user vera"))
+        top.keys("u", "u", "1")  # walt, then everyone; GPU 1
+        gpu1 = top.wait_for(r"GPU 1\b")
+        self.check("gpu-1", gpu1)
+        self.assertNotIn("ffmpeg", gpu1)
+        top.keys("1", "t")  # all GPUs again; a tree by user
+        self.check("tree-user", top.wait_for(r"▾ walt"))
+        top.keys("h")
+        self.check("help", top.wait_for(r"Keys"))
+        top.keys("x")  # any key closes the help
+        top.wait_for(r"COMMAND")
+        top.tmux("resize-window", "-t", "top", "-x", "120", "-y", "30")
+        self.check("wide", top.wait_for(r"AGE"))
+        top.tmux("resize-window", "-t", "top", "-x", "80", "-y", "24")
+        narrow = top.wait_for(r"COMMAND")
+        self.assertNotIn("AGE", narrow)
+        self.assertTrue(all(len(line) <= 80 for line in narrow.splitlines()))
+        top.keys("q")
+        deadline = time.monotonic() + TIMEOUT_S
+        while top.dead() != "1":
+            self.assertLess(time.monotonic(), deadline, "q did not end top")
+            time.sleep(0.1)
+
+    def test_scenarios(self):
+        for name, pattern in [("h100-mig", r"MIG 3g\.40gb"), ("vgpu-host", r"blender"),
+                              ("lost-gpu", r"fell off the bus"), ("empty", r"no GPUs found")]:
+            with self.subTest(name):
+                top = self.start(lib.scenario(name))
+                self.check(name, top.wait_for(pattern))
+
+    def test_colours_and_no_color(self):
+        coloured = self.start(ENGINES)
+        self.assertRegex(coloured.wait_for(r"ffmpeg") and coloured.screen(colours=True),
+                         r"\x1b\[[0-9;]*3[1-6]m")
+        plain = self.start(ENGINES, NO_COLOR="1")
+        plain.wait_for(r"ffmpeg")
+        self.assertNotRegex(plain.screen(colours=True), r"\x1b\[[0-9;]*3[0-7]m")
+
+
+if __name__ == "__main__":
+    unittest.main()
