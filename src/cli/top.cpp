@@ -18,6 +18,7 @@
 #include "cli/interrupt.h"
 #include "cli/terminal.h"
 #include "cli/top_terminal.h"
+#include "core/recent_use.h"
 #include "core/sampler.h"
 #include "core/wall_clock.h"
 #include "top/frame_builder.h"
@@ -44,7 +45,7 @@ class LocalFeed {
     config.interval = interval;
     config.series.horizon_us = kTopHorizonUs;
     config.collect = session.collect_options();
-    config.collect.recent_use = true;
+    config.collect.recent_use = false;  // from the series the rounds drain (publish)
     config.on_snapshot = [this](const Snapshot& snapshot) { publish(snapshot); };
     sampler_ = std::make_unique<Sampler>(session.gpus(), session.host(), config);
   }
@@ -62,7 +63,14 @@ class LocalFeed {
   void publish(const Snapshot& snapshot) {
     history_.add(snapshot);
     top::HostFigureMap hosts;
+    top::EngineUseMap uses;  // each process's recent use, from the series the rounds drained
     sampler_->inspect([&](const Series& series) {
+      for (const Device& device : snapshot.gpus.devices) {
+        const DeviceSeries* own = series.device(device.identity.index);
+        if (own == nullptr) continue;
+        for (auto& [pid, use] : recent_use_by_pid(device, *own, snapshot))
+          uses.emplace(std::pair(device.identity.index, pid), std::move(use));
+      }
       for (const auto& [pid, host] : snapshot.processes) {
         if (!host) continue;
         const ProcessKey key{pid, host->start_time_us.value_or(0)};
@@ -74,7 +82,7 @@ class LocalFeed {
     if (stats.gpu_read.last_failure_us && stats.gpu_read.last_failure_us == stats.last_round_us)
       error = "reading the GPUs failed: " + stats.gpu_read.last_error;
     auto frame = std::make_shared<const top::Frame>(
-        top::build_frame(snapshot, history_, hosts, std::move(error)));
+        top::build_frame(snapshot, history_, hosts, uses, std::move(error)));
     const std::lock_guard lock(mutex_);
     frame_ = std::move(frame);
   }

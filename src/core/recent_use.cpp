@@ -50,6 +50,55 @@ RecentEngineUse recent_use_of(std::span<const ProcessGpuSample> samples, TimeUs 
                          .window_us = window_us};
 }
 
+std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
+                                                        const DeviceSeries& series,
+                                                        const Snapshot& snapshot,
+                                                        TimeUs window_us) {
+  std::map<Pid, Maybe<RecentEngineUse>> uses;
+  if (!device.processes) return uses;
+  const RingBuffer<DeviceRecord>& rounds = series.samples();
+  if (!rounds.empty() && !rounds.back().processes_drained()) {
+    for (const GpuProcess& process : *device.processes)
+      uses.emplace(process.pid, std::unexpected(rounds.back().not_drained_reason()));
+    return uses;
+  }
+  const TimeUs now = snapshot.time_us;
+  // The series cover the time since the sampler's first round (a period before it: that
+  // round's drain), which may be shorter than the window just after start.
+  const TimeUs period = series.sample_period_us();
+  if (!rounds.empty())
+    window_us = std::clamp(now - (rounds.front().time_us - period), period, window_us);
+  std::vector<ProcessGpuSample> samples;
+  for (const GpuProcess& process : *device.processes) {
+    const auto host = snapshot.processes.find(process.pid);
+    const TimeUs started = host != snapshot.processes.end() && host->second
+                               ? host->second->start_time_us.value_or(0)
+                               : 0;
+    samples.clear();
+    if (const auto found = series.utilization().find(ProcessKey{process.pid, started});
+        found != series.utilization().end()) {
+      const FineGpuRecords& fine = found->second.fine();
+      for (std::size_t i = fine.upper_bound(now - window_us); i < fine.size(); ++i) {
+        const ProcessGpuRecord record = fine[i];
+        samples.push_back(ProcessGpuSample{.time_us = record.time_us,
+                                           .sm = record[Engine::sm],
+                                           .mem = record[Engine::memory],
+                                           .enc = record[Engine::encoder],
+                                           .dec = record[Engine::decoder]});
+      }
+    }
+    uses.emplace(process.pid, recent_use_of(samples, period, now, window_us));
+  }
+  return uses;
+}
+
+void attach_recent_use(Device& device, const DeviceSeries& series, const Snapshot& snapshot,
+                       TimeUs window_us) {
+  if (!device.processes) return;
+  const auto uses = recent_use_by_pid(device, series, snapshot, window_us);
+  for (GpuProcess& process : *device.processes) process.recent_use = uses.at(process.pid);
+}
+
 void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& drained,
                        TimeUs now_us, TimeUs window_us) {
   if (!device.processes) return;

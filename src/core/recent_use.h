@@ -3,9 +3,11 @@
 // (GpuProcess::recent_use): what `list` and `top` show beside the memory a process holds.
 #pragma once
 
+#include <map>
 #include <span>
 
 #include "core/model.h"
+#include "core/series.h"
 #include "core/source.h"
 
 namespace gpumeter {
@@ -27,5 +29,19 @@ RecentEngineUse recent_use_of(std::span<const ProcessGpuSample> samples, TimeUs 
 // the drain's distinct stamps; with a single stamp, the window.
 void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& drained,
                        TimeUs now_us, TimeUs window_us = kRecentUseWindowUs);
+
+// The same from the sampler's series of the device (its raw per-process records), without a
+// driver call: `top` reads what its sampler drained. A process is found by its pid and, where
+// `snapshot` knows it, its start time. When the last round could not drain the device's
+// samples, every process gets that round's reason (mig, not_supported, ...). Just after the
+// sampler started, the window is the time its series cover.
+void attach_recent_use(Device& device, const DeviceSeries& series, const Snapshot& snapshot,
+                       TimeUs window_us = kRecentUseWindowUs);
+
+// The same for the processes `device` lists, by pid, without changing the device.
+std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
+                                                        const DeviceSeries& series,
+                                                        const Snapshot& snapshot,
+                                                        TimeUs window_us = kRecentUseWindowUs);
 
 }  // namespace gpumeter

@@ -99,7 +99,7 @@ GpuRow vgpu_row(const Device& device, const VgpuInstance& instance) {
 }
 
 ProcessRow process_row(const Device& device, const GpuProcess& process, const Snapshot& snapshot,
-                       const HostFigureMap& hosts) {
+                       const HostFigureMap& hosts, const EngineUseMap& uses) {
   ProcessRow row;
   row.gpu = device.identity.index;
   row.gpu_label = process.mig ? fmt::format("{}/{}.{}", row.gpu, process.mig->gpu_instance_id,
@@ -112,7 +112,8 @@ ProcessRow process_row(const Device& device, const GpuProcess& process, const Sn
   row.command = view::full_command(host).value_or(std::string(view::kNotAvailable));
   if (process.used_memory_bytes) row.gpu_memory_bytes = static_cast<double>(*process.used_memory_bytes);
   else row.gpu_memory_bytes = std::unexpected(process.used_memory_bytes.error());
-  row.use = process.recent_use;
+  const auto use = uses.find({row.gpu, process.pid});
+  row.use = use != uses.end() ? use->second : process.recent_use;
   if (host && host->start_time_us) row.age_us = snapshot.time_us - *host->start_time_us;
   if (const auto found = hosts.find(process.pid); found != hosts.end()) {
     row.cpu_percent = found->second.cpu_percent;
@@ -188,7 +189,7 @@ HostFigures host_figures(const HostSeries& series, TimeUs window_us) {
 }
 
 Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const HostFigureMap& hosts,
-                  std::string error) {
+                  const EngineUseMap& uses, std::string error) {
   Frame frame;
   frame.host = snapshot.hostname;
   frame.driver = driver_text(snapshot.gpus.driver);
@@ -209,7 +210,7 @@ Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const Hos
     }
     if (!device.processes) continue;
     for (const GpuProcess& process : *device.processes)
-      frame.processes.push_back(process_row(device, process, snapshot, hosts));
+      frame.processes.push_back(process_row(device, process, snapshot, hosts, uses));
   }
   return frame;
 }

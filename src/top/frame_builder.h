@@ -37,7 +37,11 @@ using HostFigureMap = std::map<Pid, HostFigures>;
 // at its last reading.
 HostFigures host_figures(const HostSeries& series, TimeUs window_us = 5'000'000);
 
+// Each process's engine use by GPU and pid, where it comes from elsewhere than the snapshot
+// (`top` reads it from its sampler's series).
+using EngineUseMap = std::map<std::pair<std::uint32_t, Pid>, Maybe<RecentEngineUse>>;
+
 Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const HostFigureMap& hosts,
-                  std::string error = {});
+                  const EngineUseMap& uses = {}, std::string error = {});
 
 }  // namespace gpumeter::top
