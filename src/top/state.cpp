@@ -15,25 +15,25 @@ SortKey step(SortKey key, int by) {
   return static_cast<SortKey>(next);
 }
 
-// The users of the frame in name order, and the one after `current` (none after the last).
+// The first of `values` after `current` (the first of all without one); none after the last,
+// so that stepping goes round through "all".
+template <class T>
+std::optional<T> next_after(const std::set<T>& values, const std::optional<T>& current) {
+  const auto next = current ? values.upper_bound(*current) : values.begin();
+  if (next == values.end()) return std::nullopt;
+  return *next;
+}
+
 std::optional<std::string> next_user(const Frame& frame, const std::optional<std::string>& current) {
   std::set<std::string> users;
   for (const ProcessRow& p : frame.processes) users.insert(p.user);
-  if (users.empty()) return std::nullopt;
-  if (!current) return *users.begin();
-  const auto after = users.upper_bound(*current);
-  if (after == users.end()) return std::nullopt;
-  return *after;
+  return next_after(users, current);
 }
 
 std::optional<std::uint32_t> next_gpu(const Frame& frame, std::optional<std::uint32_t> current) {
   std::set<std::uint32_t> gpus;
   for (const GpuRow& row : frame.gpus) gpus.insert(row.gpu);
-  if (gpus.empty()) return std::nullopt;
-  if (!current) return *gpus.begin();
-  const auto after = gpus.upper_bound(*current);
-  if (after == gpus.end()) return std::nullopt;
-  return *after;
+  return next_after(gpus, current);
 }
 
 bool has_gpu(const Frame& frame, std::uint32_t gpu) {

@@ -93,12 +93,12 @@ TEST(Options, GlobalOptionsMayFollowTheSubcommand) {
 TEST(Options, AnUnknownOrMissingCommandIsNamedWithTheCommands) {
   const Result unknown = run_with({"--simulate", "x.json", "lsit"});
   EXPECT_EQ(unknown.status, 2);
-  EXPECT_NE(unknown.err.find("unknown command \"lsit\": expected one of list, available"),
+  EXPECT_NE(unknown.err.find("unknown command \"lsit\": expected one of list, top, available"),
             std::string::npos)
       << unknown.err;
   const Result missing = run_with({"--no-color"});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("a command is required: one of list, available"), std::string::npos)
+  EXPECT_NE(missing.err.find("a command is required: one of list, top, available"), std::string::npos)
       << missing.err;
 }
 
