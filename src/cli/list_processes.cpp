@@ -16,13 +16,13 @@ namespace gpumeter::cli {
 namespace {
 
 const std::array kProcessColumns{
-    Column{"GPU", Align::right},    Column{"PID", Align::right},  Column{"USER"},
-    Column{"SM", Align::right},     Column{"MEM", Align::right},  Column{"ENC", Align::right},
-    Column{"DEC", Align::right},    Column{"GPU MEMORY", Align::right},
-    Column{"SINCE", Align::right},  Column{"COMMAND"},
+    Column{"GPU", Align::right}, Column{"PID", Align::right},        Column{"USER"},
+    Column{"SM", Align::right},  Column{"MEM", Align::right},        Column{"ENC", Align::right},
+    Column{"DEC", Align::right}, Column{"GPU MEMORY", Align::right}, Column{"SINCE", Align::right},
+    Column{"COMMAND"},
 };
 
-std::string engine_cell(const Maybe<RecentEngineUse>& use, Maybe<double> RecentEngineUse::*field) {
+std::string engine_cell(const Maybe<RecentEngineUse>& use, Maybe<double> RecentEngineUse::* field) {
   if (!use || !((*use).*field)) return std::string(view::kNotAvailable);
   return fmt::format("{}%", std::lround(*((*use).*field)));
 }
@@ -42,9 +42,8 @@ Row process_table_row(const Device& device, const GpuProcess& process, const Sna
   const Maybe<TimeUs> started =
       host ? host->start_time_us : Maybe<TimeUs>(std::unexpected(host.error()));
   const Maybe<double> memory =
-      process.used_memory_bytes
-          ? Maybe<double>(static_cast<double>(*process.used_memory_bytes))
-          : Maybe<double>(std::unexpected(process.used_memory_bytes.error()));
+      process.used_memory_bytes ? Maybe<double>(static_cast<double>(*process.used_memory_bytes))
+                                : Maybe<double>(std::unexpected(process.used_memory_bytes.error()));
   return {
       {process_gpu_cell(device, process)},
       {fmt::format("{}", process.pid)},
@@ -66,10 +65,10 @@ std::string engine_use_note(const Device& device) {
     if (process.recent_use) return "";
     const Unavailable reason = process.recent_use.error();
     if (reason == Unavailable::no_data) return "";
-    const std::string text = reason == Unavailable::mig
-                                 ? view::sm_unknown_text("mig")
-                                 : fmt::format("the driver gives no per-process utilisation ({})",
-                                               to_string(reason));
+    const std::string text =
+        reason == Unavailable::mig
+            ? view::sm_unknown_text("mig")
+            : fmt::format("the driver gives no per-process utilisation ({})", to_string(reason));
     return fmt::format("GPU {}: SM, MEM, ENC, DEC N/A: {}.\n", device.identity.index, text);
   }
   return "";

@@ -69,10 +69,11 @@ std::expected<MasterSettings, Error> resolve_master_options(const CLI::App& mast
   const std::string config_file = from_nvgpu ? std::string(nvgpu_cluster_cfg) : options.config;
   // Prometheus mode polls no agent: the file is optional there (the defaults serve).
   if (config_file.empty() && options.prometheus.empty()) {
-    return std::unexpected(Error{ErrorCode::invalid_input,
-                                 "gpumeter master: --config FILE is required: the agents to poll "
-                                 "(docs/master.md), or set NVGPU_CLUSTER_CFG to an nvgpu cluster "
-                                 "config, or read the fleet from Prometheus with --prometheus URL"});
+    return std::unexpected(
+        Error{ErrorCode::invalid_input,
+              "gpumeter master: --config FILE is required: the agents to poll "
+              "(docs/master.md), or set NVGPU_CLUSTER_CFG to an nvgpu cluster "
+              "config, or read the fleet from Prometheus with --prometheus URL"});
   }
   auto config = config_file.empty() ? std::expected<MasterConfig, Error>(MasterConfig{})
                                     : read_master_config(config_file, self_name);

@@ -262,8 +262,9 @@ view::UsageSource prometheus_usage_source(const master::AgentUrl& url,
                                           const master::ClientOptions& options) {
   std::string where = fmt::format("Prometheus at {}{}", url.origin(), url.base_path);
   auto running = std::make_shared<std::counting_semaphore<2>>(2);
-  auto usage = [url, options, where, running](const store::UsageQuery& query)
-      -> std::expected<std::vector<store::UsageRow>, Error> {
+  auto usage =
+      [url, options, where, running](
+          const store::UsageQuery& query) -> std::expected<std::vector<store::UsageRow>, Error> {
     if (!running->try_acquire_for(std::chrono::seconds(10))) {
       return std::unexpected(
           Error{ErrorCode::io, fmt::format("{}: two reports are being read; try again", where)});

@@ -20,8 +20,8 @@
 #include "cli/report_options.h"
 #include "master/prometheus_client.h"
 #include "master/url.h"
-#include "view/usage_source.h"
 #include "store/usage.h"
+#include "view/usage_source.h"
 
 namespace gpumeter::cli {
 

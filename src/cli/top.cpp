@@ -120,15 +120,16 @@ int run_once(Context& context, const TopOptions& options) {
   const TimeUs start = wall_clock_us();
   for (const TimeUs at : {start, start + 1'000'000}) {
     while (wall_clock_us() < at) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (auto ok = feed.sampler().sample_once(wall_clock_us()); !ok) return report(context.err, ok.error());
+    if (auto ok = feed.sampler().sample_once(wall_clock_us()); !ok)
+      return report(context.err, ok.error());
   }
   const char* columns_env = std::getenv("COLUMNS");
   const char* lines_env = std::getenv("LINES");
   const int width = columns_env != nullptr ? std::atoi(columns_env) : 0;
   const int height = lines_env != nullptr ? std::atoi(lines_env) : 0;
-  const top::Screen screen =
-      top::render(*feed.latest(), initial_state(options),
-                  {.width = width > 0 ? width : 120, .height = height > 0 ? height : 40, .unicode = true});
+  const top::Screen screen = top::render(
+      *feed.latest(), initial_state(options),
+      {.width = width > 0 ? width : 120, .height = height > 0 ? height : 40, .unicode = true});
   context.out << top::screen_text(screen) << std::flush;
   return 0;
 }
@@ -153,9 +154,9 @@ int run_live(Context& context, const TopOptions& options) {
       }
     }
     if (dirty) {
-      terminal.paint(top::render(shown ? *shown : waiting, state,
-                                 {.width = terminal.width(), .height = terminal.height(),
-                                  .unicode = terminal.unicode()}));
+      terminal.paint(top::render(
+          shown ? *shown : waiting, state,
+          {.width = terminal.width(), .height = terminal.height(), .unicode = terminal.unicode()}));
       dirty = false;
     }
     const std::optional<int> key = terminal.read_key(std::chrono::milliseconds(100));
@@ -184,8 +185,7 @@ Subcommand add_top_command(CLI::App& app) {
   top->add_option("--user", options->user, "Show this user's processes only (me: yours)")
       ->option_text("NAME");
   top->add_option("--gpu", options->gpu, "Show this GPU only")->option_text("INDEX");
-  top->add_flag("--once",
-                options->once,
+  top->add_flag("--once", options->once,
                 "Print one screen as text after two rounds a second apart (COLUMNS x LINES, "
                 "else 120 x 40) and exit");
   return {top, [options](Context& context) {

@@ -19,7 +19,7 @@
 namespace gpumeter::net {
 
 struct UsageSources {
-  StorePool* store = nullptr;               // null: the daemon keeps no history (404)
+  StorePool* store = nullptr;  // null: the daemon keeps no history (404)
   // Instead of the store: the fleet's usage (`gpumeter master --prometheus`); a failing
   // source answers 502, a grouping it cannot give (gpu, process) 400.
   std::optional<view::UsageSource> fleet;

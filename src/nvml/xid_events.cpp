@@ -61,7 +61,8 @@ void XidWatch::read(unsigned index, DeviceQuery& gpu, DeviceState& state) {
   const auto absent = [&](Unavailable reason) {
     fill(std::unexpected(reason), std::unexpected(reason));
   };
-  if (auto refused = refused_.find(index); refused != refused_.end()) return absent(refused->second);
+  if (auto refused = refused_.find(index); refused != refused_.end())
+    return absent(refused->second);
   auto watched = watched_.find(index);
   if (watched == watched_.end()) {
     if (auto made = ensure_set(); !made) return absent(made.error());

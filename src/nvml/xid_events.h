@@ -49,9 +49,9 @@ class XidWatch {
 
   const EntryPoints& api_;
   abi::EventSet set_ = nullptr;
-  std::optional<Unavailable> set_refused_;  // the set could not be made: why, for good
-  std::map<unsigned, Watched> watched_;     // registered GPUs, by index
-  std::map<unsigned, Unavailable> refused_; // GPUs whose registration was refused for good
+  std::optional<Unavailable> set_refused_;   // the set could not be made: why, for good
+  std::map<unsigned, Watched> watched_;      // registered GPUs, by index
+  std::map<unsigned, Unavailable> refused_;  // GPUs whose registration was refused for good
 };
 
 }  // namespace gpumeter::nvml

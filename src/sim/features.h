@@ -35,7 +35,7 @@ enum class Feature : std::uint8_t {
   persistence_mode,
   compute_mode,
   minor_number,
-  events,               // XID event registration (drivers or containers without event sets)
+  events,  // XID event registration (drivers or containers without event sets)
 };
 inline constexpr std::size_t kFeatureCount = 22;
 

@@ -250,8 +250,7 @@ void state(Reader& reader, const ObjectCursor& object, DeviceSpec& d) {
     d.ecc_corrected = reader.whole_or(counts, "corrected", 0);
     d.ecc_uncorrected = reader.whole_or(counts, "uncorrected", 0);
     d.ecc_volatile_corrected = reader.whole_or(counts, "volatile_corrected", d.ecc_corrected);
-    d.ecc_volatile_uncorrected =
-        reader.whole_or(counts, "volatile_uncorrected", d.ecc_uncorrected);
+    d.ecc_volatile_uncorrected = reader.whole_or(counts, "volatile_uncorrected", d.ecc_uncorrected);
   }
   if (auto h = reader.member(object, "health")) {
     const ObjectCursor health =

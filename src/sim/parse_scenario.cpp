@@ -100,7 +100,8 @@ DriverSpec driver(Reader& reader, const Cursor& at) {
 }
 
 Faults faults(Reader& reader, const Cursor& at, std::size_t device_count) {
-  const ObjectCursor object = reader.object(at, {"init", "init_fails_for_s", "lost", "xid", "flaky"});
+  const ObjectCursor object =
+      reader.object(at, {"init", "init_fails_for_s", "lost", "xid", "flaky"});
   Faults f;
   if (auto init = reader.member(object, "init")) f.init_code = return_code(reader, *init);
   if (auto wait = reader.member(object, "init_fails_for_s")) {

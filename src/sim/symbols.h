@@ -26,8 +26,7 @@ using DeviceUintPairFn = nvml::abi::Return(nvml::abi::Device, unsigned* first, u
 using DeviceFanSpeedFn = nvml::abi::Return(nvml::abi::Device, unsigned fan, unsigned* percent);
 using DeviceRetiredPagesV2Fn = nvml::abi::Return(nvml::abi::Device,
                                                  nvml::abi::PageRetirementCause cause,
-                                                 unsigned* count,
-                                                 unsigned long long* addresses,
+                                                 unsigned* count, unsigned long long* addresses,
                                                  unsigned long long* timestamps);
 // nvmlBAR1Memory_t: total, free, used (bytes).
 struct Bar1Memory {

@@ -25,10 +25,10 @@ inline constexpr std::size_t kHistoryPoints = 120;
 
 struct GpuRow {
   RowKind kind = RowKind::gpu;
-  std::uint32_t gpu = 0;     // the GPU's index (a MIG device's or vGPU instance's parent)
-  std::string label;         // "0", "0/2.0" (GPU 0, GI 2, CI 0), "0 vm"
-  std::string name;          // "H100 80GB HBM3", "MIG 3g.40gb", "A16-4Q"
-  std::string status;        // "free", "in use", "lost", ...
+  std::uint32_t gpu = 0;  // the GPU's index (a MIG device's or vGPU instance's parent)
+  std::string label;      // "0", "0/2.0" (GPU 0, GI 2, CI 0), "0 vm"
+  std::string name;       // "H100 80GB HBM3", "MIG 3g.40gb", "A16-4Q"
+  std::string status;     // "free", "in use", "lost", ...
   Tone tone = Tone::plain;
   Maybe<double> sm_percent = std::unexpected(Unavailable::no_data);
   Maybe<double> memory_used_bytes = std::unexpected(Unavailable::no_data);

@@ -108,10 +108,13 @@ ProcessRow process_row(const Device& device, const GpuProcess& process, const Sn
   row.pid = process.pid;
   const Maybe<HostProcess>& host = view::host_view(snapshot.processes, process.pid);
   row.user = view::owner_name(host).value_or("?");
-  if (host && host->container) row.container = host->container->runtime + ":" + host->container->id.substr(0, 12);
+  if (host && host->container)
+    row.container = host->container->runtime + ":" + host->container->id.substr(0, 12);
   row.command = view::full_command(host).value_or(std::string(view::kNotAvailable));
-  if (process.used_memory_bytes) row.gpu_memory_bytes = static_cast<double>(*process.used_memory_bytes);
-  else row.gpu_memory_bytes = std::unexpected(process.used_memory_bytes.error());
+  if (process.used_memory_bytes)
+    row.gpu_memory_bytes = static_cast<double>(*process.used_memory_bytes);
+  else
+    row.gpu_memory_bytes = std::unexpected(process.used_memory_bytes.error());
   const auto use = uses.find({row.gpu, process.pid});
   row.use = use != uses.end() ? use->second : process.recent_use;
   if (host && host->start_time_us) row.age_us = snapshot.time_us - *host->start_time_us;
@@ -131,8 +134,10 @@ ProcessRow vm_process_row(const Device& device, const VgpuProcess& process) {
   row.user = "(VM)";
   row.command = process.name;
   const VgpuUtilization& u = process.utilization;
-  row.use = RecentEngineUse{.sm_percent = u.sm, .memory_percent = u.memory,
-                            .encoder_percent = u.encoder, .decoder_percent = u.decoder,
+  row.use = RecentEngineUse{.sm_percent = u.sm,
+                            .memory_percent = u.memory,
+                            .encoder_percent = u.encoder,
+                            .decoder_percent = u.decoder,
                             .window_us = 0};
   row.gpu_memory_bytes = std::unexpected(Unavailable::not_supported);
   row.cpu_percent = std::unexpected(Unavailable::not_supported);

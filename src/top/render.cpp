@@ -37,7 +37,8 @@ Line bar(const Maybe<double>& percent, std::size_t width, bool unicode) {
   if (!percent) return {{std::string(width, ' '), Style::dim}};
   static constexpr std::array<std::string_view, 8> kEighths{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
   const double share = std::clamp(*percent, 0.0, 100.0) / 100.0;
-  const auto eighths = static_cast<std::size_t>(std::lround(share * static_cast<double>(width * 8)));
+  const auto eighths =
+      static_cast<std::size_t>(std::lround(share * static_cast<double>(width * 8)));
   std::string filled;
   std::size_t used = eighths / 8;
   if (unicode) {
@@ -115,11 +116,12 @@ GpuLayout gpu_layout(int width) {
 }
 
 Line gpu_header(const GpuLayout& l, bool unicode) {
-  std::string text = cell("GPU", 6, true, unicode) + " " + cell("STATUS", 7, false, unicode) + " " +
-                     cell("NAME", l.name, false, unicode) + " " +
-                     cell("SM", l.bar + 5 + 1 + (l.sm_spark > 0 ? l.sm_spark + 1 : 0), false, unicode) +
-                     cell("MEMORY", l.bar + 1 + 15, false, unicode) + "  " +
-                     cell("POWER", 10, true, unicode) + " " + cell("TEMP", 4, true, unicode);
+  std::string text =
+      cell("GPU", 6, true, unicode) + " " + cell("STATUS", 7, false, unicode) + " " +
+      cell("NAME", l.name, false, unicode) + " " +
+      cell("SM", l.bar + 5 + 1 + (l.sm_spark > 0 ? l.sm_spark + 1 : 0), false, unicode) +
+      cell("MEMORY", l.bar + 1 + 15, false, unicode) + "  " + cell("POWER", 10, true, unicode) +
+      " " + cell("TEMP", 4, true, unicode);
   return {{text, Style::header}};
 }
 
@@ -169,7 +171,21 @@ Line gpu_line(const GpuRow& row, const GpuLayout& l, bool unicode) {
 
 // ---- the process table -----------------------------------------------------------------------
 
-enum class Col : std::uint8_t { gpu, pid, user, sm, mem, enc, dec, gpu_mem, cpu, rss, age, container, command };
+enum class Col : std::uint8_t {
+  gpu,
+  pid,
+  user,
+  sm,
+  mem,
+  enc,
+  dec,
+  gpu_mem,
+  cpu,
+  rss,
+  age,
+  container,
+  command
+};
 
 struct Column {
   Col id;
@@ -222,7 +238,7 @@ std::vector<Column> process_columns(int width, bool containers) {
   return shown;
 }
 
-Maybe<double> engine(const ProcessRow& p, Maybe<double> RecentEngineUse::*field) {
+Maybe<double> engine(const ProcessRow& p, Maybe<double> RecentEngineUse::* field) {
   if (!p.use) return std::unexpected(p.use.error());
   return (*p.use).*field;
 }
@@ -264,8 +280,7 @@ SortValue sort_value(const ProcessRow& p, SortKey key) {
     case SortKey::decoder: return number(engine(p, &RecentEngineUse::decoder_percent));
     case SortKey::cpu: return number(p.cpu_percent);
     case SortKey::rss: return number(p.rss_bytes);
-    case SortKey::age:
-      return p.age_us ? SortValue(static_cast<double>(*p.age_us)) : SortValue();
+    case SortKey::age: return p.age_us ? SortValue(static_cast<double>(*p.age_us)) : SortValue();
   }
   return {};
 }
@@ -276,7 +291,8 @@ Line process_header(const std::vector<Column>& columns, const State& state, bool
     const bool sorted = c.sort && *c.sort == state.sort;
     std::string title(c.title);
     if (sorted) title += state.descending ? (unicode ? "▼" : "v") : (unicode ? "▲" : "^");
-    line.push_back({cell(title, c.width, c.right, unicode), sorted ? Style::sorted : Style::header});
+    line.push_back(
+        {cell(title, c.width, c.right, unicode), sorted ? Style::sorted : Style::header});
     line.push_back({" ", Style::header});
   }
   return line;
@@ -311,10 +327,9 @@ Line group_line(std::string_view name, const std::vector<const ProcessRow*>& mem
     memory += p->gpu_memory_bytes.value_or(0.0);
     sm += engine(*p, &RecentEngineUse::sm_percent).value_or(0.0);
   }
-  const std::string text = fmt::format("{} {}  {} process{}  {}  SM {}%", unicode ? "▾" : "-",
-                                       name.empty() ? "(none)" : name, members.size(),
-                                       members.size() == 1 ? "" : "es", view::format_bytes(memory),
-                                       std::lround(sm));
+  const std::string text = fmt::format(
+      "{} {}  {} process{}  {}  SM {}%", unicode ? "▾" : "-", name.empty() ? "(none)" : name,
+      members.size(), members.size() == 1 ? "" : "es", view::format_bytes(memory), std::lround(sm));
   return {{fit(text, width, unicode), Style::title}};
 }
 
@@ -348,12 +363,13 @@ std::vector<Line> process_lines(const Frame& frame, const State& state, const Re
 // ---- the frame around ------------------------------------------------------------------------
 
 Line title_line(const Frame& frame, const State& state, const RenderOptions& o) {
-  std::string left = fmt::format("gpumeter top  {}  {}  {}", frame.host, frame.driver,
-                                 frame.time_us > 0 ? view::local_time(frame.time_us).substr(11) : "");
-  std::string right = fmt::format("{}{}  user {}{}", sort_name(state.sort),
-                                  state.descending ? (o.unicode ? "▼" : "v") : (o.unicode ? "▲" : "^"),
-                                  state.user.value_or("all"),
-                                  state.gpu ? fmt::format("  GPU {}", *state.gpu) : "");
+  std::string left =
+      fmt::format("gpumeter top  {}  {}  {}", frame.host, frame.driver,
+                  frame.time_us > 0 ? view::local_time(frame.time_us).substr(11) : "");
+  std::string right =
+      fmt::format("{}{}  user {}{}", sort_name(state.sort),
+                  state.descending ? (o.unicode ? "▼" : "v") : (o.unicode ? "▲" : "^"),
+                  state.user.value_or("all"), state.gpu ? fmt::format("  GPU {}", *state.gpu) : "");
   Line line{{left, Style::title}};
   if (state.paused) line.push_back({"  PAUSED", Style::alert});
   const std::size_t used = columns(left) + (state.paused ? 8 : 0);
@@ -471,7 +487,8 @@ Screen render(const Frame& frame, const State& state, const RenderOptions& o) {
   std::string footer(kHints);
   if (below > 0) footer = fmt::format("{} more below  ", below) + footer;
   out.push_back({{footer, Style::dim}});
-  if (static_cast<int>(out.size()) > o.height) out.resize(static_cast<std::size_t>(std::max(o.height, 0)));
+  if (static_cast<int>(out.size()) > o.height)
+    out.resize(static_cast<std::size_t>(std::max(o.height, 0)));
   for (Line& line : out) clip(line, static_cast<std::size_t>(o.width), o.unicode);
   return screen;
 }

@@ -12,14 +12,14 @@ namespace gpumeter::top {
 
 enum class Style : std::uint8_t {
   plain,
-  title,     // the first line
-  header,    // column headings
-  sorted,    // the heading of the sort column
-  dim,       // hints, N/A reasons
-  free,      // as `list`: green
-  busy,      // blue
-  alert,     // red
-  bar,       // the filled part of a bar
+  title,   // the first line
+  header,  // column headings
+  sorted,  // the heading of the sort column
+  dim,     // hints, N/A reasons
+  free,    // as `list`: green
+  busy,    // blue
+  alert,   // red
+  bar,     // the filled part of a bar
 };
 
 struct Span {

@@ -24,7 +24,8 @@ std::optional<T> next_after(const std::set<T>& values, const std::optional<T>& c
   return *next;
 }
 
-std::optional<std::string> next_user(const Frame& frame, const std::optional<std::string>& current) {
+std::optional<std::string> next_user(const Frame& frame,
+                                     const std::optional<std::string>& current) {
   std::set<std::string> users;
   for (const ProcessRow& p : frame.processes) users.insert(p.user);
   return next_after(users, current);
@@ -86,18 +87,28 @@ KeyOutcome apply_key(State& state, int key, const Frame& frame) {
   }
   switch (key) {
     case 'q': return KeyOutcome::quit;
-    case '<': case kKeyLeft: state.sort = step(state.sort, -1); break;
-    case '>': case kKeyRight: state.sort = step(state.sort, +1); break;
+    case '<':
+    case kKeyLeft: state.sort = step(state.sort, -1); break;
+    case '>':
+    case kKeyRight: state.sort = step(state.sort, +1); break;
     case 'r': state.descending = !state.descending; break;
-    case 'u': state.user = next_user(frame, state.user); state.scroll = 0; break;
+    case 'u':
+      state.user = next_user(frame, state.user);
+      state.scroll = 0;
+      break;
     case 'm':
       state.user = state.user == state.me ? std::nullopt : std::optional(state.me);
       state.scroll = 0;
       break;
     case 't': state.tree = static_cast<Tree>((static_cast<int>(state.tree) + 1) % 3); break;
-    case 'g': state.gpu = next_gpu(frame, state.gpu); state.scroll = 0; break;
-    case ' ': case 'p': state.paused = !state.paused; break;
-    case 'h': case '?': state.help = true; break;
+    case 'g':
+      state.gpu = next_gpu(frame, state.gpu);
+      state.scroll = 0;
+      break;
+    case ' ':
+    case 'p': state.paused = !state.paused; break;
+    case 'h':
+    case '?': state.help = true; break;
     default: return scroll(state, key);
   }
   return KeyOutcome::changed;

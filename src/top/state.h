@@ -13,7 +13,19 @@
 namespace gpumeter::top {
 
 // The process table's columns a person can sort by, in the order `<` and `>` step through.
-enum class SortKey : std::uint8_t { gpu, pid, user, gpu_memory, sm, memory, encoder, decoder, cpu, rss, age };
+enum class SortKey : std::uint8_t {
+  gpu,
+  pid,
+  user,
+  gpu_memory,
+  sm,
+  memory,
+  encoder,
+  decoder,
+  cpu,
+  rss,
+  age
+};
 inline constexpr std::uint8_t kSortKeyCount = 11;
 
 enum class Tree : std::uint8_t { none, user, container };
@@ -21,8 +33,8 @@ enum class Tree : std::uint8_t { none, user, container };
 struct State {
   SortKey sort = SortKey::gpu_memory;
   bool descending = true;
-  std::optional<std::string> user;  // show this user's processes only
-  std::optional<std::uint32_t> gpu; // show this GPU only
+  std::optional<std::string> user;   // show this user's processes only
+  std::optional<std::uint32_t> gpu;  // show this GPU only
   Tree tree = Tree::none;
   bool paused = false;
   bool help = false;

@@ -90,7 +90,7 @@ void put_host(Json& process, Json& unavailable, const Maybe<HostProcess>& host) 
 
 // Each engine's recent use (`list` and `top` collect it; a daemon's snapshots do not).
 void put_recent_use(Json& process, Json& unavailable, const Maybe<RecentEngineUse>& use) {
-  const auto engine = [&](Maybe<double> RecentEngineUse::*field) -> Maybe<double> {
+  const auto engine = [&](Maybe<double> RecentEngineUse::* field) -> Maybe<double> {
     if (!use) return std::unexpected(use.error());
     return (*use).*field;
   };

@@ -98,7 +98,8 @@ TEST(Options, AnUnknownOrMissingCommandIsNamedWithTheCommands) {
       << unknown.err;
   const Result missing = run_with({"--no-color"});
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("a command is required: one of list, top, available"), std::string::npos)
+  EXPECT_NE(missing.err.find("a command is required: one of list, top, available"),
+            std::string::npos)
       << missing.err;
 }
 

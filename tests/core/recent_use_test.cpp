@@ -12,8 +12,9 @@ constexpr TimeUs kNow = 1'700'000'000'000'000;
 constexpr TimeUs kPeriod = 500'000;
 
 PidGpuSample sample(Pid pid, TimeUs ago_us, std::uint32_t sm, std::uint32_t enc = 0) {
-  return PidGpuSample{pid, ProcessGpuSample{.time_us = kNow - ago_us, .sm = sm, .mem = sm / 2,
-                                            .enc = enc, .dec = 0}};
+  return PidGpuSample{
+      pid,
+      ProcessGpuSample{.time_us = kNow - ago_us, .sm = sm, .mem = sm / 2, .enc = enc, .dec = 0}};
 }
 
 Device with_processes(std::initializer_list<Pid> pids) {

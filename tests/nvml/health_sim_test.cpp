@@ -102,14 +102,12 @@ TEST_F(SimBackendTest, XidRowsWithoutEventSets) {
   ASSERT_NE(source, nullptr);
   auto reading = source->read();
   ASSERT_TRUE(reading.has_value()) << reading.error().message;
-  EXPECT_EQ(reading->devices.at(0).state[xid_errors],
-            std::unexpected(Unavailable::not_supported));
+  EXPECT_EQ(reading->devices.at(0).state[xid_errors], std::unexpected(Unavailable::not_supported));
   EXPECT_EQ(reading->devices.at(0).state[xid_last], std::unexpected(Unavailable::not_supported));
   at(40);
   reading = source->read();
   ASSERT_TRUE(reading.has_value());
-  EXPECT_EQ(reading->devices.at(0).state[xid_errors],
-            std::unexpected(Unavailable::not_supported));
+  EXPECT_EQ(reading->devices.at(0).state[xid_errors], std::unexpected(Unavailable::not_supported));
   EXPECT_EQ(reading->devices.at(1).state[xid_errors], 1.0);
 }
 

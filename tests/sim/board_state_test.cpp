@@ -76,10 +76,9 @@ TEST_F(BoardState, FansEccAndMemoryHealth) {
             abi::kErrorNotSupported);
   // The Volta board retires pages (none so far); the Ampere one would remap rows.
   unsigned count = 9;
-  EXPECT_EQ(
-      s.fn<abi::DeviceRetiredPagesFn>("nvmlDeviceGetRetiredPages")(
-          s.device(0), abi::kRetiredMultipleSingleBit, &count, nullptr),
-      abi::kSuccess);
+  EXPECT_EQ(s.fn<abi::DeviceRetiredPagesFn>("nvmlDeviceGetRetiredPages")(
+                s.device(0), abi::kRetiredMultipleSingleBit, &count, nullptr),
+            abi::kSuccess);
   EXPECT_EQ(count, 0U);
   unsigned rows[4] = {9, 9, 9, 9};
   EXPECT_EQ(s.fn<DeviceRemappedRowsFn>("nvmlDeviceGetRemappedRows")(s.device(0), &rows[0], &rows[1],

@@ -82,18 +82,21 @@ TEST_F(Events, AWaitWithATimeoutReturnsAfterIt) {
 }
 
 TEST(EventsScenario, XidFaultsAreChecked) {
-  for (const char* bad : {R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 1,
+  for (const char* bad :
+       {R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 1,
                             "at_s": 1, "code": 79}]}})",
-                          R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 0,
+        R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 0,
                             "at_s": 1, "code": 0}]}})",
-                          R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 0,
+        R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 0,
                             "at_s": 1}]}})"}) {
     EXPECT_FALSE(parse_scenario(bad, "bad.json").has_value()) << bad;
   }
-  EXPECT_TRUE(parse_scenario(R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 0,
+  EXPECT_TRUE(
+      parse_scenario(
+          R"({"devices": [{"name": "x", "memory_total_bytes": 1}], "faults": {"xid": [{"device": 0,
                                 "at_s": 1, "code": 79}]}})",
-                             "good.json")
-                  .has_value());
+          "good.json")
+          .has_value());
 }
 
 }  // namespace gpumeter::sim::testing::events_test

@@ -3,11 +3,11 @@
 // columns right to left as the width shrinks, draws ASCII only where the terminal has no
 // Unicode, scrolls, and says what is N/A. (tests/integration/top_test.py compares whole screens
 // drawn in a real terminal with golden files.)
+#include "top/render.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "top/render.h"
 
 namespace gpumeter::top::render_test {
 
@@ -39,8 +39,11 @@ Frame busy_frame(std::size_t processes) {
     row.user = "user" + std::to_string(p % 5);
     row.command = "python3 train.py --config /very/long/path/to/a/config/file.yaml --resume";
     row.gpu_memory_bytes = 1e8 * static_cast<double>(p);
-    row.use = RecentEngineUse{.sm_percent = 10.0, .memory_percent = 5.0, .encoder_percent = 0.0,
-                              .decoder_percent = 0.0, .window_us = 5'000'000};
+    row.use = RecentEngineUse{.sm_percent = 10.0,
+                              .memory_percent = 5.0,
+                              .encoder_percent = 0.0,
+                              .decoder_percent = 0.0,
+                              .window_us = 5'000'000};
     frame.processes.push_back(row);
   }
   return frame;
@@ -66,7 +69,8 @@ TEST(TopRender, ColumnsComeAndGoWithTheWidth) {
   const std::string wide = screen_text(render(frame, State{}, {.width = 140, .height = 24}));
   EXPECT_EQ(narrow.find(" DEC "), std::string::npos);
   EXPECT_EQ(narrow.find(" RSS"), std::string::npos);
-  for (const char* column : {" ENC ", " DEC ", " AGE", " RSS"}) EXPECT_NE(wide.find(column), std::string::npos) << column;
+  for (const char* column : {" ENC ", " DEC ", " AGE", " RSS"})
+    EXPECT_NE(wide.find(column), std::string::npos) << column;
   EXPECT_EQ(wide.find("CONTAINER"), std::string::npos) << "no process runs in a container";
 }
 
@@ -105,10 +109,12 @@ TEST(TopRender, AbsentFiguresAndEmptyStates) {
       << text;
   EXPECT_NE(text.find(" N/A  N/A "), std::string::npos);
   state.user = "nobody";
-  EXPECT_NE(screen_text(render(frame, state, {.width = 100, .height = 24})).find("no processes of nobody"),
+  EXPECT_NE(screen_text(render(frame, state, {.width = 100, .height = 24}))
+                .find("no processes of nobody"),
             std::string::npos);
-  EXPECT_NE(screen_text(render(Frame{}, State{}, {.width = 80, .height = 24})).find("no GPUs found"),
-            std::string::npos);
+  EXPECT_NE(
+      screen_text(render(Frame{}, State{}, {.width = 80, .height = 24})).find("no GPUs found"),
+      std::string::npos);
 }
 
 }  // namespace gpumeter::top::render_test

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The keys of `gpumeter top` and the order and filters of its process table.
+#include "top/state.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "top/render.h"
-#include "top/state.h"
 
 namespace gpumeter::top::state_test {
 
@@ -18,8 +19,11 @@ ProcessRow process(std::uint32_t gpu, Pid pid, std::string user, Maybe<double> s
   row.user = std::move(user);
   row.gpu_memory_bytes = memory_bytes;
   if (sm) {
-    row.use = RecentEngineUse{.sm_percent = *sm, .memory_percent = 0.0, .encoder_percent = 0.0,
-                              .decoder_percent = 0.0, .window_us = 5'000'000};
+    row.use = RecentEngineUse{.sm_percent = *sm,
+                              .memory_percent = 0.0,
+                              .encoder_percent = 0.0,
+                              .decoder_percent = 0.0,
+                              .window_us = 5'000'000};
   } else {
     row.use = std::unexpected(sm.error());
   }

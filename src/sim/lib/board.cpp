@@ -102,18 +102,16 @@ abi::Return nvmlDeviceGetPersistenceMode(abi::Device device, unsigned* mode) {
 // The scenario's lifetime (aggregate) counts and those since the driver loaded (volatile).
 abi::Return nvmlDeviceGetTotalEccErrors(abi::Device device, abi::MemoryErrorType type,
                                         abi::EccCounterType counter, std::uint64_t* count) {
-  return device_call("nvmlDeviceGetTotalEccErrors", device, Feature::ecc,
-                     [&](const DeviceCall& call) {
-                       if (counter != abi::kVolatileEcc && counter != abi::kAggregateEcc)
-                         return abi::kErrorInvalidArgument;
-                       const bool since_load = counter == abi::kVolatileEcc;
-                       const DeviceSpec& spec = call.spec;
-                       if (type == abi::kMemoryErrorCorrected)
-                         return store(count, since_load ? spec.ecc_volatile_corrected
-                                                        : spec.ecc_corrected);
-                       if (type == abi::kMemoryErrorUncorrected)
-                         return store(count, since_load ? spec.ecc_volatile_uncorrected
-                                                        : spec.ecc_uncorrected);
-                       return abi::kErrorInvalidArgument;
-                     });
+  return device_call(
+      "nvmlDeviceGetTotalEccErrors", device, Feature::ecc, [&](const DeviceCall& call) {
+        if (counter != abi::kVolatileEcc && counter != abi::kAggregateEcc)
+          return abi::kErrorInvalidArgument;
+        const bool since_load = counter == abi::kVolatileEcc;
+        const DeviceSpec& spec = call.spec;
+        if (type == abi::kMemoryErrorCorrected)
+          return store(count, since_load ? spec.ecc_volatile_corrected : spec.ecc_corrected);
+        if (type == abi::kMemoryErrorUncorrected)
+          return store(count, since_load ? spec.ecc_volatile_uncorrected : spec.ecc_uncorrected);
+        return abi::kErrorInvalidArgument;
+      });
 }

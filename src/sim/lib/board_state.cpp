@@ -30,9 +30,12 @@ abi::Return retired_pages(const char* function, abi::Device device, abi::PageRet
     if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
     if (count == nullptr) return abi::kErrorInvalidArgument;
     unsigned pages = 0;
-    if (cause == abi::kRetiredMultipleSingleBit) pages = call.spec.retired_single_bit;
-    else if (cause == abi::kRetiredDoubleBit) pages = call.spec.retired_double_bit;
-    else return abi::kErrorInvalidArgument;
+    if (cause == abi::kRetiredMultipleSingleBit)
+      pages = call.spec.retired_single_bit;
+    else if (cause == abi::kRetiredDoubleBit)
+      pages = call.spec.retired_double_bit;
+    else
+      return abi::kErrorInvalidArgument;
     const unsigned room = *count;
     *count = pages;
     if (pages == 0) return abi::kSuccess;
@@ -167,18 +170,16 @@ abi::Return nvmlDeviceGetRetiredPages(abi::Device device, abi::PageRetirementCau
 abi::Return nvmlDeviceGetRetiredPages_v2(abi::Device device, abi::PageRetirementCause cause,
                                          unsigned* count, unsigned long long* addresses,
                                          unsigned long long* timestamps) {
-  return retired_pages("nvmlDeviceGetRetiredPages_v2", device, cause, count, addresses,
-                       timestamps);
+  return retired_pages("nvmlDeviceGetRetiredPages_v2", device, cause, count, addresses, timestamps);
 }
 
 abi::Return nvmlDeviceGetRetiredPagesPendingStatus(abi::Device device, unsigned* pending) {
-  return device_call("nvmlDeviceGetRetiredPagesPendingStatus", device, Feature::ecc,
-                     [&](const DeviceCall& call) {
-                       if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
-                       return store(pending, call.spec.retirement_pending
-                                                 ? abi::kFeatureEnabled
-                                                 : abi::kFeatureDisabled);
-                     });
+  return device_call(
+      "nvmlDeviceGetRetiredPagesPendingStatus", device, Feature::ecc, [&](const DeviceCall& call) {
+        if (remaps_rows(call.spec)) return abi::kErrorNotSupported;
+        return store(pending,
+                     call.spec.retirement_pending ? abi::kFeatureEnabled : abi::kFeatureDisabled);
+      });
 }
 
 abi::Return nvmlDeviceGetRemappedRows(abi::Device device, unsigned* corrected,

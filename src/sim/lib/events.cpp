@@ -75,20 +75,23 @@ abi::Return nvmlEventSetFree(abi::EventSet set) {
 }
 
 abi::Return nvmlDeviceGetSupportedEventTypes(abi::Device device, std::uint64_t* types) {
-  return device_call("nvmlDeviceGetSupportedEventTypes", device, Feature::events,
-                     [&](const DeviceCall&) { return store(types, abi::kEventTypeXidCriticalError); });
+  return device_call(
+      "nvmlDeviceGetSupportedEventTypes", device, Feature::events,
+      [&](const DeviceCall&) { return store(types, abi::kEventTypeXidCriticalError); });
 }
 
 // Registering for a type the simulator does not model is NOT_SUPPORTED, as a driver answers
 // for a type the board lacks; the XID bit among others registers.
 abi::Return nvmlDeviceRegisterEvents(abi::Device device, unsigned long long types,
                                      abi::EventSet set) {
-  return device_call("nvmlDeviceRegisterEvents", device, Feature::events, [&](const DeviceCall& call) {
-    if (!live_sets().contains(set)) return abi::kErrorInvalidArgument;
-    if ((types & abi::kEventTypeXidCriticalError) == 0) return abi::kErrorNotSupported;
-    set->registered_at.try_emplace(call.index, call.now);
-    return abi::kSuccess;
-  });
+  return device_call("nvmlDeviceRegisterEvents", device, Feature::events,
+                     [&](const DeviceCall& call) {
+                       if (!live_sets().contains(set)) return abi::kErrorInvalidArgument;
+                       if ((types & abi::kEventTypeXidCriticalError) == 0)
+                         return abi::kErrorNotSupported;
+                       set->registered_at.try_emplace(call.index, call.now);
+                       return abi::kSuccess;
+                     });
 }
 
 // With a timeout, waits (without the library's lock) until the next scripted event falls due
@@ -106,7 +109,8 @@ abi::Return nvmlEventSetWait_v2(abi::EventSet set, abi::EventData* data, unsigne
     auto wait = std::chrono::milliseconds(timeout_ms);
     if (outcome.next_at) {
       std::lock_guard lock(library.mutex());
-      const auto due = std::chrono::microseconds(std::max<SimUs>(0, *outcome.next_at - library.now()));
+      const auto due =
+          std::chrono::microseconds(std::max<SimUs>(0, *outcome.next_at - library.now()));
       wait = std::min(wait, std::chrono::ceil<std::chrono::milliseconds>(due));
     }
     std::this_thread::sleep_for(wait);
