@@ -6,17 +6,21 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "cli/commands.h"
 #include "cli/interrupt.h"
 #include "cli/terminal.h"
+#include "cli/top_panels.h"
 #include "cli/top_terminal.h"
 #include "core/recent_use.h"
 #include "core/sampler.h"
@@ -31,6 +35,9 @@ struct TopOptions {
   double interval_seconds = 1.0;
   std::string user;
   std::optional<std::uint32_t> gpu;
+  std::string socket;    // the daemon's task socket; empty: its default
+  std::string database;  // its history; empty: `report`'s default
+  std::string quota;     // a quota file for the Users pane
   bool once = false;  // print one screen as text after two rounds, without a terminal
 };
 
@@ -93,6 +100,58 @@ class LocalFeed {
   std::unique_ptr<Sampler> sampler_;  // last: its thread stops before the rest goes
 };
 
+// The daemon's tasks and each user's GPU-hours today, read every 10 s in a thread of their own:
+// a socket or a database that is slow to answer never holds the screen up.
+class PanelFeed {
+ public:
+  explicit PanelFeed(TopPanelSources sources)
+      : sources_(std::move(sources)), thread_([this](const std::stop_token& stop) { run(stop); }) {}
+
+  // The newest reading and its number (0 before the first).
+  std::pair<top::Panes, std::uint64_t> latest() const {
+    const std::lock_guard lock(mutex_);
+    return {panes_, version_};
+  }
+  std::uint64_t version() const {
+    const std::lock_guard lock(mutex_);
+    return version_;
+  }
+
+ private:
+  void run(const std::stop_token& stop) {
+    std::mutex sleep_mutex;
+    std::condition_variable_any wake;
+    while (!stop.stop_requested()) {
+      top::Panes panes = read_panels(sources_, wall_clock_us());
+      {
+        const std::lock_guard lock(mutex_);
+        panes_ = std::move(panes);
+        ++version_;
+      }
+      std::unique_lock lock(sleep_mutex);
+      wake.wait_for(lock, stop, std::chrono::seconds(10), [] { return false; });
+    }
+  }
+
+  const TopPanelSources sources_;
+  mutable std::mutex mutex_;
+  top::Panes panes_;
+  std::uint64_t version_ = 0;
+  std::jthread thread_;  // last: it stops before the rest goes
+};
+
+std::expected<TopPanelSources, Error> panel_sources(const TopOptions& options) {
+  TopPanelSources sources;
+  sources.socket = options.socket;
+  if (!options.database.empty()) sources.database = options.database;
+  if (!options.quota.empty()) {
+    auto quotas = view::read_quota_file(options.quota);
+    if (!quotas) return std::unexpected(std::move(quotas.error()));
+    sources.quotas = std::move(*quotas);
+  }
+  return sources;
+}
+
 std::string current_user() {
   if (const passwd* entry = getpwuid(getuid()); entry != nullptr) return entry->pw_name;
   return std::to_string(getuid());
@@ -137,8 +196,12 @@ int run_once(Context& context, const TopOptions& options) {
 int run_live(Context& context, const TopOptions& options) {
   const auto interval =
       std::chrono::milliseconds(static_cast<std::int64_t>(options.interval_seconds * 1000.0));
+  auto sources = panel_sources(options);
+  if (!sources) return report(context.err, sources.error());
   LocalFeed feed(context.session, interval);
   feed.sampler().start();
+  const PanelFeed panels(std::move(*sources));
+  std::pair<top::Panes, std::uint64_t> shown_panels;
   const InterruptScope interrupt;
   top::State state = initial_state(options);
   TopTerminal terminal(context.color);
@@ -153,9 +216,13 @@ int run_live(Context& context, const TopOptions& options) {
         dirty = true;
       }
     }
+    if (panels.version() != shown_panels.second) {
+      shown_panels = panels.latest();
+      dirty = dirty || state.pane != top::Pane::processes;
+    }
     if (dirty) {
       terminal.paint(top::render(
-          shown ? *shown : waiting, state,
+          shown ? *shown : waiting, shown_panels.first, state,
           {.width = terminal.width(), .height = terminal.height(), .unicode = terminal.unicode()}));
       dirty = false;
     }
@@ -185,6 +252,14 @@ Subcommand add_top_command(CLI::App& app) {
   top->add_option("--user", options->user, "Show this user's processes only (me: yours)")
       ->option_text("NAME");
   top->add_option("--gpu", options->gpu, "Show this GPU only")->option_text("INDEX");
+  top->add_option("--socket", options->socket,
+                  "The daemon's task socket, for the Tasks pane (default: its default)")
+      ->option_text("PATH");
+  top->add_option("--database", options->database,
+                  "The history to read each user's GPU-hours today from (default: report's)")
+      ->option_text("PATH");
+  top->add_option("--quota", options->quota, "Show each user's standing against this quota file")
+      ->option_text("FILE");
   top->add_flag("--once", options->once,
                 "Print one screen as text after two rounds a second apart (COLUMNS x LINES, "
                 "else 120 x 40) and exit");

@@ -5,6 +5,7 @@
 #include <langinfo.h>
 
 #include <clocale>
+#include <cstdint>
 #include <cstring>
 
 #include "top/state.h"
@@ -13,11 +14,11 @@ namespace gpumeter::cli {
 namespace {
 
 // Colour pairs, by top::Style (0 is the terminal's own).
-enum Pair : short { kPairTitle = 1, kPairFree, kPairBusy, kPairAlert, kPairBar, kPairDim };
+enum Pair : std::uint8_t { kPairTitle = 1, kPairFree, kPairBusy, kPairAlert, kPairBar, kPairDim };
 
 attr_t attributes(top::Style style, bool colour) {
   using top::Style;
-  const auto pair = [&](short p, attr_t mono) {
+  const auto pair = [&](Pair p, attr_t mono) {
     return colour ? static_cast<attr_t>(COLOR_PAIR(p)) : mono;
   };
   const auto normal = static_cast<attr_t>(A_NORMAL);

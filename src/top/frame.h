@@ -63,4 +63,13 @@ struct Frame {
   std::string error;  // the last failed reading, shown in the header; empty when fine
 };
 
+// The daemon's side, for the Tasks and Users panes: each as lines of text (the tables `gpumeter
+// tasks` and `gpumeter report --by user` print), or a note saying why there are none.
+struct Panes {
+  std::vector<std::string> tasks;
+  std::string tasks_note;
+  std::vector<std::string> users;
+  std::string users_note;
+};
+
 }  // namespace gpumeter::top

@@ -108,8 +108,10 @@ ProcessRow process_row(const Device& device, const GpuProcess& process, const Sn
   row.pid = process.pid;
   const Maybe<HostProcess>& host = view::host_view(snapshot.processes, process.pid);
   row.user = view::owner_name(host).value_or("?");
-  if (host && host->container)
-    row.container = host->container->runtime + ":" + host->container->id.substr(0, 12);
+  if (host) {
+    if (const std::optional<Container>& container = host->container; container.has_value())
+      row.container = container->runtime + ":" + container->id.substr(0, 12);
+  }
   row.command = view::full_command(host).value_or(std::string(view::kNotAvailable));
   if (process.used_memory_bytes)
     row.gpu_memory_bytes = static_cast<double>(*process.used_memory_bytes);

@@ -309,7 +309,7 @@ Line process_line(const ProcessRow& p, const std::vector<Column>& columns, bool 
   for (const Column& c : columns) {
     std::string text = process_cell(p, c.id);
     Style style = Style::plain;
-    if (c.id == Col::command) text = std::string(indent) + text;
+    if (c.id == Col::command) text.insert(0, indent);
     if (c.id == Col::sm) style = engine_style(engine(p, &RecentEngineUse::sm_percent));
     if (text == kNa) style = Style::dim;
     line.push_back({cell(text, c.width, c.right, unicode), style});
@@ -381,10 +381,10 @@ Line title_line(const Frame& frame, const State& state, const RenderOptions& o) 
 }
 
 constexpr std::string_view kHints =
-    "q quit  h help  </> sort  r reverse  u user  m mine  t tree  g GPU  space pause";
+    "q quit  h help  Tab pane  < > sort  u user  t tree  g GPU  space pause";
 
 std::vector<Line> help_lines() {
-  static constexpr std::array<std::string_view, 14> kHelp{
+  static constexpr std::array<std::string_view, 15> kHelp{
       "Keys",
       "  q            quit",
       "  < > or ← →   sort by the previous / next column (the sorted one is marked)",
@@ -393,6 +393,7 @@ std::vector<Line> help_lines() {
       "  m            show mine only (again: everyone's)",
       "  t            tree: group the processes by user, by container, or not",
       "  g or 0-9     pick a GPU (again: all)",
+      "  Tab          processes, the daemon's tasks (10 min), users' GPU-hours today",
       "  space or p   pause the screen (sampling goes on)",
       "  ↑ ↓ PgUp PgDn Home End   scroll the processes",
       "  h or ?       this help; any key closes it",
@@ -400,8 +401,23 @@ std::vector<Line> help_lines() {
       "SM, MEM, ENC, DEC: each process's use over the last 5 s of the driver's samples.",
       "N/A: the driver gives none (MIG, older boards); CPU and RSS come from /proc."};
   std::vector<Line> lines;
+  lines.reserve(kHelp.size());
   for (const std::string_view text : kHelp)
     lines.push_back({{std::string(text), text == "Keys" ? Style::header : Style::plain}});
+  return lines;
+}
+
+// The Tasks or Users pane: its title, then its lines or the note saying why there are none.
+std::vector<Line> pane_lines(const Panes& panes, Pane pane) {
+  const bool tasks = pane == Pane::tasks;
+  std::vector<Line> lines{
+      {{tasks ? "Tasks of the last 10 minutes (gpumeter tasks)"
+              : "GPU-hours per user since midnight (gpumeter report --by user)",
+        Style::header}}};
+  const std::vector<std::string>& text = tasks ? panes.tasks : panes.users;
+  const std::string& note = tasks ? panes.tasks_note : panes.users_note;
+  if (text.empty()) lines.push_back({{note.empty() ? "reading..." : note, Style::dim}});
+  for (const std::string& line : text) lines.push_back({{line, Style::plain}});
   return lines;
 }
 
@@ -450,6 +466,10 @@ std::vector<const ProcessRow*> shown_processes(const Frame& frame, const State& 
 }
 
 Screen render(const Frame& frame, const State& state, const RenderOptions& o) {
+  return render(frame, Panes{}, state, o);
+}
+
+Screen render(const Frame& frame, const Panes& panes, const State& state, const RenderOptions& o) {
   Screen screen{.width = o.width, .height = o.height, .lines = {}};
   std::vector<Line>& out = screen.lines;
   out.push_back(title_line(frame, state, o));
@@ -468,6 +488,8 @@ Screen render(const Frame& frame, const State& state, const RenderOptions& o) {
   std::vector<Line> body;
   if (state.help) {
     body = help_lines();
+  } else if (state.pane != Pane::processes) {
+    body = pane_lines(panes, state.pane);
   } else {
     const bool containers = std::ranges::any_of(
         frame.processes, [](const ProcessRow& p) { return !p.container.empty(); });
@@ -484,8 +506,8 @@ Screen render(const Frame& frame, const State& state, const RenderOptions& o) {
   for (std::size_t i = first; i < body.size() && i < first + room; ++i) out.push_back(body[i]);
   while (static_cast<int>(out.size()) < o.height - 1) out.push_back({});
   const std::size_t below = body.size() > first + room ? body.size() - first - room : 0;
-  std::string footer(kHints);
-  if (below > 0) footer = fmt::format("{} more below  ", below) + footer;
+  const std::string footer =
+      below > 0 ? fmt::format("{} more below  {}", below, kHints) : std::string(kHints);
   out.push_back({{footer, Style::dim}});
   if (static_cast<int>(out.size()) > o.height)
     out.resize(static_cast<std::size_t>(std::max(o.height, 0)));

@@ -18,6 +18,9 @@ struct RenderOptions {
   bool unicode = true;  // block characters for bars and sparklines; ASCII without
 };
 
+Screen render(const Frame& frame, const Panes& panes, const State& state,
+              const RenderOptions& options);
+// Without the daemon's panes (they say there is nothing yet).
 Screen render(const Frame& frame, const State& state, const RenderOptions& options);
 
 // The processes the table shows, in order: the GPU and user chosen, sorted (absent values

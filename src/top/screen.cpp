@@ -16,11 +16,11 @@ std::string fit(std::string_view text, std::size_t width, bool unicode) {
   if (width == 0) return "";
   std::string out;
   std::size_t taken = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const bool starts = (static_cast<unsigned char>(text[i]) & 0xC0U) != 0x80U;
+  for (const char c : text) {
+    const bool starts = (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
     if (starts && taken == width - 1) break;
     if (starts) ++taken;
-    out += text[i];
+    out += c;
   }
   return out + (unicode ? "…" : "~");
 }

@@ -105,6 +105,10 @@ KeyOutcome apply_key(State& state, int key, const Frame& frame) {
       state.gpu = next_gpu(frame, state.gpu);
       state.scroll = 0;
       break;
+    case '\t':
+      state.pane = static_cast<Pane>((static_cast<int>(state.pane) + 1) % 3);
+      state.scroll = 0;
+      break;
     case ' ':
     case 'p': state.paused = !state.paused; break;
     case 'h':

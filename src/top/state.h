@@ -30,12 +30,17 @@ inline constexpr std::uint8_t kSortKeyCount = 11;
 
 enum class Tree : std::uint8_t { none, user, container };
 
+// What the lower part of the screen shows: the processes, the daemon's recent tasks, or each
+// user's GPU-hours today (Tab steps through them).
+enum class Pane : std::uint8_t { processes, tasks, users };
+
 struct State {
   SortKey sort = SortKey::gpu_memory;
   bool descending = true;
   std::optional<std::string> user;   // show this user's processes only
   std::optional<std::uint32_t> gpu;  // show this GPU only
   Tree tree = Tree::none;
+  Pane pane = Pane::processes;
   bool paused = false;
   bool help = false;
   std::size_t scroll = 0;  // first process row shown
@@ -43,7 +48,7 @@ struct State {
 };
 
 // Key codes beyond plain characters (ncurses' are mapped to these by the terminal layer).
-enum SpecialKey : int {
+enum SpecialKey : std::uint16_t {
   kKeyUp = 0x101,
   kKeyDown,
   kKeyPageUp,
@@ -58,8 +63,8 @@ enum class KeyOutcome : std::uint8_t { ignored, changed, quit };
 
 // Applies one key: q quit; < > (or left / right) sort by the previous / next column; r reverse;
 // u the next user of the frame (then all); m mine (again: all); t tree by user, container, none;
-// g the next GPU (then all), 0-9 that GPU; space or p pause; h or ? help (any key closes it);
-// arrows, Page Up / Down, Home, End scroll.
+// g the next GPU (then all), 0-9 that GPU; Tab the next pane; space or p pause; h or ? help (any
+// key closes it); arrows, Page Up / Down, Home, End scroll.
 KeyOutcome apply_key(State& state, int key, const Frame& frame);
 
 // "GPU MEM", "SM", ... as the header and the help name the sort column.

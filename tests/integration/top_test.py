@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import unittest
 from pathlib import Path
@@ -28,14 +29,16 @@ TIMEOUT_S = 30 if os.environ.get("GPUMETER_TEST_SANITIZED") != "1" else 90
 class Top:
     """One `gpumeter top` in its own tmux server."""
 
-    def __init__(self, scenario, width=80, height=24, **env):
+    def __init__(self, scenario, width=80, height=24, args=(), fake_time=True, **env):
         self.socket = f"gpumeter-top-{os.getpid()}-{time.monotonic_ns()}"
-        variables = {"TZ": "UTC0", "GPUMETER_SIM_EPOCH_US": str(EPOCH_US), "LANG": "C.UTF-8",
-                     "LD_PRELOAD": FAKETIME, "FAKETIME": MOMENT, "DONT_FAKE_MONOTONIC": "1",
+        variables = {"TZ": "UTC0", "LANG": "C.UTF-8",
                      "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") +
                      ":verify_asan_link_order=0", **env}
+        if fake_time:  # else the scenario's clock is the daemon's beside it
+            variables.update(LD_PRELOAD=FAKETIME, FAKETIME=MOMENT, DONT_FAKE_MONOTONIC="1",
+                             GPUMETER_SIM_EPOCH_US=str(EPOCH_US))
         command = ["env", *[f"{k}={v}" for k, v in variables.items()], lib.GPUMETER,
-                   "--simulate", str(scenario), "top", "--interval", "60"]
+                   "--simulate", str(scenario), "top", "--interval", "60", *map(str, args)]
         self.tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "top",
                   *map(str, command))
         self.tmux("set-option", "-t", "top", "remain-on-exit", "on")
@@ -131,6 +134,43 @@ class TopInATerminal(unittest.TestCase):
             with self.subTest(name):
                 top = self.start(lib.scenario(name))
                 self.check(name, top.wait_for(pattern))
+
+    def test_the_daemons_tasks_and_users_panes(self):
+        """Tab shows the daemon's tasks (its socket) and each user's GPU-hours today (its
+        history, with the quota file's standing); without a daemon, why there are none."""
+        state = Path(tempfile.mkdtemp(prefix="gpumeter-top-"))
+        self.addCleanup(shutil.rmtree, state, ignore_errors=True)
+        daemon = subprocess.Popen(
+            [lib.GPUMETER, "--simulate", ENGINES, "daemon", "--state-dir", state, "--socket",
+             state / "task.sock", "--listen", "127.0.0.1:0", "--interval", "200ms",
+             "--record-interval", "1s"], env=lib.clean_env(), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        self.addCleanup(daemon.wait, 30)
+        self.addCleanup(daemon.terminate)
+        deadline = time.monotonic() + TIMEOUT_S
+        while not (state / "task.sock").exists() or not (state / "gpumeter.db").exists():
+            self.assertLess(time.monotonic(), deadline, "the daemon did not start")
+            time.sleep(0.1)
+        time.sleep(2.5)  # a record or two
+        (state / "quota.txt").write_text("walt = 1h per day\n")
+        top = self.start(ENGINES, width=120, args=["--socket", state / "task.sock", "--database",
+                                                   state / "gpumeter.db", "--quota",
+                                                   state / "quota.txt"], fake_time=False)
+        top.wait_for(r"ffmpeg")
+        top.keys("Tab")
+        tasks = top.wait_for(r"Tasks of the last 10 minutes")
+        self.assertIn("No tasks.", tasks)
+        top.keys("Tab")
+        users = top.wait_for(r"walt +\d")
+        self.assertRegex(users, r"vera +\d")
+        self.assertRegex(users, r"walt .* 1h/day")
+        alone = self.start(ENGINES, args=["--socket", state / "none.sock", "--database",
+                                          state / "none.db"], fake_time=False)
+        alone.wait_for(r"ffmpeg")
+        alone.keys("Tab")
+        self.assertIn("no tasks:", alone.wait_for(r"Tasks of the last"))
+        alone.keys("Tab")
+        self.assertIn("no history:", alone.wait_for(r"GPU-hours per user"))
 
     def test_colours_and_no_color(self):
         coloured = self.start(ENGINES)

@@ -87,6 +87,12 @@ TEST(TopKeys, UsersGpusMineTreePauseHelpQuit) {
   EXPECT_EQ(state.gpu, 0U);
   apply_key(state, 't', frame);
   EXPECT_EQ(state.tree, Tree::user);
+  apply_key(state, '\t', frame);
+  EXPECT_EQ(state.pane, Pane::tasks);
+  apply_key(state, '\t', frame);
+  EXPECT_EQ(state.pane, Pane::users);
+  apply_key(state, '\t', frame);
+  EXPECT_EQ(state.pane, Pane::processes);
   apply_key(state, ' ', frame);
   EXPECT_TRUE(state.paused);
   apply_key(state, '?', frame);
