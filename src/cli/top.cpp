@@ -6,8 +6,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -38,7 +38,7 @@ struct TopOptions {
   std::string socket;    // the daemon's task socket; empty: its default
   std::string database;  // its history; empty: `report`'s default
   std::string quota;     // a quota file for the Users pane
-  bool once = false;  // print one screen as text after two rounds, without a terminal
+  bool once = false;     // print one screen as text after two rounds, without a terminal
 };
 
 // The sampler's series are kept ten minutes: the sparklines show two.

@@ -35,7 +35,9 @@ void read_tasks(const TopPanelSources& sources, TimeUs now_us, top::Panes& panes
     panes.tasks_note = path.error().message;
     return;
   }
-  const nlohmann::json query{{"op", "query"}, {"v", 1}, {"limit", 1000},
+  const nlohmann::json query{{"op", "query"},
+                             {"v", 1},
+                             {"limit", 1000},
                              {"since_time_us", std::max<TimeUs>(0, now_us - kTaskWindowUs)}};
   const auto reply = task::exchange(*path, query.dump());
   if (!reply) {

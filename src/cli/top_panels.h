@@ -17,7 +17,7 @@
 namespace gpumeter::cli {
 
 struct TopPanelSources {
-  std::string socket;                            // empty: the daemon's default
+  std::string socket;                             // empty: the daemon's default
   std::optional<std::filesystem::path> database;  // absent: `report`'s default
   std::optional<view::QuotaFile> quotas;
 };

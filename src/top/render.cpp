@@ -410,10 +410,9 @@ std::vector<Line> help_lines() {
 // The Tasks or Users pane: its title, then its lines or the note saying why there are none.
 std::vector<Line> pane_lines(const Panes& panes, Pane pane) {
   const bool tasks = pane == Pane::tasks;
-  std::vector<Line> lines{
-      {{tasks ? "Tasks of the last 10 minutes (gpumeter tasks)"
-              : "GPU-hours per user since midnight (gpumeter report --by user)",
-        Style::header}}};
+  std::vector<Line> lines{{{tasks ? "Tasks of the last 10 minutes (gpumeter tasks)"
+                                  : "GPU-hours per user since midnight (gpumeter report --by user)",
+                            Style::header}}};
   const std::vector<std::string>& text = tasks ? panes.tasks : panes.users;
   const std::string& note = tasks ? panes.tasks_note : panes.users_note;
   if (text.empty()) lines.push_back({{note.empty() ? "reading..." : note, Style::dim}});
