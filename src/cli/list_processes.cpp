@@ -15,7 +15,7 @@
 namespace gpumeter::cli {
 namespace {
 
-const std::array kProcessColumns{
+const std::array kProcessTableColumns{
     Column{"GPU", Align::right}, Column{"PID", Align::right},        Column{"USER"},
     Column{"SM", Align::right},  Column{"MEM", Align::right},        Column{"ENC", Align::right},
     Column{"DEC", Align::right}, Column{"GPU MEMORY", Align::right}, Column{"SINCE", Align::right},
@@ -91,7 +91,7 @@ std::string render_process_table(const Snapshot& snapshot, bool color) {
   }
   std::string out = fmt::format("{}  {}  over the last 5 s\n", snapshot.hostname,
                                 view::local_time(snapshot.time_us));
-  out += render_table(kProcessColumns, rows, color);
+  out += render_table(kProcessTableColumns, rows, color);
   if (rows.empty()) out += "no processes on any GPU\n";
   return out + notes;
 }
