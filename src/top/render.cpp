@@ -337,12 +337,18 @@ std::string_view group_of(const ProcessRow& p, Tree tree) {
   return tree == Tree::user ? std::string_view(p.user) : std::string_view(p.container);
 }
 
+// A line per process (in a tree, a line per group too). Only the `room` lines the scroll shows
+// are drawn in full, the rest left empty: a machine with hundreds of processes costs a screen's
+// worth of cells per frame, not hundreds of rows.
 std::vector<Line> process_lines(const Frame& frame, const State& state, const RenderOptions& o,
-                                const std::vector<Column>& columns) {
+                                const std::vector<Column>& columns, std::size_t room) {
   const std::vector<const ProcessRow*> shown = shown_processes(frame, state);
   std::vector<Line> lines;
   if (state.tree == Tree::none) {
-    for (const ProcessRow* p : shown) lines.push_back(process_line(*p, columns, o.unicode, ""));
+    lines.resize(shown.size());
+    const std::size_t first = shown.size() > room ? std::min(state.scroll, shown.size() - room) : 0;
+    for (std::size_t i = first; i < shown.size() && i < first + room; ++i)
+      lines[i] = process_line(*shown[i], columns, o.unicode, "");
     return lines;
   }
   std::map<std::string_view, std::vector<const ProcessRow*>> groups;  // order kept within each
@@ -494,7 +500,7 @@ Screen render(const Frame& frame, const Panes& panes, const State& state, const 
         frame.processes, [](const ProcessRow& p) { return !p.container.empty(); });
     const std::vector<Column> cols = process_columns(o.width, containers);
     out.push_back(process_header(cols, state, o.unicode));
-    body = process_lines(frame, state, o, cols);
+    body = process_lines(frame, state, o, cols, static_cast<std::size_t>(rows_left()));
     if (body.empty())
       body.push_back({{state.user ? fmt::format("no processes of {}", *state.user)
                                   : std::string("no processes on the GPUs shown"),
