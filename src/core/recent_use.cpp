@@ -92,13 +92,6 @@ std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
   return uses;
 }
 
-void attach_recent_use(Device& device, const DeviceSeries& series, const Snapshot& snapshot,
-                       TimeUs window_us) {
-  if (!device.processes) return;
-  const auto uses = recent_use_by_pid(device, series, snapshot, window_us);
-  for (GpuProcess& process : *device.processes) process.recent_use = uses.at(process.pid);
-}
-
 void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& drained,
                        TimeUs now_us, TimeUs window_us) {
   if (!device.processes) return;

@@ -34,11 +34,8 @@ void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& d
 // driver call: `top` reads what its sampler drained. A process is found by its pid and, where
 // `snapshot` knows it, its start time. When the last round could not drain the device's
 // samples, every process gets that round's reason (mig, not_supported, ...). Just after the
-// sampler started, the window is the time its series cover.
-void attach_recent_use(Device& device, const DeviceSeries& series, const Snapshot& snapshot,
-                       TimeUs window_us = kRecentUseWindowUs);
-
-// The same for the processes `device` lists, by pid, without changing the device.
+// sampler started, the window is the time its series cover. By pid, for the processes `device`
+// lists.
 std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
                                                         const DeviceSeries& series,
                                                         const Snapshot& snapshot,
