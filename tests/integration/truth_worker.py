@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """An event-driven worker for task_truth_test.py: it runs a plan of tasks at scripted scenario
 times, marking each with the bundled Python client, and writes what it knows of each task
-itself: its CPU time and resident memory just before `begin` and just after `end`, and the
-kernel's high-water mark just before `end`.
+itself: its CPU time just before and just after `begin` and `end`, its resident memory just
+before `begin` and just after `end`, and the kernel's high-water mark just before `end`.
 
     truth_worker.py SOCKET PLAN_JSON OUT_JSON
 
@@ -70,12 +70,16 @@ def run_task(client, step, epoch_s):
     # loaded machine the worker wakes late, and its GPU work then starts before its `begin`.
     truth["begin_late_s"] = time.time() - begin
     task_id = client.begin("truth")
+    # The client reads its CPU time inside begin and end: between these inner readings and
+    # the outer ones around the markers (whatever a loaded machine makes those calls cost).
+    truth["cpu_after_begin_us"] = cpu_us()
     work(step, begin, end)
     # Read just before the end is sent, as the start was just before the begin: the daemon
     # reads the process when the request arrives, while the worker waits on it.
     truth["peak_rss_bytes"] = high_water_bytes()
     truth["rss_at_end_bytes"] = rss_bytes()
     truth["end_late_s"] = time.time() - end
+    truth["cpu_before_end_us"] = cpu_us()
     client.end(task_id, wait=False)
     truth["cpu_after_us"] = cpu_us()
     truth["task"] = task_id
