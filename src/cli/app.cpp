@@ -83,7 +83,7 @@ struct Command {
 // Every subcommand, in the order `gpumeter --help` lists them.
 std::vector<Command> command_table(std::span<const std::string> args, const ServeCommands& serve) {
   return {{"list", add_list_command},
-          {"top", add_top_command},
+          {"top", [args, serve](CLI::App& app) { return add_top_command(app, serve, args); }},
           {"available",
            [args, serve](CLI::App& app) { return add_available_command(app, serve, args); }},
           {"info", add_info_command},

@@ -16,6 +16,7 @@ struct Subcommand;             // cli/commands.h
 struct Output;                 // cli/commands.h
 struct ReportSettings;         // cli/report_options.h
 struct FleetAvailableRequest;  // cli/available_fleet.h
+struct RemoteTopRequest;       // cli/top_live.h
 
 // Where a run writes, and what it knows about its surroundings. Passed in, so that tests can
 // run the CLI in-process with string streams and a chosen environment.
@@ -39,16 +40,21 @@ using FleetReport = int (*)(const Output& output, const ReportSettings& settings
 using FleetAvailable = int (*)(const Output& output, const FleetAvailableRequest& request,
                                std::span<const std::string> args);
 
+// `top --connect`: a running daemon's view; `args` is the whole command line.
+using RemoteTop = int (*)(const Output& output, const RemoteTopRequest& request,
+                          std::span<const std::string> args);
+
 // The commands that need the network libraries (libmicrohttpd, OpenSSL, libcurl): `daemon`,
-// `master`, `report --prometheus` and `available --fleet`. The `gpumeter` executable adds ones that
-// hand the command line over to gpumeter-serve (cli/serve_handover.h), which adds the real ones
-// (cli/serve_commands.h), so that the one-shot commands never load those libraries
-// (docs/architecture.md).
+// `master`, `report --prometheus`, `available --fleet` and `top --connect`. The `gpumeter`
+// executable adds ones that hand the command line over to gpumeter-serve (cli/serve_handover.h),
+// which adds the real ones (cli/serve_commands.h), so that the one-shot commands never load those
+// libraries (docs/architecture.md).
 struct ServeCommands {
   AddServeCommand daemon = nullptr;
   AddServeCommand master = nullptr;
   FleetReport fleet_report = nullptr;
   FleetAvailable fleet_available = nullptr;
+  RemoteTop remote_top = nullptr;
 };
 
 // Runs one command line (args[0] is the program name) and returns the exit status:

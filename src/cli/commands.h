@@ -58,7 +58,9 @@ inline constexpr const char* kMasterSummary =
     "Poll many agents and serve the fleet: JSON and the dashboard (docs/master.md)";
 
 Subcommand add_list_command(CLI::App& app);
-Subcommand add_top_command(CLI::App& app);
+// `top --connect` runs as `serve` says (handed over to gpumeter-serve, or there).
+Subcommand add_top_command(CLI::App& app, const ServeCommands& serve,
+                           std::span<const std::string> args);
 // `available --fleet` runs as `serve` says (handed over to gpumeter-serve, or there).
 Subcommand add_available_command(CLI::App& app, const ServeCommands& serve,
                                  std::span<const std::string> args);

@@ -71,6 +71,9 @@ SamplerConfig sampler_config(const DaemonSettings& settings, const Session& sess
   config.series.horizon_us = std::chrono::microseconds(settings.horizon).count();
   config.series.interval_us = std::chrono::microseconds(settings.interval).count();
   config.collect = session.collect_options();
+  // /api/v1/status and `top --connect` show each process's recent SM, memory, encoder and
+  // decoder use, CPU and resident memory, from the series the rounds keep anyway.
+  config.recent_figures = true;
   return config;
 }
 

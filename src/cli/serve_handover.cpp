@@ -30,7 +30,8 @@ int hand_over(const std::vector<std::string>& args, std::ostream& err) {
   return report(
       err, Error{ErrorCode::io,
                  fmt::format("gpumeter: cannot start {}: {} (it runs `gpumeter daemon`, "
-                             "`gpumeter master`, `report --prometheus` and `available --fleet`)",
+                             "`gpumeter master`, `report --prometheus`, `available --fleet` and "
+                             "`top --connect`)",
                              serve.string(), std::strerror(failure))});
 }
 
@@ -66,6 +67,10 @@ const ServeCommands& handed_over_commands() {
       .fleet_available =
           [](const Output& output, const FleetAvailableRequest&,
              std::span<const std::string> args) {
+            return hand_over(std::vector<std::string>(args.begin(), args.end()), output.err);
+          },
+      .remote_top =
+          [](const Output& output, const RemoteTopRequest&, std::span<const std::string> args) {
             return hand_over(std::vector<std::string>(args.begin(), args.end()), output.err);
           }};
   return kCommands;

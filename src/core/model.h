@@ -151,6 +151,11 @@ struct HostProcess {
   Maybe<TimeUs> start_time_us = std::unexpected(Unavailable::error);
   std::optional<Container> container;
   std::optional<Pid> namespace_pid;  // the pid inside its own pid namespace, when it differs
+  // From the sampler's recent rounds where it is asked for them (SamplerConfig::recent_figures:
+  // the daemon, `top`), no_data in a one-shot reading: CPU use over the last 5 s (100 % is one
+  // core) and resident memory at the last reading.
+  Maybe<double> cpu_percent = std::unexpected(Unavailable::no_data);
+  Maybe<std::uint64_t> rss_bytes = std::unexpected(Unavailable::no_data);
 };
 
 // What consumers read: one collection, immutable once published.

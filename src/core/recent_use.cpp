@@ -119,4 +119,37 @@ void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& d
   }
 }
 
+void attach_recent_host_use(HostProcess& process, const HostSeries& series, TimeUs window_us) {
+  const auto records = series.records();
+  const std::optional<TimeUs> last = series.last_read_us();
+  if (records.empty() || !last) return;
+  if (const auto rss = records.back().rss_bytes()) process.rss_bytes = *rss;
+  // The figures at last - window: the newest record at or before it.
+  const std::size_t after = records.upper_bound(*last - window_us);
+  if (after == 0) return;  // not read that long yet
+  const HostRecord& before = records[after - 1];
+  const HostRecord& newest = records.back();
+  if (*last <= before.time_us) return;
+  const double cpu_us = static_cast<double>((newest.cpu_user_us + newest.cpu_system_us) -
+                                            (before.cpu_user_us + before.cpu_system_us));
+  process.cpu_percent = 100.0 * cpu_us / static_cast<double>(*last - before.time_us);
+}
+
+void attach_recent_figures(Snapshot& snapshot, const Series& series) {
+  for (Device& device : snapshot.gpus.devices) {
+    const DeviceSeries* own = series.device(device.identity.index);
+    if (own == nullptr || !device.processes) continue;
+    auto uses = recent_use_by_pid(device, *own, snapshot);
+    for (GpuProcess& process : *device.processes) {
+      if (auto found = uses.find(process.pid); found != uses.end())
+        process.recent_use = std::move(found->second);
+    }
+  }
+  for (auto& [pid, host] : snapshot.processes) {
+    if (!host) continue;
+    const ProcessKey key{pid, host->start_time_us.value_or(0)};
+    if (const HostSeries* found = series.host(key)) attach_recent_host_use(*host, *found);
+  }
+}
+
 }  // namespace gpumeter

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Each process's recent engine use from one drain of a GPU's per-process utilisation buffer
-// (GpuProcess::recent_use): what `list` and `top` show beside the memory a process holds.
+// (GpuProcess::recent_use): what `list` and `top` show beside the memory a process holds; and
+// from the sampler's series, with each process's recent CPU use and resident memory.
 #pragma once
 
 #include <map>
 #include <span>
 
+#include "core/host_series.h"
 #include "core/model.h"
 #include "core/series.h"
 #include "core/source.h"
@@ -40,5 +42,15 @@ std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
                                                         const DeviceSeries& series,
                                                         const Snapshot& snapshot,
                                                         TimeUs window_us = kRecentUseWindowUs);
+
+// CPU use over the last `window_us` of a process's host series (100 % is one core; no_data
+// before the series reach that far back) and its resident memory at the last reading.
+void attach_recent_host_use(HostProcess& process, const HostSeries& series,
+                            TimeUs window_us = kRecentUseWindowUs);
+
+// Both from the sampler's series, without a call to the driver or to /proc: each process's
+// recent engine use on each GPU that lists it, and each described process's CPU and resident
+// memory. What a sampler publishes when asked (SamplerConfig::recent_figures).
+void attach_recent_figures(Snapshot& snapshot, const Series& series);
 
 }  // namespace gpumeter

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/device_sample_drain.h"
+#include "core/recent_use.h"
 #include "core/wall_clock.h"
 
 namespace gpumeter {
@@ -292,12 +293,18 @@ std::expected<void, Error> Sampler::State::run_round_locked(
     succeeded(working.gpu_read, now);
     resolve_listed(round, *collected);
     for (const Device& device : collected->gpus.devices) sample_device(round, device);
-    fresh = std::make_shared<const Snapshot>(std::move(*collected));
   } else {
     failed(working.gpu_read, now, collected.error().message);
   }
   sample_hosts(round);
   store_round(round);
+  if (collected) {
+    if (config.recent_figures) {
+      const std::lock_guard series_lock(series_mutex);
+      attach_recent_figures(*collected, series);
+    }
+    fresh = std::make_shared<const Snapshot>(std::move(*collected));
+  }
   start_times.forget_before(now - kStartTimeMemoryUs);
   working.last_round_duration =
       std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now() - started);

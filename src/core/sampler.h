@@ -46,6 +46,10 @@ struct SamplerConfig {
   // time: the history recorder keeps every round's device readings this way. Keep it short:
   // the next round waits for it.
   std::function<void(const Snapshot&)> on_snapshot;
+  // Each published snapshot carries, from the series the round just stored, every process's
+  // recent engine use (GpuProcess::recent_use) and recent CPU use and resident memory
+  // (HostProcess): no driver call of its own. The daemon and `top` ask for it.
+  bool recent_figures = false;
 };
 
 // How calls to one kind of source have fared, for self-metrics. A failure is an answer that

@@ -16,4 +16,13 @@ std::string_view to_string(Unavailable reason) noexcept {
   return "error";
 }
 
+std::optional<Unavailable> unavailable_from_string(std::string_view word) noexcept {
+  for (const Unavailable reason :
+       {Unavailable::not_supported, Unavailable::no_permission, Unavailable::gpu_lost,
+        Unavailable::process_gone, Unavailable::error, Unavailable::no_data, Unavailable::mig}) {
+    if (to_string(reason) == word) return reason;
+  }
+  return std::nullopt;
+}
+
 }  // namespace gpumeter

@@ -33,5 +33,7 @@ std::optional<T> value_of(const Maybe<T>& maybe) {
 
 // "not_supported", "no_permission", ...: stable words used in JSON and logs.
 std::string_view to_string(Unavailable reason) noexcept;
+// The reason a word of to_string() names (a document gpumeter wrote); nullopt for another.
+std::optional<Unavailable> unavailable_from_string(std::string_view word) noexcept;
 
 }  // namespace gpumeter

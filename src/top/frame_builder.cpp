@@ -20,32 +20,13 @@ void push(History& history, double value) {
   if (history.size() > kHistoryPoints) history.erase(history.begin());
 }
 
-// The words and colours of `list`'s statuses.
-std::pair<std::string, Tone> status_of(view::GpuStatus status) {
-  switch (status) {
-    case view::GpuStatus::free: return {"free", Tone::free};
-    case view::GpuStatus::in_use: return {"in use", Tone::busy};
-    case view::GpuStatus::unknown_owner: return {"owner ?", Tone::alert};
-    case view::GpuStatus::unknown: return {"unknown", Tone::alert};
-    case view::GpuStatus::lost: return {"lost", Tone::alert};
-    case view::GpuStatus::vgpu_host: return {"vGPU", Tone::busy};
-  }
-  return {"", Tone::plain};
-}
-
-std::string short_name(const Maybe<std::string>& name) {
-  if (!name) return std::string(view::kNotAvailable);
-  std::string_view text = *name;
-  if (text.starts_with("NVIDIA ")) text.remove_prefix(7);
-  return std::string(text);
-}
-
 GpuRow device_row(const Device& device, const Snapshot& snapshot, const GpuHistory& history) {
   GpuRow row;
   row.gpu = device.identity.index;
   row.label = fmt::format("{}", row.gpu);
-  row.name = short_name(device.identity.name);
-  std::tie(row.status, row.tone) = status_of(view::gpu_status(device, snapshot.processes));
+  row.name = device.identity.name ? short_gpu_name(*device.identity.name)
+                                  : std::string(view::kNotAvailable);
+  std::tie(row.status, row.tone) = status_words(view::gpu_status(device, snapshot.processes));
   const DeviceState& s = device.state;
   row.sm_percent = s[utilization_gpu];
   row.memory_used_bytes = s[memory_used];
@@ -86,7 +67,8 @@ GpuRow vgpu_row(const Device& device, const VgpuInstance& instance) {
   row.kind = RowKind::vgpu;
   row.gpu = device.identity.index;
   row.label = fmt::format("{} vm", row.gpu);
-  row.name = short_name(instance.type_name) + " " + instance.vm_id.value_or("?");
+  row.name = short_gpu_name(instance.type_name.value_or(std::string(view::kNotAvailable))) + " " +
+             instance.vm_id.value_or("?");
   row.status = "VM";
   row.tone = Tone::busy;
   row.sm_percent = instance.utilization
@@ -98,8 +80,7 @@ GpuRow vgpu_row(const Device& device, const VgpuInstance& instance) {
   return row;
 }
 
-ProcessRow process_row(const Device& device, const GpuProcess& process, const Snapshot& snapshot,
-                       const HostFigureMap& hosts, const EngineUseMap& uses) {
+ProcessRow process_row(const Device& device, const GpuProcess& process, const Snapshot& snapshot) {
   ProcessRow row;
   row.gpu = device.identity.index;
   row.gpu_label = process.mig ? fmt::format("{}/{}.{}", row.gpu, process.mig->gpu_instance_id,
@@ -117,12 +98,14 @@ ProcessRow process_row(const Device& device, const GpuProcess& process, const Sn
     row.gpu_memory_bytes = static_cast<double>(*process.used_memory_bytes);
   else
     row.gpu_memory_bytes = std::unexpected(process.used_memory_bytes.error());
-  const auto use = uses.find({row.gpu, process.pid});
-  row.use = use != uses.end() ? use->second : process.recent_use;
+  row.use = process.recent_use;
   if (host && host->start_time_us) row.age_us = snapshot.time_us - *host->start_time_us;
-  if (const auto found = hosts.find(process.pid); found != hosts.end()) {
-    row.cpu_percent = found->second.cpu_percent;
-    row.rss_bytes = found->second.rss_bytes;
+  if (host) {
+    row.cpu_percent = host->cpu_percent;
+    if (host->rss_bytes)
+      row.rss_bytes = static_cast<double>(*host->rss_bytes);
+    else
+      row.rss_bytes = std::unexpected(host->rss_bytes.error());
   }
   return row;
 }
@@ -148,27 +131,66 @@ ProcessRow vm_process_row(const Device& device, const VgpuProcess& process) {
   return row;
 }
 
-std::string driver_text(const DriverInfo& driver) {
-  return fmt::format("driver {} CUDA {}", driver.driver_version.value_or("N/A"),
-                     driver.cuda_driver_version.value_or("N/A"));
-}
-
 }  // namespace
 
+std::pair<std::string, Tone> status_words(view::GpuStatus status) {
+  switch (status) {
+    case view::GpuStatus::free: return {"free", Tone::free};
+    case view::GpuStatus::in_use: return {"in use", Tone::busy};
+    case view::GpuStatus::unknown_owner: return {"owner ?", Tone::alert};
+    case view::GpuStatus::unknown: return {"unknown", Tone::alert};
+    case view::GpuStatus::lost: return {"lost", Tone::alert};
+    case view::GpuStatus::vgpu_host: return {"vGPU", Tone::busy};
+  }
+  return {"", Tone::plain};
+}
+
+std::string short_gpu_name(std::string_view name) {
+  if (name.starts_with("NVIDIA ")) name.remove_prefix(7);
+  return std::string(name);
+}
+
+std::string driver_text(const std::optional<std::string>& driver,
+                        const std::optional<std::string>& cuda) {
+  return fmt::format("driver {} CUDA {}", driver.value_or(std::string(view::kNotAvailable)),
+                     cuda.value_or(std::string(view::kNotAvailable)));
+}
+
 void GpuHistory::add(const Snapshot& snapshot) {
-  if (snapshot.time_us <= last_us_) return;  // the same round again
-  last_us_ = snapshot.time_us;
+  if (!begin_round(snapshot.time_us)) return;
   for (const Device& device : snapshot.gpus.devices) {
-    Histories& h = gpus_[device.identity.index];
     const DeviceState& s = device.state;
     // A reading that is absent is a gap in the sparkline, never a 0.
     constexpr double kGap = std::numeric_limits<double>::quiet_NaN();
-    push(h.sm, s[utilization_gpu].value_or(kGap));
     const double total = s[memory_total].value_or(0.0);
-    push(h.memory, total > 0 && s[memory_used] ? 100.0 * *s[memory_used] / total : kGap);
-    push(h.power, s[power_draw].value_or(kGap));
-    push(h.temperature, s[temperature].value_or(kGap));
+    add(device.identity.index,
+        Point{.sm = s[utilization_gpu].value_or(kGap),
+              .memory = total > 0 && s[memory_used] ? 100.0 * *s[memory_used] / total : kGap,
+              .power = s[power_draw].value_or(kGap),
+              .temperature = s[temperature].value_or(kGap)});
   }
+}
+
+bool GpuHistory::begin_round(TimeUs time_us) {
+  if (time_us <= last_us_) return false;
+  last_us_ = time_us;
+  return true;
+}
+
+void GpuHistory::add(std::uint32_t gpu, const Point& point) {
+  Histories& h = gpus_[gpu];
+  push(h.sm, point.sm);
+  push(h.memory, point.memory);
+  push(h.power, point.power);
+  push(h.temperature, point.temperature);
+}
+
+void GpuHistory::seed(std::uint32_t gpu, Histories histories) {
+  for (History* h : {&histories.sm, &histories.memory, &histories.power, &histories.temperature}) {
+    if (h->size() > kHistoryPoints)
+      h->erase(h->begin(), h->end() - static_cast<std::ptrdiff_t>(kHistoryPoints));
+  }
+  gpus_[gpu] = std::move(histories);
 }
 
 const GpuHistory::Histories* GpuHistory::of(std::uint32_t gpu) const {
@@ -176,30 +198,11 @@ const GpuHistory::Histories* GpuHistory::of(std::uint32_t gpu) const {
   return found == gpus_.end() ? nullptr : &found->second;
 }
 
-HostFigures host_figures(const HostSeries& series, TimeUs window_us) {
-  HostFigures figures;
-  const auto records = series.records();
-  const std::optional<TimeUs> last = series.last_read_us();
-  if (records.empty() || !last) return figures;
-  const HostRecord& newest = records.back();
-  if (const auto rss = newest.rss_bytes()) figures.rss_bytes = static_cast<double>(*rss);
-  // The figures at last - window: the newest record at or before it.
-  const std::size_t after = records.upper_bound(*last - window_us);
-  if (after == 0) return figures;  // not read that long yet
-  const HostRecord& before = records[after - 1];
-  const TimeUs span = *last - std::max(before.time_us, *last - window_us);
-  if (span <= 0) return figures;
-  const double cpu_us = static_cast<double>((newest.cpu_user_us + newest.cpu_system_us) -
-                                            (before.cpu_user_us + before.cpu_system_us));
-  figures.cpu_percent = 100.0 * cpu_us / static_cast<double>(*last - before.time_us);
-  return figures;
-}
-
-Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const HostFigureMap& hosts,
-                  const EngineUseMap& uses, std::string error) {
+Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, std::string error) {
   Frame frame;
   frame.host = snapshot.hostname;
-  frame.driver = driver_text(snapshot.gpus.driver);
+  frame.driver = driver_text(value_of(snapshot.gpus.driver.driver_version),
+                             value_of(snapshot.gpus.driver.cuda_driver_version));
   frame.time_us = snapshot.time_us;
   frame.error = std::move(error);
   for (const Device& device : snapshot.gpus.devices) {
@@ -217,7 +220,7 @@ Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const Hos
     }
     if (!device.processes) continue;
     for (const GpuProcess& process : *device.processes)
-      frame.processes.push_back(process_row(device, process, snapshot, hosts, uses));
+      frame.processes.push_back(process_row(device, process, snapshot));
   }
   return frame;
 }

@@ -1,25 +1,43 @@
 // SPDX-License-Identifier: MIT
-// Builds the frame `top` draws from a snapshot, the GPUs' recent readings and each process's
-// CPU and resident memory (from the sampler's host series).
+// Builds the frame `top` draws from a snapshot its sampler published (with each process's
+// recent figures: SamplerConfig::recent_figures) and the GPUs' recent readings.
 #pragma once
 
 #include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
-#include "core/host_series.h"
 #include "core/model.h"
 #include "top/frame.h"
+#include "view/gpu_status.h"
 
 namespace gpumeter::top {
 
-// The recent readings of each GPU, oldest first, from the snapshots given (one point each):
-// what the sparklines draw.
+// The recent readings of each GPU, oldest first, one point a round: what the sparklines draw.
 class GpuHistory {
  public:
-  void add(const Snapshot& snapshot);
-
   struct Histories {
     History sm, memory, power, temperature;  // percent, percent of total, watts, °C
   };
+  // One round's readings (NaN where there were none).
+  struct Point {
+    double sm, memory, power, temperature;
+  };
+
+  // Every GPU of the snapshot, one point each; a snapshot not newer than the last is ignored.
+  void add(const Snapshot& snapshot);
+
+  // The same, a GPU at a time: begin_round() says whether `time_us` is a new round (false for
+  // the same round again), then add() its GPUs' points.
+  bool begin_round(TimeUs time_us);
+  void add(std::uint32_t gpu, const Point& point);
+
+  // Replaces a GPU's histories (readings from before this view began), keeping the newest
+  // kHistoryPoints of each.
+  void seed(std::uint32_t gpu, Histories histories);
+
   const Histories* of(std::uint32_t gpu) const;
 
  private:
@@ -27,21 +45,14 @@ class GpuHistory {
   TimeUs last_us_ = 0;
 };
 
-struct HostFigures {
-  Maybe<double> cpu_percent = std::unexpected(Unavailable::no_data);
-  Maybe<double> rss_bytes = std::unexpected(Unavailable::no_data);
-};
-using HostFigureMap = std::map<Pid, HostFigures>;
+Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, std::string error = {});
 
-// CPU use over the last `window_us` of the series (100 % is one core) and the resident memory
-// at its last reading.
-HostFigures host_figures(const HostSeries& series, TimeUs window_us = 5'000'000);
-
-// Each process's engine use by GPU and pid, where it comes from elsewhere than the snapshot
-// (`top` reads it from its sampler's series).
-using EngineUseMap = std::map<std::pair<std::uint32_t, Pid>, Maybe<RecentEngineUse>>;
-
-Frame build_frame(const Snapshot& snapshot, const GpuHistory& history, const HostFigureMap& hosts,
-                  const EngineUseMap& uses = {}, std::string error = {});
+// The words and colour of `list`'s statuses: "free", "in use", "owner ?", ...
+std::pair<std::string, Tone> status_words(view::GpuStatus status);
+// A GPU's name without the vendor's prefix ("H100 80GB HBM3").
+std::string short_gpu_name(std::string_view name);
+// "driver 570.124.06 CUDA 12.8", N/A where unknown.
+std::string driver_text(const std::optional<std::string>& driver,
+                        const std::optional<std::string>& cuda);
 
 }  // namespace gpumeter::top

@@ -62,6 +62,14 @@ std::string_view status_key(GpuStatus status) {
   return "unknown";
 }
 
+std::optional<GpuStatus> status_from_key(std::string_view key) {
+  for (const GpuStatus status : {GpuStatus::free, GpuStatus::in_use, GpuStatus::unknown_owner,
+                                 GpuStatus::unknown, GpuStatus::lost, GpuStatus::vgpu_host}) {
+    if (status_key(status) == key) return status;
+  }
+  return std::nullopt;
+}
+
 std::string_view status_marker(GpuStatus status) {
   switch (status) {
     case GpuStatus::free: return "[ ]";

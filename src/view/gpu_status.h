@@ -29,6 +29,8 @@ GpuStatus gpu_status(const Device& device, const HostProcesses& hosts);
 
 // "free", "in_use", "unknown_owner", "unknown", "lost", "vgpu_host": the JSON values.
 std::string_view status_key(GpuStatus status);
+// The status a key of status_key() names; nullopt for another word.
+std::optional<GpuStatus> status_from_key(std::string_view key);
 
 // "[ ]", "[~]", "[!]", "[?]", "lost", "[v]": the table markers.
 std::string_view status_marker(GpuStatus status);

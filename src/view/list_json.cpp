@@ -86,9 +86,12 @@ void put_host(Json& process, Json& unavailable, const Maybe<HostProcess>& host) 
   put(process, unavailable, "start_time", start, [](TimeUs t) { return iso8601_utc(t); });
   process["container"] = host ? container_json(host->container) : Json();
   process["namespace_pid"] = host ? namespace_pid_json(host->namespace_pid) : Json();
+  put(process, unavailable, "cpu_percent", host_field(host, &HostProcess::cpu_percent),
+      [](double percent) { return std::round(percent * 10.0) / 10.0; });
+  put(process, unavailable, "rss_bytes", host_field(host, &HostProcess::rss_bytes));
 }
 
-// Each engine's recent use (`list` and `top` collect it; a daemon's snapshots do not).
+// Each engine's recent use (`list` collects it; a daemon's and `top`'s sampler publish it).
 void put_recent_use(Json& process, Json& unavailable, const Maybe<RecentEngineUse>& use) {
   const auto engine = [&](Maybe<double> RecentEngineUse::* field) -> Maybe<double> {
     if (!use) return std::unexpected(use.error());

@@ -5,15 +5,20 @@ file in tests/top/golden/ (scripts/update-golden.sh rewrites them), after the st
 filtering by user, picking a GPU, the tree, the help, resizing to 120x30 and back to 80x24, and
 on the MIG, vGPU, lost-GPU and empty scenarios. The moment is fixed with libfaketime, as for
 the other golden outputs, and top samples once a minute, so that each screen shows one round.
-Also: NO_COLOR leaves the screen without colours, and q gives the terminal back."""
+Also: NO_COLOR leaves the screen without colours, and q gives the terminal back; and
+`top --connect` on a running daemon: its figures and history, its tasks and users, its errors."""
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import gpumeter_testlib as lib
@@ -29,7 +34,8 @@ TIMEOUT_S = 30 if os.environ.get("GPUMETER_TEST_SANITIZED") != "1" else 90
 class Top:
     """One `gpumeter top` in its own tmux server."""
 
-    def __init__(self, scenario, width=80, height=24, args=(), fake_time=True, **env):
+    def __init__(self, scenario, width=80, height=24, args=(), fake_time=True, interval=60,
+                 **env):
         self.socket = f"gpumeter-top-{os.getpid()}-{time.monotonic_ns()}"
         variables = {"TZ": "UTC0", "LANG": "C.UTF-8",
                      "ASAN_OPTIONS": os.environ.get("ASAN_OPTIONS", "") +
@@ -37,8 +43,9 @@ class Top:
         if fake_time:  # else the scenario's clock is the daemon's beside it
             variables.update(LD_PRELOAD=FAKETIME, FAKETIME=MOMENT, DONT_FAKE_MONOTONIC="1",
                              GPUMETER_SIM_EPOCH_US=str(EPOCH_US))
-        command = ["env", *[f"{k}={v}" for k, v in variables.items()], lib.GPUMETER,
-                   "--simulate", str(scenario), "top", "--interval", "60", *map(str, args)]
+        simulate = ["--simulate", str(scenario)] if scenario is not None else []
+        command = ["env", *[f"{k}={v}" for k, v in variables.items()], lib.GPUMETER, *simulate,
+                   "top", "--interval", str(interval), *map(str, args)]
         self.tmux("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "top",
                   *map(str, command))
         self.tmux("set-option", "-t", "top", "remain-on-exit", "on")
@@ -179,6 +186,129 @@ class TopInATerminal(unittest.TestCase):
         plain = self.start(ENGINES, NO_COLOR="1")
         plain.wait_for(r"ffmpeg")
         self.assertNotRegex(plain.screen(colours=True), r"\x1b\[[0-9;]*3[0-7]m")
+
+
+class ConnectedDaemon:
+    """A daemon on the engines scenario serving HTTP with a token, with one task done, for
+    `top --connect`; `url`, `token` (the file) and `status()` (its /api/v1/status)."""
+
+    def __init__(self, test):
+        self.state = Path(tempfile.mkdtemp(prefix="gpumeter-top-connect-"))
+        test.addCleanup(shutil.rmtree, self.state, ignore_errors=True)
+        self.token = self.state / "token"
+        self.token.write_text("s3cret-token\n")
+        self.token.chmod(0o600)
+        log = self.state / "daemon.log"
+        with open(log, "w") as out:
+            self.process = subprocess.Popen(
+                [lib.GPUMETER, "--simulate", ENGINES, "daemon", "--state-dir", self.state,
+                 "--socket", self.state / "task.sock", "--listen", "127.0.0.1:0", "--token-file",
+                 self.token, "--interval", "200ms", "--record-interval", "1s"],
+                env=lib.clean_env(), stdout=subprocess.DEVNULL, stderr=out)
+        test.addCleanup(self.stop)
+        self.port = lib.daemon_http_port(self.process, log)
+        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:  # the first round (503 before it)
+            try:
+                self.status()
+                break
+            except urllib.error.HTTPError as error:
+                test.assertEqual(error.code, 503)
+                test.assertLess(time.monotonic(), deadline, "the daemon did not sample")
+                time.sleep(0.1)
+        sys.path.insert(0, str(lib.SOURCE_DIR / "clients" / "python"))
+        import gpumeter
+        with gpumeter.Client(str(self.state / "task.sock")) as client:
+            task = client.begin("decode-cam3")
+            time.sleep(0.5)
+            client.end(task)
+        # Six seconds of rounds and records before top starts: history it did not see.
+        time.sleep(6)
+
+    def status(self):
+        request = urllib.request.Request(f"{self.url}/api/v1/status",
+                                         headers={"Authorization": "Bearer s3cret-token"})
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return json.load(reply)
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(30)
+
+
+class TopConnected(unittest.TestCase):
+    """`top --connect`: a running daemon's figures and history over HTTP, no driver here."""
+
+    def top_once(self, *args):
+        # No --simulate and an NVML that cannot load: top must not need a driver of its own.
+        env = lib.clean_env(COLUMNS="120", LINES="30", TZ="UTC0", LANG="C.UTF-8",
+                            GPUMETER_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1")
+        return subprocess.run([lib.GPUMETER, "top", *map(str, args)], capture_output=True,
+                              text=True, env=env, timeout=TIMEOUT_S)
+
+    def test_once_shows_the_daemons_figures_and_its_history(self):
+        daemon = ConnectedDaemon(self)
+        done = self.top_once("--connect", daemon.url, "--token-file", daemon.token, "--once")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        screen = done.stdout
+        # Each process's engines as the daemon's status document gives them.
+        for process in daemon.status()["gpus"][0]["processes"]:
+            figures = r"\s+".join(f"{process[key]:.0f}%" for key in
+                                  ("sm_percent", "memory_percent", "encoder_percent",
+                                   "decoder_percent"))
+            self.assertRegex(screen, rf"{process['pid']} {process['user']}\s+{figures}")
+        self.assertRegex(screen, r"5100 vera\s+60%\s+25%\s+40%\s+15%")
+        # GPU 0's SM sparkline holds the daemon's readings from before top started (a top of
+        # its own has one round when it prints, two with --once).
+        self.assertRegex(screen, r"\n +0 in use .*90% +[▁▂▃▄▅▆▇█]{4,}", screen)
+        self.assertIn("driver 570.124.06 CUDA 12.8", screen)
+
+    def test_errors_are_said_clearly(self):
+        daemon = ConnectedDaemon(self)
+        no_token = self.top_once("--connect", daemon.url, "--once")
+        self.assertNotEqual(no_token.returncode, 0)
+        self.assertIn("401", no_token.stderr)
+        self.assertIn("--token-file", no_token.stderr)
+        daemon.stop()
+        gone = self.top_once("--connect", daemon.url, "--token-file", daemon.token, "--once")
+        self.assertNotEqual(gone.returncode, 0)
+        self.assertIn(f"gpumeter top: the daemon at {daemon.url}: ", gone.stderr)
+        bad = self.top_once("--connect", "ftp://host", "--once")
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        self.assertIn("--connect ftp://host", bad.stderr)
+        alone = self.top_once("--token-file", daemon.token, "--once")
+        self.assertEqual(alone.returncode, 2)
+        self.assertIn("need --connect", alone.stderr)
+        mixed = self.top_once("--connect", daemon.url, "--socket", "x.sock", "--once")
+        self.assertEqual(mixed.returncode, 2)
+        self.assertIn("with --connect", mixed.stderr)
+
+    @unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh)")
+    def test_live_screen_panes_and_a_daemon_that_goes_away(self):
+        daemon = ConnectedDaemon(self)
+        top = Top(None, width=120, height=30, fake_time=False, interval=1,
+                  args=["--connect", daemon.url, "--token-file", daemon.token],
+                  GPUMETER_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1")
+        self.addCleanup(top.close)
+        screen = top.wait_for(r"ffmpeg")
+        self.assertRegex(screen, r"5100 vera\s+60%\s+25%\s+40%\s+15%")
+        top.keys("Tab")
+        self.assertIn("decode-cam3", top.wait_for(r"decode-cam3"))
+        top.keys("Tab")
+        self.assertRegex(top.wait_for(r"walt +\d"), r"vera +\d")
+        top.keys("Tab")
+        top.wait_for(r"ffmpeg")
+        daemon.stop()
+        # The last good frame stays, with the reason in the header.
+        gone = top.wait_for(rf"the daemon at {daemon.url}: ")
+        self.assertIn("ffmpeg", gone)
+        top.keys("q")
+        deadline = time.monotonic() + TIMEOUT_S
+        while top.dead() != "1":
+            self.assertLess(time.monotonic(), deadline, "q did not end top")
+            time.sleep(0.1)
 
 
 if __name__ == "__main__":
