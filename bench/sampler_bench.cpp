@@ -6,6 +6,8 @@
 //    samples, series, snapshot). It includes the simulator's own work, which a real driver
 //    does. With procfs:0 the host answers no CPU and memory figures, which isolates the cost
 //    of reading procfs for 512 processes.
+//  - BM_SamplingRoundRecentFigures: procfs:1 as the daemon and `top` run it, the snapshot
+//    carrying each process's recent engine use, CPU and memory from the series.
 //  - BM_SamplingRoundRealProcesses: the same round with one real, idle process spawned for each
 //    of the 512 scenario processes and the host side read from procfs for those: describe()
 //    (user, command line, start time, container) and usage() of each, as the daemon does on a
@@ -192,8 +194,10 @@ struct Machine {
 };
 
 // Rounds on settled series: a minute of history first.
-void time_rounds(benchmark::State& state, Machine& machine) {
-  gpumeter::Sampler sampler(*machine.gpus, *machine.host, {});
+void time_rounds(benchmark::State& state, Machine& machine, bool recent_figures = false) {
+  gpumeter::SamplerConfig config;
+  config.recent_figures = recent_figures;
+  gpumeter::Sampler sampler(*machine.gpus, *machine.host, config);
   for (int i = 0; i < 60; ++i) machine.round(sampler);
   for (auto _ : state) {
     if (!machine.round(sampler)) state.SkipWithError("a round failed");
@@ -210,6 +214,17 @@ void BM_SamplingRound(benchmark::State& state) {
     return;
   }
   time_rounds(state, machine);
+}
+
+// The daemon's round: each published snapshot carries every process's recent engine use, CPU
+// and memory, taken from the series.
+void BM_SamplingRoundRecentFigures(benchmark::State& state) {
+  Machine machine;
+  if (!machine.open(true)) {
+    state.SkipWithError("cannot open the simulated machine");
+    return;
+  }
+  time_rounds(state, machine, true);
 }
 
 void BM_SamplingRoundRealProcesses(benchmark::State& state) {
@@ -357,6 +372,7 @@ void BM_SamplingRoundAccounting(benchmark::State& state) {
 }
 
 BENCHMARK(BM_SamplingRound)->ArgName("procfs")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SamplingRoundRecentFigures)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SamplingRoundAccounting)
     ->ArgNames({"accounting", "keep"})
     ->Args({1, 1})

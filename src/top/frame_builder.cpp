@@ -100,7 +100,10 @@ ProcessRow process_row(const Device& device, const GpuProcess& process, const Sn
     row.gpu_memory_bytes = std::unexpected(process.used_memory_bytes.error());
   row.use = process.recent_use;
   if (host && host->start_time_us) row.age_us = snapshot.time_us - *host->start_time_us;
-  if (host) {
+  if (!host) {
+    row.cpu_percent = std::unexpected(host.error());
+    row.rss_bytes = std::unexpected(host.error());
+  } else {
     row.cpu_percent = host->cpu_percent;
     if (host->rss_bytes)
       row.rss_bytes = static_cast<double>(*host->rss_bytes);

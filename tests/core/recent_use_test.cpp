@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Each process's recent engine use from one drain of a GPU's per-process samples.
+// Each process's recent engine use from one drain of a GPU's per-process samples, and its
+// recent CPU use and resident memory from its host series.
 #include "core/recent_use.h"
 
 #include <gtest/gtest.h>
@@ -61,6 +62,37 @@ TEST(RecentUse, AFailedDrainIsEveryProcessesReason) {
   EXPECT_EQ(device.processes->front().recent_use, std::unexpected(Unavailable::mig));
   EXPECT_EQ(device.mig->devices[0].processes->front().recent_use,
             std::unexpected(Unavailable::mig));
+}
+
+// CPU use over the last 5 s of a process's host series (100 % is one core) and its resident
+// memory at the last reading; a series that does not reach back 5 s gives no CPU figure yet.
+TEST(RecentUse, HostFiguresFromTheSeries) {
+  const HostTiers tiers{.fine_horizon_us = 600'000'000, .bucket_us = 10'000'000};
+  HostSeries series(64, 64);
+  HostProcess process;
+  // Half a core for 10 s: 0.5 s of CPU time a second, resident memory growing 1 MiB a second.
+  for (TimeUs s = 0; s <= 10; ++s) {
+    series.add(HostSample{.time_us = kNow + s * 1'000'000,
+                          .cpu_user_us = s * 400'000,
+                          .cpu_system_us = s * 100'000,
+                          .rss_bytes = static_cast<std::uint64_t>(100 + s) << 20,
+                          .peak_rss_bytes = static_cast<std::uint64_t>(110) << 20},
+               tiers);
+  }
+  attach_recent_host_use(process, series);
+  EXPECT_DOUBLE_EQ(process.cpu_percent.value_or(-1), 50.0);
+  EXPECT_EQ(process.rss_bytes.value_or(0), std::uint64_t{110} << 20);
+
+  HostSeries young(64, 64);
+  young.add(HostSample{.time_us = kNow, .rss_bytes = std::uint64_t{1} << 20}, tiers);
+  young.add(HostSample{.time_us = kNow + 2'000'000,
+                       .cpu_user_us = 2'000'000,
+                       .rss_bytes = std::uint64_t{1} << 20},
+            tiers);
+  HostProcess started;
+  attach_recent_host_use(started, young);
+  EXPECT_EQ(started.cpu_percent, std::unexpected(Unavailable::no_data));
+  EXPECT_EQ(started.rss_bytes.value_or(0), std::uint64_t{1} << 20);
 }
 
 }  // namespace gpumeter::recent_use_test

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/recent_use.h"
 #include "core/sampler.h"
 
 namespace gpumeter::sampler_sim_test {
@@ -84,6 +85,34 @@ TEST_F(SimulatedMachine, EachTaskWindowReadsItsScriptedUse) {
     EXPECT_EQ(gpu.memory.peak_bytes, 4294967296U);
     expect_energy_adds_up(gpu.energy);
   }
+}
+
+// With recent_figures, each published snapshot carries every process's engine use over the
+// last 5 s from the series the round stored: at t = 15 the worker ran at 80 % SM and 30 %
+// memory controller for 1.5 of those 5 s ([10, 10.5) and [14, 15)), the other not at all. Without
+// it the figures stay absent (no_data), as in a one-shot reading.
+TEST_F(SimulatedMachine, RecentFiguresComeWithEachSnapshotFromTheSeries) {
+  open(kTasks);
+  SamplerConfig config;
+  config.recent_figures = true;
+  Sampler sampler(gpus(), host(), config);
+  Sampler plain(gpus(), host(), {});
+  run(sampler, 0, 15);
+  const auto snapshot = sampler.snapshot();
+  ASSERT_TRUE(snapshot && snapshot->gpus.devices.size() == 1);
+  const auto& processes = *snapshot->gpus.devices[0].processes;
+  ASSERT_EQ(processes.size(), 2U);
+  for (const GpuProcess& process : processes) {
+    SCOPED_TRACE(::testing::Message() << "pid " << process.pid);
+    ASSERT_TRUE(process.recent_use.has_value());
+    EXPECT_EQ(process.recent_use->window_us, kRecentUseWindowUs);
+    const bool worker = process.pid == 4242;
+    EXPECT_NEAR(process.recent_use->sm_percent.value_or(-100), worker ? 24.0 : 0.0, 1.5);
+    EXPECT_NEAR(process.recent_use->memory_percent.value_or(-100), worker ? 9.0 : 0.0, 1.0);
+  }
+  ASSERT_TRUE(plain.sample_once(time_us(15)).has_value());
+  EXPECT_EQ(plain.snapshot()->gpus.devices[0].processes->front().recent_use,
+            std::unexpected(Unavailable::no_data));
 }
 
 // Two samplers on the same machine, one folding everything older than 20 s into 1 s buckets:

@@ -86,12 +86,16 @@ TEST_F(ListJson, ProcessesCarryHostAndDriverViews) {
   EXPECT_TRUE(process["container"].is_null());
   EXPECT_TRUE(process["namespace_pid"].is_null());
   EXPECT_TRUE(process["mig"].is_null());
-  // The snapshot was collected without each process's recent engine use: only those are absent.
-  EXPECT_EQ(process["unavailable"], (Json{{"sm_percent", "no_data"},
+  // The snapshot was collected once, without each process's recent engine use, CPU and
+  // resident memory (a sampler's rounds give those): only they are absent.
+  EXPECT_EQ(process["unavailable"], (Json{{"cpu_percent", "no_data"},
+                                          {"rss_bytes", "no_data"},
+                                          {"sm_percent", "no_data"},
                                           {"memory_percent", "no_data"},
                                           {"encoder_percent", "no_data"},
                                           {"decoder_percent", "no_data"}}));
   EXPECT_TRUE(process["utilization_window_seconds"].is_null());
+  EXPECT_TRUE(process["cpu_percent"].is_null());
   EXPECT_EQ(gpu(1)["users"], Json::array({"alice", "bob"}));
 }
 
@@ -117,6 +121,20 @@ TEST_F(ListJson, ContainerNamespacePidAndMig) {
   EXPECT_EQ(process["container"], (Json{{"runtime", "docker"}, {"id", "abc123"}}));
   EXPECT_EQ(process["namespace_pid"], 7);
   EXPECT_EQ(process["mig"], (Json{{"gpu_instance_id", 1}, {"compute_instance_id", 2}}));
+}
+
+// What a sampler's rounds add (the daemon's /api/v1/status): CPU to a tenth of a percent,
+// resident memory in bytes.
+TEST_F(ListJson, RecentHostFigures) {
+  Snapshot snapshot = sample_snapshot();
+  HostProcess& host = *snapshot.processes.at(4242);
+  host.cpu_percent = 12.345;
+  host.rss_bytes = std::uint64_t{3} << 30;
+  const Json process = list_json(snapshot)["gpus"][1]["processes"][0];
+  EXPECT_EQ(process["cpu_percent"], 12.3);
+  EXPECT_EQ(process["rss_bytes"], std::uint64_t{3} << 30);
+  EXPECT_FALSE(process["unavailable"].contains("cpu_percent"));
+  EXPECT_FALSE(process["unavailable"].contains("rss_bytes"));
 }
 
 TEST_F(ListJson, ZeroGpusIsAnEmptyArray) {
