@@ -129,9 +129,9 @@ int run_live(Context& context, const TopOptions& options) {
 }
 
 // --connect: the daemon's view, in gpumeter-serve; nullopt without it (this machine's view).
-std::optional<int> connect_instead(const Output& output, const TopOptions& options,
+std::optional<int> connect_instead(const Output& output, const TopOptions& options, bool connect,
                                    const ServeCommands& serve, std::span<const std::string> args) {
-  if (options.connect.empty()) {
+  if (!connect) {
     if (options.token_file.empty() && options.ca_file.empty()) return std::nullopt;
     output.err << "gpumeter top: --token-file and --ca-file need --connect ADDRESS\n";
     return 2;
@@ -161,11 +161,14 @@ Subcommand add_top_command(CLI::App& app, const ServeCommands& serve,
   top->add_option("--user", options->view.user, "Show this user's processes only (me: yours)")
       ->option_text("NAME");
   top->add_option("--gpu", options->view.gpu, "Show this GPU only")->option_text("INDEX");
-  top->add_option("--connect", options->connect,
-                  "Show what the daemon serving this HTTP address measures (http://HOST:PORT, "
-                  "https://..., or HOST:PORT), history from before top started included, "
-                  "instead of sampling here")
-      ->option_text("ADDRESS");
+  CLI::Option* connect =
+      top->add_option("--connect", options->connect,
+                      "Show what the daemon serving this HTTP address measures (http://HOST:PORT, "
+                      "https://..., or HOST:PORT; alone: this machine's daemon, "
+                      "127.0.0.1:9416), history from before top started included, instead of "
+                      "sampling here")
+          ->option_text("[ADDRESS]")
+          ->expected(0, 1);
   top->add_option("--token-file", options->token_file,
                   "With --connect: send the token in FILE, as the daemon's --token-file")
       ->option_text("FILE");
@@ -191,8 +194,10 @@ Subcommand add_top_command(CLI::App& app, const ServeCommands& serve,
                 return run_live(context, *options);
               },
           .instead_of_session =
-              [options, serve, line = std::vector<std::string>(args.begin(), args.end())](
-                  const Output& output) { return connect_instead(output, *options, serve, line); }};
+              [options, connect, serve,
+               line = std::vector<std::string>(args.begin(), args.end())](const Output& output) {
+                return connect_instead(output, *options, connect->count() > 0, serve, line);
+              }};
 }
 
 }  // namespace gpumeter::cli

@@ -35,7 +35,7 @@ struct TopViewOptions {
 // HTTP client; cli/top_connect.h).
 struct RemoteTopRequest {
   TopViewOptions view;
-  std::string address;  // "http://gpu01:9416", "gpu01:9416"
+  std::string address;  // "http://gpu01:9416", "gpu01:9416", empty: this machine's daemon
   std::optional<std::filesystem::path> token_file;
   std::optional<std::filesystem::path> ca_file;
 };

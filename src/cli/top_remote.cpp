@@ -78,9 +78,12 @@ std::vector<std::string> lines_of(const std::string& text) {
 std::expected<RemoteDaemon, Error> remote_daemon(
     std::string_view address, const std::optional<std::filesystem::path>& token,
     const std::optional<std::filesystem::path>& ca_file) {
-  const bool has_scheme = address.find("://") != std::string_view::npos;
-  auto url =
-      master::parse_agent_url(has_scheme ? std::string(address) : "http://" + std::string(address));
+  // Alone, --connect means this machine's daemon where it listens by default.
+  const std::string written =
+      address.empty() ? fmt::format("http://127.0.0.1:{}", master::kDefaultAgentPort)
+      : address.find("://") != std::string_view::npos ? std::string(address)
+                                                      : "http://" + std::string(address);
+  auto url = master::parse_agent_url(written);
   if (!url) {
     return std::unexpected(
         invalid_input(fmt::format("--connect {}: {}", address, url.error().message)));

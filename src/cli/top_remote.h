@@ -28,7 +28,8 @@ struct RemoteDaemon {
   master::ClientOptions options;  // the token, the certificates to trust, each request's bound
 };
 
-// "http://gpu01:9416", "https://gpu01:9416", or "HOST:PORT" (http); the token file as the
+// "http://gpu01:9416", "https://gpu01:9416", "HOST:PORT" (http), or empty for this machine's
+// daemon at its default address (http://127.0.0.1:9416); the token file as the
 // daemon's --token-file (read once, here); `ca_file` for https with a private authority.
 // Errors: invalid_input for an address that is not one, io or invalid_input for the token file.
 std::expected<RemoteDaemon, Error> remote_daemon(

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -284,6 +285,14 @@ class TopConnected(unittest.TestCase):
         mixed = self.top_once("--connect", daemon.url, "--socket", "x.sock", "--once")
         self.assertEqual(mixed.returncode, 2)
         self.assertIn("with --connect", mixed.stderr)
+
+    def test_connect_alone_is_this_machines_daemon(self):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", 9416)) == 0:
+                self.skipTest("something listens on 127.0.0.1:9416 here")
+        alone = self.top_once("--connect", "--once")
+        self.assertNotEqual(alone.returncode, 0)
+        self.assertIn("gpumeter top: the daemon at http://127.0.0.1:9416: ", alone.stderr)
 
     @unittest.skipUnless(TMUX, "tmux is not installed (scripts/install-deps.sh)")
     def test_live_screen_panes_and_a_daemon_that_goes_away(self):
