@@ -20,13 +20,6 @@ namespace {
 
 constexpr TimeUs kTaskWindowUs = 600'000'000;  // the tasks of the last ten minutes
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 void read_tasks(const TopPanelSources& sources, TimeUs now_us, top::Panes& panes) {
   const auto path = sources.socket.empty()
                         ? task::default_socket_path(task::socket_environment())
@@ -50,7 +43,7 @@ void read_tasks(const TopPanelSources& sources, TimeUs now_us, top::Panes& panes
     panes.tasks_note = fmt::format("no tasks: {} answered {}", path->string(), *reply);
     return;
   }
-  panes.tasks = lines_of(render_tasks_table(document, now_us, false));
+  panes.tasks = pane_lines(render_tasks_table(document, now_us, false));
 }
 
 void read_users(const TopPanelSources& sources, TimeUs now_us, top::Panes& panes) {
@@ -70,10 +63,17 @@ void read_users(const TopPanelSources& sources, TimeUs now_us, top::Panes& panes
     panes.users_note = "no history: " + report.error().message;
     return;
   }
-  panes.users = lines_of(render_usage_table(*report, false));
+  panes.users = pane_lines(render_usage_table(*report, false));
 }
 
 }  // namespace
+
+std::vector<std::string> pane_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
 
 top::Panes read_panels(const TopPanelSources& sources, TimeUs now_us) {
   top::Panes panes;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/model.h"
 #include "top/frame.h"
@@ -21,6 +22,9 @@ struct TopPanelSources {
   std::optional<std::filesystem::path> database;  // absent: `report`'s default
   std::optional<view::QuotaFile> quotas;
 };
+
+// A table's text as the pane's lines.
+std::vector<std::string> pane_lines(const std::string& text);
 
 // One reading of both; a source that cannot be read leaves its pane empty with a note saying
 // why and what to do.

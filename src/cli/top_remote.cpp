@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "cli/tasks_table.h"
+#include "cli/top_panels.h"
 #include "net/token_file.h"
 #include "top/status_frame.h"
 
@@ -38,6 +39,33 @@ std::expected<view::Json, std::string> answer_json(master::HttpResult result) {
   return body;
 }
 
+// A number or a string of a document's object; NaN or "?" for anything else (never throws: a
+// document of another version must not end the feed's thread).
+double number_in(const view::Json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_number() ? found->get<double>() : std::nan("");
+}
+
+std::string text_in(const view::Json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : "?";
+}
+
+std::string percent_text(double percent) {
+  return std::isnan(percent) ? std::string("N/A") : fmt::format("{:.0f}%", percent);
+}
+
+// "12.50 of 20 per week (62%)", " OVER" past it; "-" for a user no quota limits.
+std::string quota_text(const view::Json& row) {
+  const auto quota = row.find("quota");
+  if (quota == row.end() || !quota->is_object()) return "-";
+  const auto over = quota->find("over");
+  return fmt::format("{:.2f} of {:g} per {} ({}){}", number_in(*quota, "used_gpu_hours"),
+                     number_in(*quota, "gpu_hours"), text_in(*quota, "period"),
+                     percent_text(number_in(*quota, "percent")),
+                     over != quota->end() && *over == true ? " OVER" : "");
+}
+
 // The user pane's lines from a /api/v1/usage answer grouped by user: what `report --by user`
 // shows of each user, with the quota standing when the daemon has a quota file.
 std::vector<std::string> usage_lines(const view::Json& usage) {
@@ -47,29 +75,14 @@ std::vector<std::string> usage_lines(const view::Json& usage) {
   lines.push_back(
       fmt::format("{:<16} {:>9} {:>5} {:>5}  {}", "USER", "GPU-HOURS", "SM%", "PROCS", "QUOTA"));
   for (const view::Json& row : *rows) {
-    const auto number = [&](const char* key) {
-      return row.contains(key) && row[key].is_number() ? row[key].get<double>() : std::nan("");
-    };
-    std::string quota = "-";
-    if (row.contains("quota") && row["quota"].is_object()) {
-      const view::Json& q = row["quota"];
-      quota = fmt::format("{:.2f} of {:g} per {} ({:.0f}%){}", q.value("used_gpu_hours", 0.0),
-                          q.value("gpu_hours", 0.0), q.value("period", std::string("?")),
-                          q.value("percent", 0.0), q.value("over", false) ? " OVER" : "");
-    }
-    const double sm = number("sm_percent_while_held");
-    lines.push_back(fmt::format("{:<16} {:>9.2f} {:>5} {:>5}  {}",
-                                row.value("user", std::string("?")), number("gpu_hours"),
-                                std::isnan(sm) ? std::string("N/A") : fmt::format("{:.0f}%", sm),
-                                static_cast<std::int64_t>(number("processes")), quota));
+    if (!row.is_object()) continue;
+    const double processes = number_in(row, "processes");
+    lines.push_back(fmt::format(
+        "{:<16} {:>9.2f} {:>5} {:>5}  {}", text_in(row, "user"), number_in(row, "gpu_hours"),
+        percent_text(number_in(row, "sm_percent_while_held")),
+        std::isnan(processes) ? std::string("?") : fmt::format("{:.0f}", processes),
+        quota_text(row)));
   }
-  return lines;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
 
@@ -123,12 +136,18 @@ void RemoteReader::seed_history(const view::Json& status, const std::stop_token&
   static constexpr std::array<const char*, 4> kMetrics{
       "utilization_gpu_percent", "memory_used_bytes", "power_draw_watts", "temperature_celsius"};
   const TimeUs step_us = std::chrono::microseconds(step_).count();
-  const TimeUs until_s = status.value("time_us", TimeUs{0}) / step_us * step_us / 1'000'000;
+  const auto time_us = status.find("time_us");
+  if (time_us == status.end() || !time_us->is_number_integer()) return;
+  const TimeUs until_s = time_us->get<TimeUs>() / step_us * step_us / 1'000'000;
   const auto since_s = until_s - static_cast<TimeUs>(top::kHistoryPoints - 1) * step_.count();
   std::vector<master::HttpRequest> requests;
   std::vector<std::pair<std::uint32_t, double>> asked;  // GPU, memory total (scale)
-  for (const view::Json& gpu : status.value("gpus", view::Json::array())) {
-    if (!gpu.contains("index") || !gpu["index"].is_number_unsigned()) continue;
+  const auto gpus = status.find("gpus");
+  if (gpus == status.end() || !gpus->is_array()) return;
+  for (const view::Json& gpu : *gpus) {
+    if (!gpu.is_object() || !gpu.contains("index") || !gpu["index"].is_number_unsigned() ||
+        gpu["index"].get<std::uint64_t>() > UINT32_MAX)
+      continue;
     const auto index = gpu["index"].get<std::uint32_t>();
     const view::Json& total =
         gpu.contains("memory_total_bytes") ? gpu["memory_total_bytes"] : view::Json();
@@ -170,7 +189,8 @@ std::expected<top::Frame, std::string> RemoteReader::poll(const std::stop_token&
 top::Panes RemoteReader::panels(TimeUs now_us, const std::stop_token& stop) {
   top::Panes panes;
   if (auto tasks = get("/api/v1/tasks?since=10m&limit=1000", stop); tasks) {
-    panes.tasks = lines_of(render_tasks_table(nlohmann::json::parse(tasks->dump()), now_us, false));
+    panes.tasks =
+        pane_lines(render_tasks_table(nlohmann::json::parse(tasks->dump()), now_us, false));
   } else {
     panes.tasks_note = fmt::format("no tasks from {}: {}", name(), tasks.error());
   }

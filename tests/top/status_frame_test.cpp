@@ -11,8 +11,7 @@
 #include "support/sample_snapshot.h"
 #include "view/list_json.h"
 
-namespace gpumeter::top {
-namespace {
+namespace gpumeter::top::status_frame_test {
 
 using cli::testing::sample_snapshot;
 
@@ -147,5 +146,4 @@ TEST(StatusFrame, HistoryThenRounds) {
   EXPECT_DOUBLE_EQ(drawn[3], 0.0);
 }
 
-}  // namespace
-}  // namespace gpumeter::top
+}  // namespace gpumeter::top::status_frame_test
