@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -193,22 +194,38 @@ class ConnectedDaemon:
     """A daemon on the engines scenario serving HTTP with a token, with one task done, for
     `top --connect`; `url`, `token` (the file) and `status()` (its /api/v1/status)."""
 
-    def __init__(self, test):
+    def __init__(self, test, tls=False):
         self.state = Path(tempfile.mkdtemp(prefix="gpumeter-top-connect-"))
         test.addCleanup(shutil.rmtree, self.state, ignore_errors=True)
         self.token = self.state / "token"
         self.token.write_text("s3cret-token\n")
         self.token.chmod(0o600)
+        self.context = None
+        tls_args = []
+        if tls:  # a certificate for 127.0.0.1 made by openssl, trusted by this file alone
+            self.cert = self.state / "cert.pem"
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                            "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj",
+                            "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout",
+                            self.state / "key.pem", "-out", self.cert], check=True,
+                           capture_output=True)
+            self.context = ssl.create_default_context(cafile=str(self.cert))
+            tls_args = ["--tls-cert", self.cert, "--tls-key", self.state / "key.pem"]
         log = self.state / "daemon.log"
         with open(log, "w") as out:
             self.process = subprocess.Popen(
                 [lib.GPUMETER, "--simulate", ENGINES, "daemon", "--state-dir", self.state,
                  "--socket", self.state / "task.sock", "--listen", "127.0.0.1:0", "--token-file",
-                 self.token, "--interval", "200ms", "--record-interval", "1s"],
+                 self.token, "--interval", "200ms", "--record-interval", "1s", *tls_args],
                 env=lib.clean_env(), stdout=subprocess.DEVNULL, stderr=out)
         test.addCleanup(self.stop)
-        self.port = lib.daemon_http_port(self.process, log)
-        self.url = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + TIMEOUT_S
+        while not (found := re.search(r"serving HTTP on (https?://127\.0\.0\.1:\d+)",
+                                      log.read_text())):
+            test.assertIsNone(self.process.poll(), log.read_text())
+            test.assertLess(time.monotonic(), deadline, log.read_text())
+            time.sleep(0.05)
+        self.url = found.group(1)
         deadline = time.monotonic() + TIMEOUT_S
         while True:  # the first round (503 before it)
             try:
@@ -230,7 +247,7 @@ class ConnectedDaemon:
     def status(self):
         request = urllib.request.Request(f"{self.url}/api/v1/status",
                                          headers={"Authorization": "Bearer s3cret-token"})
-        with urllib.request.urlopen(request, timeout=10) as reply:
+        with urllib.request.urlopen(request, timeout=10, context=self.context) as reply:
             return json.load(reply)
 
     def stop(self):
@@ -285,6 +302,19 @@ class TopConnected(unittest.TestCase):
         mixed = self.top_once("--connect", daemon.url, "--socket", "x.sock", "--once")
         self.assertEqual(mixed.returncode, 2)
         self.assertIn("with --connect", mixed.stderr)
+
+    def test_https_with_a_private_authority(self):
+        daemon = ConnectedDaemon(self, tls=True)
+        self.assertTrue(daemon.url.startswith("https://"), daemon.url)
+        trusted = self.top_once("--connect", daemon.url, "--token-file", daemon.token,
+                                "--ca-file", daemon.cert, "--once")
+        self.assertEqual(trusted.returncode, 0, trusted.stderr)
+        self.assertRegex(trusted.stdout, r"5100 vera\s+60%\s+25%\s+40%\s+15%")
+        # Without the authority the certificate is not trusted, and nothing is shown.
+        untrusted = self.top_once("--connect", daemon.url, "--token-file", daemon.token, "--once")
+        self.assertNotEqual(untrusted.returncode, 0)
+        self.assertIn(f"gpumeter top: the daemon at {daemon.url}: ", untrusted.stderr)
+        self.assertEqual(untrusted.stdout, "")
 
     def test_connect_alone_is_this_machines_daemon(self):
         with socket.socket() as probe:
