@@ -2,7 +2,8 @@
 // `gpumeter top`: a live terminal view of the GPUs and of each process's SM, memory, encoder
 // and decoder use (docs/top.md). A sampler runs in its own thread, as in the daemon, and
 // publishes a frame after each round; the screen thread only reads the latest frame and keys,
-// so a slow driver call never freezes the screen.
+// so a slow driver call never freezes the screen. With --connect the frames come from a running
+// daemon instead, in gpumeter-serve (cli/top_connect.h); the screen is shared (cli/top_live.h).
 #include <chrono>
 #include <memory>
 #include <mutex>
