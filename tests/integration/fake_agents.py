@@ -4,6 +4,7 @@ answering GET /api/v1/status its own way (a real status document, a wrong token,
 too late), in threads of the test process."""
 
 import http.server
+import json
 import socket
 import threading
 import time
@@ -59,6 +60,15 @@ def serves(body, token=None):
         if token is not None and handler.headers.get("Authorization") != f"Bearer {token}":
             return 401, '{"error":"missing or wrong token"}', "application/json"
         return 200, body, "application/json"
+    return answer
+
+
+def live(document):
+    """A good agent whose every answer is a new reading: `document` with time_us now, as a
+    daemon's status moves on each round (a reading that never changes turns stale on the
+    master after a few of its intervals)."""
+    def answer(handler):
+        return 200, json.dumps({**document, "time_us": time.time_ns() // 1000}), "application/json"
     return answer
 
 

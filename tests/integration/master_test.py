@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from fake_agents import FakeAgent, closed_port, garbage, serves, slow
+from fake_agents import FakeAgent, closed_port, garbage, live, serves, slow
 from gpumeter_testlib import GPUMETER, SCHEMAS, clean_env, list_json, scenario, run
 
 
@@ -224,7 +224,9 @@ class MasterServing(unittest.TestCase):
         folder = Path(self.directory.name)
         (folder / "master.token").write_text("fleet-secret\n")
         (folder / "master.token").chmod(0o600)
-        self.agent = FakeAgent(serves(json.dumps(list_json("dgx-8gpu"))))
+        # A live reading: a fixed one is stale on the master 0.6 s after its first poll, which a
+        # loaded machine running the tests below under ASan outlasted.
+        self.agent = FakeAgent(live(list_json("dgx-8gpu")))
         self.down_port = closed_port()
         self.config = folder / "master.toml"
         self.config.write_text(f"""
