@@ -25,6 +25,45 @@ TimeUs driver_period(const std::vector<PidGpuSample>& samples, TimeUs from_us, T
   return period;
 }
 
+// Each process `device` lists, its recent use from the device's series (raw per-process
+// records), as attach_recent_figures() says.
+void attach_series_use(Device& device, const DeviceSeries& series,
+                       const std::map<Pid, Maybe<HostProcess>>& hosts, TimeUs now) {
+  if (!device.processes) return;
+  const RingBuffer<DeviceRecord>& rounds = series.samples();
+  if (!rounds.empty() && !rounds.back().processes_drained()) {
+    for (GpuProcess& process : *device.processes)
+      process.recent_use = std::unexpected(rounds.back().not_drained_reason());
+    return;
+  }
+  // The series cover the time since the sampler's first round (a period before it: that
+  // round's drain), which may be shorter than the window just after start.
+  const TimeUs period = series.sample_period_us();
+  const TimeUs window_us = rounds.empty() ? kRecentUseWindowUs
+                                          : std::clamp(now - (rounds.front().time_us - period),
+                                                       period, kRecentUseWindowUs);
+  std::vector<ProcessGpuSample> samples;
+  for (GpuProcess& process : *device.processes) {
+    const auto host = hosts.find(process.pid);
+    const TimeUs started =
+        host != hosts.end() && host->second ? host->second->start_time_us.value_or(0) : 0;
+    samples.clear();
+    if (const auto found = series.utilization().find(ProcessKey{process.pid, started});
+        found != series.utilization().end()) {
+      const FineGpuRecords& fine = found->second.fine();
+      for (std::size_t i = fine.upper_bound(now - window_us); i < fine.size(); ++i) {
+        const ProcessGpuRecord record = fine[i];
+        samples.push_back(ProcessGpuSample{.time_us = record.time_us,
+                                           .sm = record[Engine::sm],
+                                           .mem = record[Engine::memory],
+                                           .enc = record[Engine::encoder],
+                                           .dec = record[Engine::decoder]});
+      }
+    }
+    process.recent_use = recent_use_of(samples, period, now, window_us);
+  }
+}
+
 }  // namespace
 
 RecentEngineUse recent_use_of(std::span<const ProcessGpuSample> samples, TimeUs period_us,
@@ -48,48 +87,6 @@ RecentEngineUse recent_use_of(std::span<const ProcessGpuSample> samples, TimeUs 
                          .encoder_percent = share(encoder),
                          .decoder_percent = share(decoder),
                          .window_us = window_us};
-}
-
-std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
-                                                        const DeviceSeries& series,
-                                                        const Snapshot& snapshot,
-                                                        TimeUs window_us) {
-  std::map<Pid, Maybe<RecentEngineUse>> uses;
-  if (!device.processes) return uses;
-  const RingBuffer<DeviceRecord>& rounds = series.samples();
-  if (!rounds.empty() && !rounds.back().processes_drained()) {
-    for (const GpuProcess& process : *device.processes)
-      uses.emplace(process.pid, std::unexpected(rounds.back().not_drained_reason()));
-    return uses;
-  }
-  const TimeUs now = snapshot.time_us;
-  // The series cover the time since the sampler's first round (a period before it: that
-  // round's drain), which may be shorter than the window just after start.
-  const TimeUs period = series.sample_period_us();
-  if (!rounds.empty())
-    window_us = std::clamp(now - (rounds.front().time_us - period), period, window_us);
-  std::vector<ProcessGpuSample> samples;
-  for (const GpuProcess& process : *device.processes) {
-    const auto host = snapshot.processes.find(process.pid);
-    const TimeUs started = host != snapshot.processes.end() && host->second
-                               ? host->second->start_time_us.value_or(0)
-                               : 0;
-    samples.clear();
-    if (const auto found = series.utilization().find(ProcessKey{process.pid, started});
-        found != series.utilization().end()) {
-      const FineGpuRecords& fine = found->second.fine();
-      for (std::size_t i = fine.upper_bound(now - window_us); i < fine.size(); ++i) {
-        const ProcessGpuRecord record = fine[i];
-        samples.push_back(ProcessGpuSample{.time_us = record.time_us,
-                                           .sm = record[Engine::sm],
-                                           .mem = record[Engine::memory],
-                                           .enc = record[Engine::encoder],
-                                           .dec = record[Engine::decoder]});
-      }
-    }
-    uses.emplace(process.pid, recent_use_of(samples, period, now, window_us));
-  }
-  return uses;
 }
 
 void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& drained,
@@ -137,13 +134,8 @@ void attach_recent_host_use(HostProcess& process, const HostSeries& series, Time
 
 void attach_recent_figures(Snapshot& snapshot, const Series& series) {
   for (Device& device : snapshot.gpus.devices) {
-    const DeviceSeries* own = series.device(device.identity.index);
-    if (own == nullptr || !device.processes) continue;
-    auto uses = recent_use_by_pid(device, *own, snapshot);
-    for (GpuProcess& process : *device.processes) {
-      if (auto found = uses.find(process.pid); found != uses.end())
-        process.recent_use = std::move(found->second);
-    }
+    if (const DeviceSeries* own = series.device(device.identity.index))
+      attach_series_use(device, *own, snapshot.processes, snapshot.time_us);
   }
   for (auto& [pid, host] : snapshot.processes) {
     if (!host) continue;

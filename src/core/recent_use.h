@@ -4,7 +4,6 @@
 // from the sampler's series, with each process's recent CPU use and resident memory.
 #pragma once
 
-#include <map>
 #include <span>
 
 #include "core/host_series.h"
@@ -32,25 +31,17 @@ RecentEngineUse recent_use_of(std::span<const ProcessGpuSample> samples, TimeUs 
 void attach_recent_use(Device& device, const Maybe<std::vector<PidGpuSample>>& drained,
                        TimeUs now_us, TimeUs window_us = kRecentUseWindowUs);
 
-// The same from the sampler's series of the device (its raw per-process records), without a
-// driver call: `top` reads what its sampler drained. A process is found by its pid and, where
-// `snapshot` knows it, its start time. When the last round could not drain the device's
-// samples, every process gets that round's reason (mig, not_supported, ...). Just after the
-// sampler started, the window is the time its series cover. By pid, for the processes `device`
-// lists.
-std::map<Pid, Maybe<RecentEngineUse>> recent_use_by_pid(const Device& device,
-                                                        const DeviceSeries& series,
-                                                        const Snapshot& snapshot,
-                                                        TimeUs window_us = kRecentUseWindowUs);
-
 // CPU use over the last `window_us` of a process's host series (100 % is one core; no_data
 // before the series reach that far back) and its resident memory at the last reading.
 void attach_recent_host_use(HostProcess& process, const HostSeries& series,
                             TimeUs window_us = kRecentUseWindowUs);
 
 // Both from the sampler's series, without a call to the driver or to /proc: each process's
-// recent engine use on each GPU that lists it, and each described process's CPU and resident
-// memory. What a sampler publishes when asked (SamplerConfig::recent_figures).
+// recent engine use on each GPU that lists it (found by pid and, where the snapshot knows it,
+// start time; every process gets the last round's reason when that round could not drain the
+// GPU's samples; just after the sampler started, the window is the time its series cover),
+// and each described process's CPU and resident memory. What a sampler publishes when asked
+// (SamplerConfig::recent_figures).
 void attach_recent_figures(Snapshot& snapshot, const Series& series);
 
 }  // namespace gpumeter
