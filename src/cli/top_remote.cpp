@@ -23,15 +23,17 @@ namespace {
 // holds the feed's thread longer (and never the screen, which does not wait on it).
 constexpr std::chrono::milliseconds kRemoteTimeout{5000};
 
-// The answer's JSON object, or one line saying why there is none.
-std::expected<view::Json, std::string> answer_json(master::HttpResult result) {
+// The answer's JSON object, or one line saying why there is none. Json: the type its reader
+// takes (top's frames read view::Json, the tasks table nlohmann::json).
+template <class Json>
+std::expected<Json, std::string> answer_json(master::HttpResult result) {
   if (!result) return std::unexpected(result.error().message);
-  view::Json body = view::Json::parse(result->body, nullptr, false);
+  Json body = Json::parse(result->body, nullptr, false);
   if (result->status == 401)
     return std::unexpected("401: the daemon wants its token (--token-file), or another one");
   if (result->status != 200) {
     const std::string said = body.is_object() && body.contains("error") && body["error"].is_string()
-                                 ? body["error"].get<std::string>()
+                                 ? body["error"].template get<std::string>()
                                  : std::string("no reason given");
     return std::unexpected(fmt::format("HTTP {}: {}", result->status, said));
   }
@@ -122,11 +124,12 @@ std::string RemoteReader::name() const {
   return fmt::format("the daemon at {}", daemon_.url.origin() + daemon_.url.base_path);
 }
 
-std::expected<view::Json, std::string> RemoteReader::get(const std::string& target,
-                                                         const std::stop_token& stop) {
+template <class Json>
+std::expected<Json, std::string> RemoteReader::get(const std::string& target,
+                                                   const std::stop_token& stop) {
   const master::HttpRequest request{
       .url = daemon_.url, .target = daemon_.url.path(target), .options = daemon_.options};
-  return answer_json(client_.get(request, stop));
+  return answer_json<Json>(client_.get(request, stop));
 }
 
 // Each GPU's four sparklines over the kHistoryPoints steps before the status's round, one
@@ -164,7 +167,7 @@ void RemoteReader::seed_history(const view::Json& status, const std::stop_token&
   std::vector<master::HttpResult> results = client_.get_all(requests, stop);
   for (std::size_t g = 0; g < asked.size(); ++g) {
     const auto points = [&](std::size_t metric, double scale) {
-      auto answer = answer_json(std::move(results[g * kMetrics.size() + metric]));
+      auto answer = answer_json<view::Json>(std::move(results[g * kMetrics.size() + metric]));
       return answer ? top::history_points(*answer, scale) : top::History();
     };
     const double total = asked[g].second;
@@ -176,7 +179,7 @@ void RemoteReader::seed_history(const view::Json& status, const std::stop_token&
 }
 
 std::expected<top::Frame, std::string> RemoteReader::poll(const std::stop_token& stop) {
-  auto status = get("/api/v1/status", stop);
+  auto status = get<view::Json>("/api/v1/status", stop);
   if (!status) return std::unexpected(fmt::format("{}: {}", name(), status.error()));
   if (!seeded_) {
     seed_history(*status, stop);
@@ -188,13 +191,12 @@ std::expected<top::Frame, std::string> RemoteReader::poll(const std::stop_token&
 
 top::Panes RemoteReader::panels(TimeUs now_us, const std::stop_token& stop) {
   top::Panes panes;
-  if (auto tasks = get("/api/v1/tasks?since=10m&limit=1000", stop); tasks) {
-    panes.tasks =
-        pane_lines(render_tasks_table(nlohmann::json::parse(tasks->dump()), now_us, false));
+  if (auto tasks = get<nlohmann::json>("/api/v1/tasks?since=10m&limit=1000", stop); tasks) {
+    panes.tasks = pane_lines(render_tasks_table(*tasks, now_us, false));
   } else {
     panes.tasks_note = fmt::format("no tasks from {}: {}", name(), tasks.error());
   }
-  if (auto usage = get("/api/v1/usage?by=user&since=today", stop); usage) {
+  if (auto usage = get<view::Json>("/api/v1/usage?by=user&since=today", stop); usage) {
     panes.users = usage_lines(*usage);
     if (panes.users.empty()) panes.users_note = "no GPU use recorded today";
   } else {

@@ -52,8 +52,8 @@ class RemoteReader {
   std::string name() const;
 
  private:
-  std::expected<view::Json, std::string> get(const std::string& target,
-                                             const std::stop_token& stop);
+  template <class Json>
+  std::expected<Json, std::string> get(const std::string& target, const std::stop_token& stop);
   void seed_history(const view::Json& status, const std::stop_token& stop);
 
   RemoteDaemon daemon_;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/model.h"
@@ -22,6 +23,9 @@ enum class RowKind : std::uint8_t { gpu, mig, vgpu };
 // none.
 using History = std::vector<double>;
 inline constexpr std::size_t kHistoryPoints = 120;
+
+// A lost GPU's note, whoever built the row.
+inline constexpr std::string_view kLostGpuNote = "fell off the bus or needs a reset: no figures";
 
 struct GpuRow {
   RowKind kind = RowKind::gpu;

@@ -40,7 +40,7 @@ GpuRow device_row(const Device& device, const Snapshot& snapshot, const GpuHisto
     row.power_history = h->power;
     row.temperature_history = h->temperature;
   }
-  if (device.lost) row.note = "fell off the bus or needs a reset: no figures";
+  if (device.lost) row.note = kLostGpuNote;
   if (device.mig && device.mig->enabled) row.note = view::sm_unknown_text("mig");
   return row;
 }

@@ -84,7 +84,7 @@ GpuRow gpu_row(const Json& gpu, std::uint32_t index, const GpuHistory& history) 
     row.power_history = h->power;
     row.temperature_history = h->temperature;
   }
-  if (member(gpu, "lost") == true) row.note = "fell off the bus or needs a reset: no figures";
+  if (member(gpu, "lost") == true) row.note = kLostGpuNote;
   if (member(member(gpu, "mig"), "enabled") == true) row.note = view::sm_unknown_text("mig");
   return row;
 }
