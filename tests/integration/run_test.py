@@ -145,8 +145,7 @@ class Run(unittest.TestCase):
 
     def test_a_command_that_handles_sigterm_gives_its_own_status(self):
         process = self.start_and_wait_for_worker("--on-term", "42")
-        for passed_on in (signal.SIGTERM,):
-            process.send_signal(passed_on)
+        process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
         self.assertEqual(process.returncode, 42, stderr)
         self.assertEqual(Path(str(self.pid_file) + ".terminated").read_text(), "terminated\n")

@@ -30,6 +30,15 @@ def orphan_a_busy_grandchild(cpu_seconds):
     os.waitpid(intermediate, 0)
 
 
+def sleep_until(deadline):
+    # In slices: a signal that lands after Python last looked for one but before the sleep's
+    # system call began does not interrupt that call, and its handler waits for it to end.
+    # run_test.py signals the worker just as it starts sleeping, so one long sleep could
+    # hold --on-term's handler back for the whole minute.
+    while (left := deadline - time.time()) > 0:
+        time.sleep(min(left, 0.1))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("pid_file")
@@ -50,8 +59,7 @@ def main():
         f.write(f"{os.getpid()}\n")
     os.rename(args.pid_file + ".tmp", args.pid_file)
     print("worker started", flush=True)
-    epoch = int(os.environ["GPUMETER_SIM_EPOCH_US"]) / 1e6
-    time.sleep(max(0.0, epoch + args.until - time.time()))
+    sleep_until(int(os.environ["GPUMETER_SIM_EPOCH_US"]) / 1e6 + args.until)
     sys.exit(args.exit)
 
 
