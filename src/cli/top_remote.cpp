@@ -191,7 +191,7 @@ std::expected<top::Frame, std::string> RemoteReader::poll(const std::stop_token&
 
 top::Panes RemoteReader::panels(TimeUs now_us, const std::stop_token& stop) {
   top::Panes panes;
-  if (auto tasks = get<nlohmann::json>("/api/v1/tasks?since=10m&limit=1000", stop); tasks) {
+  if (auto tasks = get<nlohmann::json>("/api/v1/tasks?since=10m&limit=1000&open=1", stop); tasks) {
     panes.tasks = pane_lines(render_tasks_table(*tasks, now_us, false));
   } else {
     panes.tasks_note = fmt::format("no tasks from {}: {}", name(), tasks.error());

@@ -41,6 +41,14 @@ std::expected<std::size_t, Error> page_size_param(const httplib::Request& reques
   return size;
 }
 
+std::expected<bool, Error> flag_param(const httplib::Request& request, const std::string& name) {
+  const auto text = query_param(request, name);
+  if (!text) return false;
+  if (*text == "1" || *text == "true") return true;
+  if (*text == "0" || *text == "false") return false;
+  return std::unexpected(bad_param(name, fmt::format("\"{}\" is not 1, true, 0 or false", *text)));
+}
+
 Error bad_param(std::string_view name, std::string_view what) {
   return Error{ErrorCode::invalid_input, fmt::format("{}: {}", name, what)};
 }

@@ -28,6 +28,10 @@ std::expected<TimeUs, Error> time_param(const httplib::Request& request, const s
 std::expected<std::size_t, Error> page_size_param(const httplib::Request& request,
                                                   const std::string& name, std::size_t most);
 
+// A yes or no in parameter `name`: 1 or true, 0 or false; false when it is absent.
+// Errors: invalid_input "NAME: ... is not 1, true, 0 or false".
+std::expected<bool, Error> flag_param(const httplib::Request& request, const std::string& name);
+
 // An invalid_input error "NAME: WHAT".
 Error bad_param(std::string_view name, std::string_view what);
 

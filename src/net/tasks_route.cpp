@@ -44,6 +44,12 @@ std::expected<task::TaskFilter, Error> filter_params(const httplib::Request& req
   return filter;
 }
 
+nlohmann::json tasks_json(const std::vector<task::Task>& tasks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const task::Task& task : tasks) out.push_back(task::task_json(task));
+  return out;
+}
+
 nlohmann::json totals_json(const std::vector<task::NameTotals>& totals) {
   nlohmann::json out = nlohmann::json::array();
   for (const task::NameTotals& t : totals) {
@@ -68,18 +74,23 @@ void answer(const TasksSources& sources, const httplib::Request& request,
   if (!before) return reply_error(response, 400, before.error().message);
   const auto filter = filter_params(request);
   if (!filter) return reply_error(response, 400, filter.error().message);
+  const auto open = flag_param(request, "open");
+  if (!open) return reply_error(response, 400, open.error().message);
   const auto page = sources.results.ended_since(*since, *limit, *before, *filter);
-  nlohmann::json tasks = nlohmann::json::array();
-  for (const task::Task& task : page.tasks) tasks.push_back(task::task_json(task));
-  reply_json(
-      response,
-      nlohmann::json{{"schema_version", 1},
-                     {"tasks", std::move(tasks)},
-                     {"truncated", page.truncated},
-                     {"next", page.next ? nlohmann::json(task::to_string(*page.next))
-                                        : nlohmann::json(nullptr)},
-                     {"matched", page.matched},
-                     {"totals", totals_json(sources.results.totals_by_name(*since, *filter))}});
+  nlohmann::json document{
+      {"schema_version", 1},
+      {"tasks", tasks_json(page.tasks)},
+      {"truncated", page.truncated},
+      {"next", page.next ? nlohmann::json(task::to_string(*page.next)) : nlohmann::json(nullptr)},
+      {"matched", page.matched},
+      {"totals", totals_json(sources.results.totals_by_name(*since, *filter))}};
+  if (*open) {
+    const auto running = sources.results.running(*limit, *filter);
+    document["open"] = tasks_json(running.tasks);
+    document["open_truncated"] = running.truncated;
+    document["open_matched"] = running.matched;
+  }
+  reply_json(response, document);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // GET /api/v1/tasks?since=10m: the tasks that ended recently, each the task record that
 // `gpumeter tasks --json` prints (docs/task-protocol.md):
-// {"schema_version": 1, "tasks": [...]}, by end time. The HTTP server sees every user's
-// tasks (docs/http.md, "Security").
+// {"schema_version": 1, "tasks": [...]}, by end time; with open=1 also "open": the tasks
+// still running, by begin time. The HTTP server sees every user's tasks (docs/http.md,
+// "Security").
 #pragma once
 
 #include <functional>

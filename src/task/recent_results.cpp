@@ -13,9 +13,20 @@ namespace gpumeter::task {
 RecentResults::RecentResults(std::size_t capacity, ResultSink* next, std::size_t max_bytes)
     : capacity_(std::max<std::size_t>(capacity, 1)), max_bytes_(max_bytes), next_(next) {}
 
+void RecentResults::opened(const Task& task) {
+  const std::lock_guard lock(mutex_);
+  running_.insert_or_assign(task.id, task);
+}
+
+void RecentResults::ending(const Task& task) {
+  const std::lock_guard lock(mutex_);
+  running_.insert_or_assign(task.id, task);
+}
+
 void RecentResults::settled(const Task& task) {
   {
     const std::lock_guard lock(mutex_);
+    running_.erase(task.id);
     tasks_.push_back(task);
     bytes_ += footprint(task);
     while (tasks_.size() > 1 && (tasks_.size() > capacity_ || bytes_ > max_bytes_)) {
@@ -58,6 +69,23 @@ RecentResults::Page RecentResults::ended_since(TimeUs since_us, std::size_t limi
   }
   for (std::size_t i = first; i < matched.size(); ++i) page.tasks.push_back(*matched[i]);
   return page;
+}
+
+RecentResults::Running RecentResults::running(std::size_t limit, const TaskFilter& filter) const {
+  Running out;
+  const std::lock_guard lock(mutex_);
+  std::vector<const Task*> matched;
+  for (const auto& [id, task] : running_) {
+    if (filter.matches(task)) matched.push_back(&task);
+  }
+  out.matched = matched.size();
+  std::ranges::stable_sort(matched, [](const Task* a, const Task* b) {
+    return std::pair(a->begin_us, a->id) < std::pair(b->begin_us, b->id);
+  });
+  const std::size_t first = matched.size() > limit ? matched.size() - limit : 0;
+  out.truncated = first > 0;
+  for (std::size_t i = first; i < matched.size(); ++i) out.tasks.push_back(*matched[i]);
+  return out;
 }
 
 namespace {

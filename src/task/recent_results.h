@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
-// The results of recently settled tasks, for readers on other threads (the HTTP server): the
-// task service is single-threaded, so its registry cannot be read from elsewhere. A
-// ResultSink that keeps the last N settled tasks under a lock and passes each one on to the
-// next sink (the history recorder), if any.
+// The results of recently settled tasks, and the tasks still running, for readers on other
+// threads (the HTTP server): the task service is single-threaded, so its registry cannot be
+// read from elsewhere. A ResultSink that keeps the last N settled tasks and a copy of the open
+// and ending ones under a lock, and passes each settled one on to the next sink (the history
+// recorder), if any. The registry's limits bound the running ones (open and ending tasks are
+// refused past them), so the copy holds no more than the registry does.
 #pragma once
 
 #include <cstddef>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -49,6 +52,8 @@ class RecentResults final : public ResultSink {
   explicit RecentResults(std::size_t capacity, ResultSink* next = nullptr,
                          std::size_t max_bytes = Limits{}.task_bytes);
 
+  void opened(const Task& task) override;
+  void ending(const Task& task) override;
   void settled(const Task& task) override;
 
   struct Page {
@@ -63,6 +68,14 @@ class RecentResults final : public ResultSink {
                    std::optional<QueryCursor> before = std::nullopt,
                    const TaskFilter& filter = {}) const;
 
+  struct Running {
+    std::vector<Task> tasks;  // by begin time, then id
+    bool truncated = false;   // more tasks matched than `limit`: the latest begun are kept
+    std::size_t matched = 0;  // every open or ending task that `filter` takes
+  };
+  // The tasks open or ending now that `filter` takes; the latest begun `limit` of them.
+  Running running(std::size_t limit, const TaskFilter& filter = {}) const;
+
   // Per task name, what the kept tasks that ended at or after `since_us` and that `filter`
   // takes used, by name.
   std::vector<NameTotals> totals_by_name(TimeUs since_us, const TaskFilter& filter = {}) const;
@@ -74,6 +87,7 @@ class RecentResults final : public ResultSink {
   ResultSink* next_;
   mutable std::mutex mutex_;
   std::deque<Task> tasks_;  // in the order they settled
+  std::map<TaskId, Task> running_;
 };
 
 }  // namespace gpumeter::task

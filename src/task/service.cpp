@@ -124,6 +124,7 @@ Outcome Service::begin(const RequestId& id, const BeginRequest& request, const C
     return refused(id, std::move(opened.error()));
   }
   if (registry_.active(opened->owner) == 1) monitor_.watch(opened->owner);
+  if (results_ != nullptr) results_->opened(*opened);
   return ready(id, begin_reply(id, *opened));
 }
 
@@ -144,6 +145,7 @@ Outcome Service::end(const RequestId& id, const EndRequest& request, const Calle
   }
   auto ended = registry_.end(request.task, caller, now_us, std::move(edge));
   if (!ended) return refused(id, std::move(ended.error()));
+  if (results_ != nullptr) results_->ending(*ended);
   if (request.wait) return Outcome{{}, ended->id, id, false};
   return ready(id, end_reply(id, *ended));
 }
@@ -179,7 +181,9 @@ void Service::check_owners(TimeUs now_us) {
     if (monitor_.key_for(owner.pid) == owner) {
       registry_.seen_alive(owner, now_us);
     } else {
-      registry_.abandon(owner);
+      for (const Task& abandoned : registry_.abandon(owner)) {
+        if (results_ != nullptr) results_->ending(abandoned);
+      }
     }
   }
 }

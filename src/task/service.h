@@ -35,8 +35,8 @@ struct Outcome {
 
 class Service {
  public:
-  // The monitor, and `results` when given, must outlive the service. Every task that settles
-  // is handed to `results` too.
+  // The monitor, and `results` when given, must outlive the service. Every task opened,
+  // ending and settled is handed to `results` too.
   Service(Monitor& monitor, ServiceConfig config, ResultSink* results = nullptr);
 
   // The caller behind a connection, identified once when it is accepted.

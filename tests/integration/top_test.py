@@ -191,8 +191,8 @@ class TopInATerminal(unittest.TestCase):
 
 
 class ConnectedDaemon:
-    """A daemon on the engines scenario serving HTTP with a token, with one task done, for
-    `top --connect`; `url`, `token` (the file) and `status()` (its /api/v1/status)."""
+    """A daemon on the engines scenario serving HTTP with a token, with one task done and one
+    open, for `top --connect`; `url`, `token` (the file) and `status()` (its /api/v1/status)."""
 
     def __init__(self, test, tls=False):
         self.state = Path(tempfile.mkdtemp(prefix="gpumeter-top-connect-"))
@@ -241,6 +241,7 @@ class ConnectedDaemon:
             task = client.begin("decode-cam3")
             time.sleep(0.5)
             client.end(task)
+            client.begin("track-cam5")  # still open: the test process holds it
         # Six seconds of rounds and records before top starts: history it did not see.
         time.sleep(6)
 
@@ -334,7 +335,9 @@ class TopConnected(unittest.TestCase):
         screen = top.wait_for(r"ffmpeg")
         self.assertRegex(screen, r"5100 vera\s+60%\s+25%\s+40%\s+15%")
         top.keys("Tab")
-        self.assertIn("decode-cam3", top.wait_for(r"decode-cam3"))
+        tasks = top.wait_for(r"decode-cam3")
+        # A task still open is shown, with its time so far (its flags lie past 120 columns).
+        self.assertRegex(tasks, r"track-cam5 +\d+ +root +[-\d]+ [:\d]+ +\d+\.\d+s")
         top.keys("Tab")
         self.assertRegex(top.wait_for(r"walt +\d"), r"vera +\d")
         top.keys("Tab")

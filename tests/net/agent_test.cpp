@@ -268,4 +268,39 @@ TEST_F(Agent, TasksShowsWhatWorkersMarked) {
   EXPECT_EQ(get("/api/v1/tasks?since=later").first, 400);
 }
 
+TEST_F(Agent, TasksWithOpenShowsTheTasksStillRunning) {
+  // Their own label: the daemon is shared with the other tests of the suite.
+  testing::TaskClient client(dir_->path() / "daemon.sock");
+  const json first =
+      client.ask(json{{"op", "begin"}, {"name", "decode"}, {"labels", {{"case", "open"}}}});
+  const json second = client.ask(json{
+      {"op", "begin"}, {"name", "detect"}, {"labels", {{"case", "open"}, {"stream", "cam3"}}}});
+  ASSERT_EQ(second["ok"], true) << second.dump();
+  const auto [status, document] = get("/api/v1/tasks?open=1&label=case=open");
+  ASSERT_EQ(status, 200);
+  ASSERT_EQ(document["open"].size(), 2U) << document.dump();
+  EXPECT_EQ(document["open"][0]["task"], first["task"]);
+  EXPECT_EQ(document["open"][1]["task"], second["task"]);
+  EXPECT_EQ(document["open"][1]["state"], "open");
+  EXPECT_EQ(document["open"][1]["labels"]["stream"], "cam3");
+  EXPECT_EQ(document["open_matched"], 2);
+  EXPECT_EQ(document["open_truncated"], false);
+  EXPECT_TRUE(document["tasks"].empty());
+
+  const auto [latest_status, latest] = get("/api/v1/tasks?open=true&label=case=open&limit=1");
+  ASSERT_EQ(latest_status, 200);
+  ASSERT_EQ(latest["open"].size(), 1U);
+  EXPECT_EQ(latest["open"][0]["task"], second["task"]) << "the latest begun";
+  EXPECT_EQ(latest["open_truncated"], true);
+  EXPECT_FALSE(get("/api/v1/tasks").second.contains("open")) << "only when asked";
+  EXPECT_EQ(get("/api/v1/tasks?open=yes").first, 400);
+
+  ASSERT_EQ(client.ask(json{{"op", "end"}, {"task", first["task"]}, {"wait", true}})["ok"], true);
+  const json after = poll("/api/v1/tasks?open=1&label=case=open",
+                          [](const json& d) { return !d["tasks"].empty(); });
+  ASSERT_EQ(after["open"].size(), 1U);
+  EXPECT_EQ(after["open"][0]["task"], second["task"]);
+  EXPECT_EQ(after["tasks"][0]["task"], first["task"]);
+}
+
 }  // namespace gpumeter::net::agent_test

@@ -132,4 +132,36 @@ TEST(RecentResults, TotalsPerNameOverTheMatches) {
   EXPECT_TRUE(recent.totals_by_name(12'500'000, {.name = "detect"}).empty());  // ended earlier
 }
 
+Task running(TaskId id, const char* name, TimeUs begin_us) {
+  Task task = named(id, name, "ada", {}, begin_us + 2'000'000);
+  task.state = TaskState::open;
+  task.end_us.reset();
+  return task;
+}
+
+TEST(RecentResults, RunningTasksByBeginTimeFilteredAndBounded) {
+  RecentResults recent(100);
+  recent.opened(running(3, "decode", 300));
+  recent.opened(running(1, "decode", 100));
+  recent.opened(running(2, "detect", 200));
+  Task ending = running(1, "decode", 100);
+  ending.state = TaskState::ending;
+  ending.end_us = 400;
+  recent.ending(ending);
+  const auto all = recent.running(kAll);
+  ASSERT_EQ(all.tasks.size(), 3U);
+  EXPECT_EQ(all.tasks[0].id, 1U);
+  EXPECT_EQ(all.tasks[0].state, TaskState::ending) << "replaced, not added";
+  EXPECT_EQ(all.tasks[1].id, 2U);
+  EXPECT_FALSE(all.truncated);
+  const auto latest = recent.running(1, {.name = "decode"});
+  ASSERT_EQ(latest.tasks.size(), 1U);
+  EXPECT_EQ(latest.tasks[0].id, 3U) << "the latest begun are kept";
+  EXPECT_EQ(latest.matched, 2U);
+  EXPECT_TRUE(latest.truncated);
+  recent.settled(ended(1, 400));
+  EXPECT_EQ(recent.running(kAll).matched, 2U) << "a settled task is running no more";
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll)), (std::vector<TaskId>{1}));
+}
+
 }  // namespace gpumeter::task::recent_results_test

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/fake_monitor.h"
+#include "task/recent_results.h"
 
 namespace gpumeter::task::service_test {
 
@@ -292,6 +293,40 @@ TEST_F(ServiceTest, EverySettledTaskReachesTheResultSinkOnce) {
   EXPECT_EQ(sink.tasks[1].id, 2U);
   EXPECT_TRUE(service.settle_all().empty());
   EXPECT_EQ(sink.tasks.size(), 2U);
+}
+
+std::vector<std::pair<TaskId, TaskState>> running_of(const RecentResults& recent) {
+  std::vector<std::pair<TaskId, TaskState>> out;
+  for (const Task& task : recent.running(100).tasks) out.emplace_back(task.id, task.state);
+  return out;
+}
+
+TEST_F(ServiceTest, TheHttpCopyFollowsEveryTaskFromBeginToSettled) {
+  RecentResults recent(100);
+  Service service(monitor_, config(), &recent);
+  const Caller worker = service.identify(kWorkerPid, kAlice);
+  const Caller other = service.identify(kOtherPid, kBob);
+  service.handle(R"({"op":"begin","name":"decode"})", worker, kT0);
+  service.handle(R"({"op":"begin","name":"detect"})", other, kT0 + kSecond);
+  using Running = std::vector<std::pair<TaskId, TaskState>>;
+  EXPECT_EQ(running_of(recent), (Running{{1, TaskState::open}, {2, TaskState::open}}));
+
+  service.handle(R"({"op":"end","task":1})", worker, kT0 + 2 * kSecond);
+  EXPECT_EQ(running_of(recent), (Running{{1, TaskState::ending}, {2, TaskState::open}}));
+  EXPECT_EQ(recent.running(100).tasks[0].end_us, kT0 + 2 * kSecond);
+
+  monitor_.set_round(kT0 + 3 * kSecond);
+  ASSERT_EQ(service.advance(kT0 + 3 * kSecond).size(), 1U);  // task 1 settles; 2 is seen alive
+  EXPECT_EQ(running_of(recent), (Running{{2, TaskState::open}}));
+  ASSERT_EQ(recent.ended_since(0, 100).tasks.size(), 1U);
+
+  monitor_.set_dead(kOtherPid);  // task 2's process exits: abandoned, then settled
+  monitor_.set_round(kT0 + 4 * kSecond);
+  const std::vector<Task> settled = service.advance(kT0 + 4 * kSecond + 100);
+  ASSERT_EQ(settled.size(), 1U);
+  EXPECT_TRUE(settled[0].abandoned);
+  EXPECT_TRUE(running_of(recent).empty());
+  EXPECT_EQ(recent.ended_since(0, 100).tasks.size(), 2U);
 }
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
