@@ -158,6 +158,10 @@ class TaskTruth(unittest.TestCase):
             rows.append(self.check_one(step, mine, task, truth, t0, t1, background_sm))
         return rows
 
+    def assert_between(self, value, first, second, name):
+        self.assertGreaterEqual(value, min(first, second), name)
+        self.assertLessEqual(value, max(first, second), name)
+
     def check_one(self, step, mine, task, truth, t0, t1, background_sm):
         length = t1 - t0
         name = f"task {task['task']} [{t0:.3f}, {t1:.3f}] at {step['sm']} %"
@@ -187,9 +191,16 @@ class TaskTruth(unittest.TestCase):
         cpu_inner = (mine["cpu_before_end_us"] - mine["cpu_after_begin_us"]) / 1e6
         self.assertGreaterEqual(cpu + 2e-6, cpu_inner, name)
         self.assertLessEqual(cpu - 2e-6, cpu_truth, name)
-        self.assertEqual(host["rss_at_start_bytes"], mine["rss_at_start_bytes"], name)
-        self.assertEqual(host["rss_at_end_bytes"], mine["rss_at_end_bytes"], name)
-        self.assertEqual(host["peak_rss_bytes"], mine["peak_rss_bytes"], name)
+        # Resident memory is read exactly, when each request arrives; the worker reads its own
+        # just before and just after each marker, and the client's sending of the request can
+        # touch a page in between (more often on a loaded machine): the daemon's reading lies
+        # between the two. The high-water mark only grows while the task is open.
+        self.assert_between(host["rss_at_start_bytes"], mine["rss_at_start_bytes"],
+                            mine["rss_after_begin_bytes"], name)
+        self.assert_between(host["rss_at_end_bytes"], mine["rss_at_end_bytes"],
+                            mine["rss_after_end_bytes"], name)
+        self.assert_between(host["peak_rss_bytes"], mine["peak_rss_bytes"],
+                            mine["peak_rss_after_end_bytes"], name)
         self.assertEqual(host["peak_rss_source"], "high_water_mark", name)
         # GPU memory at the edges, read from the process lists when the requests arrived: the
         # level before the task's allocation and after it, which no round may have seen yet.

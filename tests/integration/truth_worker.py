@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """An event-driven worker for task_truth_test.py: it runs a plan of tasks at scripted scenario
 times, marking each with the bundled Python client, and writes what it knows of each task
-itself: its CPU time just before and just after `begin` and `end`, its resident memory just
-before `begin` and just after `end`, and the kernel's high-water mark just before `end`.
+itself: its CPU time, its resident memory and (at `end`) the kernel's high-water mark, each
+just before and just after `begin` and `end`.
 
     truth_worker.py SOCKET PLAN_JSON OUT_JSON
 
@@ -73,6 +73,7 @@ def run_task(client, step, epoch_s):
     # The client reads its CPU time inside begin and end: between these inner readings and
     # the outer ones around the markers (whatever a loaded machine makes those calls cost).
     truth["cpu_after_begin_us"] = cpu_us()
+    truth["rss_after_begin_bytes"] = rss_bytes()
     work(step, begin, end)
     # Read just before the end is sent, as the start was just before the begin: the daemon
     # reads the process when the request arrives, while the worker waits on it.
@@ -82,6 +83,8 @@ def run_task(client, step, epoch_s):
     truth["cpu_before_end_us"] = cpu_us()
     client.end(task_id, wait=False)
     truth["cpu_after_us"] = cpu_us()
+    truth["rss_after_end_bytes"] = rss_bytes()
+    truth["peak_rss_after_end_bytes"] = high_water_bytes()
     truth["task"] = task_id
     return truth
 
