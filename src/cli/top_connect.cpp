@@ -66,7 +66,10 @@ class RemoteFeed {
 int run_remote_top(const Output& output, const RemoteTopRequest& request,
                    std::span<const std::string>) {
   auto daemon = remote_daemon(request.address, request.token_file, request.ca_file);
-  if (!daemon) return report(output.err, daemon.error());
+  if (!daemon) {
+    return report(output.err,
+                  Error{daemon.error().code, "gpumeter top: " + daemon.error().message});
+  }
   const std::chrono::milliseconds interval(
       static_cast<std::int64_t>(request.view.interval_seconds * 1000.0));
   if (request.view.once || !output.out_is_terminal) {

@@ -93,6 +93,15 @@ std::vector<std::string> usage_lines(const view::Json& usage) {
 std::expected<RemoteDaemon, Error> remote_daemon(
     std::string_view address, const std::optional<std::filesystem::path>& token,
     const std::optional<std::filesystem::path>& ca_file) {
+  if (address.starts_with('/') || address.starts_with('.')) {
+    // The task socket answers the task protocol only; the GPUs' figures and history are on
+    // the daemon's HTTP API, which listens on loopback unless told otherwise.
+    return std::unexpected(invalid_input(fmt::format(
+        "--connect {}: a file, not an address; top reads the daemon's HTTP API (its --listen "
+        "address: http://HOST:PORT, or --connect alone for 127.0.0.1:{}), and the task socket "
+        "serves tasks only (--socket gives it to the local Tasks pane)",
+        address, master::kDefaultAgentPort)));
+  }
   // Alone, --connect means this machine's daemon where it listens by default.
   const std::string written =
       address.empty() ? fmt::format("http://127.0.0.1:{}", master::kDefaultAgentPort)
