@@ -14,27 +14,47 @@ RecentResults::RecentResults(std::size_t capacity, ResultSink* next, std::size_t
     : capacity_(std::max<std::size_t>(capacity, 1)), max_bytes_(max_bytes), next_(next) {}
 
 void RecentResults::opened(const Task& task) {
-  const std::lock_guard lock(mutex_);
-  running_.insert_or_assign(task.id, task);
+  keep_running(task);
 }
 
 void RecentResults::ending(const Task& task) {
+  keep_running(task);
+}
+
+void RecentResults::keep_running(const Task& task) {
   const std::lock_guard lock(mutex_);
-  running_.insert_or_assign(task.id, task);
+  forget_running(task.id);  // an ending task replaces its open copy
+  running_bytes_ += footprint(task);
+  running_.emplace(task.id, task);
+  trim();
 }
 
 void RecentResults::settled(const Task& task) {
   {
     const std::lock_guard lock(mutex_);
-    running_.erase(task.id);
+    forget_running(task.id);
     tasks_.push_back(task);
     bytes_ += footprint(task);
-    while (tasks_.size() > 1 && (tasks_.size() > capacity_ || bytes_ > max_bytes_)) {
-      bytes_ -= std::min(bytes_, footprint(tasks_.front()));
-      tasks_.pop_front();
-    }
+    trim();
   }
   if (next_ != nullptr) next_->settled(task);
+}
+
+void RecentResults::forget_running(TaskId id) {
+  const auto found = running_.find(id);
+  if (found == running_.end()) return;
+  running_bytes_ -= std::min(running_bytes_, footprint(found->second));
+  running_.erase(found);
+}
+
+void RecentResults::trim() {
+  // As the registry does: running tasks count towards the bytes, and the oldest retained
+  // ones make room for them. The registry refuses running tasks past the same budget, so
+  // dropping retained ones always suffices.
+  while (tasks_.size() > 1 && (tasks_.size() > capacity_ || bytes_ + running_bytes_ > max_bytes_)) {
+    bytes_ -= std::min(bytes_, footprint(tasks_.front()));
+    tasks_.pop_front();
+  }
 }
 
 bool TaskFilter::matches(const Task& task) const {

@@ -47,8 +47,8 @@ struct NameTotals {
 class RecentResults final : public ResultSink {
  public:
   // Keeps the last `capacity` (at least 1) settled tasks, fewer when their footprint
-  // (registry.h) would pass `max_bytes`, the oldest dropped first; `next`, when given, must
-  // outlive this object.
+  // (registry.h) and that of the running tasks together would pass `max_bytes`, the oldest
+  // dropped first; `next`, when given, must outlive this object.
   explicit RecentResults(std::size_t capacity, ResultSink* next = nullptr,
                          std::size_t max_bytes = Limits{}.task_bytes);
 
@@ -81,9 +81,16 @@ class RecentResults final : public ResultSink {
   std::vector<NameTotals> totals_by_name(TimeUs since_us, const TaskFilter& filter = {}) const;
 
  private:
+  void keep_running(const Task& task);
+  void forget_running(TaskId id);
+  // Drops the oldest settled tasks past `capacity_`, or while all kept tasks together hold
+  // more than `max_bytes_`.
+  void trim();
+
   std::size_t capacity_;
   std::size_t max_bytes_;
-  std::size_t bytes_ = 0;
+  std::size_t bytes_ = 0;          // the footprint of the settled tasks kept
+  std::size_t running_bytes_ = 0;  // of the running ones
   ResultSink* next_;
   mutable std::mutex mutex_;
   std::deque<Task> tasks_;  // in the order they settled

@@ -28,6 +28,9 @@ PROMPT_S = 5.0
 # request, and 825 MB after the task-socket floods below; its task budgets (32 MiB for the
 # registry, 32 MiB for the HTTP copy) and reply caps keep it far under this.
 PEAK_RSS_BOUND = 160 * MiB
+# What 1,024 open tasks with the largest labels may add: 4.4 KiB of labels each in the registry
+# and in the HTTP copy, and one answer of 1,000 of them (about 4.5 MB of JSON). 42 MiB measured.
+OPEN_TASKS_BOUND = 64 * MiB
 # Memory figures mean something only without AddressSanitizer (tests/integration/CMakeLists.txt).
 MEMORY_MEASURED = os.environ.get("GPUMETER_TEST_SANITIZED") != "1"
 # The largest labels the socket accepts: 16 of them, keys and values 4 KiB together.
@@ -74,7 +77,9 @@ class Client:
         self.socket.close()
 
 
-class BoundsTest(unittest.TestCase):
+class DaemonTest(unittest.TestCase):
+    """A daemon on the simulated DGX for the tests of a class, with its socket and HTTP port."""
+
     @classmethod
     def setUpClass(cls):
         cls.dir = tempfile.TemporaryDirectory()
@@ -125,6 +130,24 @@ class BoundsTest(unittest.TestCase):
         _, peak = memory_of(self.daemon.pid)
         self.assertLess(peak, PEAK_RSS_BOUND, f"peak RSS {peak / MiB:.0f} MiB")
 
+    def begin_batch(self, worker, count):
+        """The ids of up to `count` tasks begun at once. Tasks still ending count towards the
+        process's 1,024: on a loaded machine the sampler lags, so a refused begin waits."""
+        request = json.dumps({"op": "begin", "name": "n" * 256, "labels": LABELS}).encode()
+        worker.socket.sendall((request + b"\n") * count)
+        ids = []
+        for _ in range(count):
+            reply = json.loads(worker.reader.readline())
+            if reply["ok"]:
+                ids.append(reply["task"])
+            else:
+                self.assertEqual(reply["error"]["code"], "limit_reached", reply)
+        if len(ids) < count:
+            time.sleep(0.5)
+        return ids
+
+
+class BoundsTest(DaemonTest):
     def test_absurd_times_are_refused_at_once(self):
         for since in ("99999999999d", "@-99999999999", "2026-02-30 25:61", "0001-01-01T00:00Z",
                       "9223372036854775807s"):
@@ -154,22 +177,6 @@ class BoundsTest(unittest.TestCase):
             self.assert_prompt(seconds, f"usage by {by} since 1970")
             self.assertIn(status, (200, 503), document)
         self.assert_peak_bounded()
-
-    def begin_batch(self, worker, count):
-        """The ids of up to `count` tasks begun at once. Tasks still ending count towards the
-        process's 1,024: on a loaded machine the sampler lags, so a refused begin waits."""
-        request = json.dumps({"op": "begin", "name": "n" * 256, "labels": LABELS}).encode()
-        worker.socket.sendall((request + b"\n") * count)
-        ids = []
-        for _ in range(count):
-            reply = json.loads(worker.reader.readline())
-            if reply["ok"]:
-                ids.append(reply["task"])
-            else:
-                self.assertEqual(reply["error"]["code"], "limit_reached", reply)
-        if len(ids) < count:
-            time.sleep(0.5)
-        return ids
 
     def test_task_floods_and_unread_replies_stay_bounded(self):
         worker = Client(self.socket_path)
@@ -260,6 +267,53 @@ class BoundsTest(unittest.TestCase):
         time.sleep(11)  # longer than the stall limit: an idle connection owes nothing
         self.assertTrue(idle.ask({"op": "status"})["ok"])
         idle.close()
+
+
+class OpenTasksBounds(DaemonTest):
+    """A daemon of its own: the task flood above leaves the peak where it left it."""
+
+    def test_the_open_tasks_over_http_are_bounded(self):
+        """A process holds as many open tasks with the largest labels as the daemon allows; the
+        HTTP copy of them answers at most a page, promptly, within the memory bound, and lets
+        them go when they end."""
+        worker = Client(self.socket_path)
+        ids = []
+        while len(ids) < 1024:
+            ids += self.begin_batch(worker, 1024 - len(ids))
+        self.assertEqual(worker.ask({"op": "begin", "name": "x"})["error"]["code"],
+                         "limit_reached")
+        status, document, seconds = self.get("/api/v1/tasks", open="1", since="now")
+        self.assert_prompt(seconds, "/api/v1/tasks?open=1")
+        self.assertEqual(status, 200, document)
+        self.assertEqual(len(document["open"]), 1000)
+        self.assertEqual((document["open_matched"], document["open_truncated"]), (1024, True))
+        self.assertEqual(document["open"][-1]["task"], ids[-1], "the latest begun are kept")
+        # The open tasks in the registry and in the HTTP copy, and the answer: bounded.
+        self.assert_peak_bounded()
+        if MEMORY_MEASURED:
+            _, peak = memory_of(self.daemon.pid)
+            self.assertLess(peak, self.baseline_rss + OPEN_TASKS_BOUND,
+                            f"peak RSS {peak / MiB:.0f} MiB from {self.baseline_rss / MiB:.0f}")
+            print(f"daemon RSS: {self.baseline_rss / MiB:.0f} MiB at start, peak "
+                  f"{peak / MiB:.0f} MiB with 1,024 open tasks and their answer", file=sys.stderr)
+        # Ended a hundred at a time, as workers end theirs: a thousand settling in one round
+        # is the task flood's burst, not this test's subject.
+        deadline = time.monotonic() + 60
+        for first in range(0, len(ids), 100):
+            batch = ids[first:first + 100]
+            worker.socket.sendall(b"".join(
+                json.dumps({"op": "end", "task": task, "wait": False}).encode() + b"\n"
+                for task in batch))
+            for _ in batch:
+                self.assertTrue(json.loads(worker.reader.readline())["ok"])
+            left = len(ids) - first - len(batch)
+            # limit=1: the count is all this needs, not a page of 4 KiB labels each time.
+            while self.get("/api/v1/tasks", open="1", since="now",
+                           limit="1")[1]["open_matched"] > left:
+                self.assertLess(time.monotonic(), deadline, "ended tasks stayed in the open copy")
+                time.sleep(0.1)
+        worker.close()
+        self.assert_peak_bounded()
 
 
 class SlowQuery(unittest.TestCase):

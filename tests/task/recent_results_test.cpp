@@ -164,4 +164,24 @@ TEST(RecentResults, RunningTasksByBeginTimeFilteredAndBounded) {
   EXPECT_EQ(ids_of(recent.ended_since(0, kAll)), (std::vector<TaskId>{1}));
 }
 
+TEST(RecentResults, RunningTasksTakeTheirRoomFromTheOldestSettledOnes) {
+  const std::size_t each = footprint(ended(1, 100));
+  RecentResults recent(100, nullptr, 3 * each);
+  for (TaskId id = 1; id <= 3; ++id) recent.settled(ended(id, static_cast<TimeUs>(id) * 100));
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll)), (std::vector<TaskId>{1, 2, 3}));
+  Task open = ended(4, 400);
+  open.state = TaskState::open;
+  open.end_us.reset();
+  ASSERT_EQ(footprint(open), each);
+  recent.opened(open);
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll)), (std::vector<TaskId>{2, 3}))
+      << "the budget holds the settled and the running tasks together";
+  open.state = TaskState::ending;
+  recent.ending(open);  // replaces its open copy: counted once
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll)), (std::vector<TaskId>{2, 3}));
+  recent.settled(ended(4, 400));
+  EXPECT_EQ(ids_of(recent.ended_since(0, kAll)), (std::vector<TaskId>{2, 3, 4}));
+  EXPECT_EQ(recent.running(kAll).matched, 0U);
+}
+
 }  // namespace gpumeter::task::recent_results_test
