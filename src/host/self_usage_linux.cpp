@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <system_error>
 #include <utility>
 
+#include "core/jemalloc_control.h"
 #include "host/files.h"
 #include "host/proc_parse.h"
 #include "host/self_usage.h"
@@ -76,10 +76,6 @@ SelfUsage SelfUsageReader::read() {
 #if GPUMETER_HEAP_COUNTED
 namespace {
 
-// jemalloc's control interface, when jemalloc is the process's allocator (preloaded, or linked
-// in): found by name, so that glibc-only builds need nothing of it.
-using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
-
 std::optional<std::size_t> jemalloc_stat(Mallctl mallctl, const char* name) {
   std::size_t value = 0;
   std::size_t size = sizeof value;
@@ -91,7 +87,7 @@ std::optional<std::size_t> jemalloc_stat(Mallctl mallctl, const char* name) {
 // live allocations; kept: the rest of what it holds resident (dirty pages not yet returned,
 // partly used slabs, its metadata).
 bool add_jemalloc_usage(SelfUsage& usage) {
-  const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
+  const Mallctl mallctl = jemalloc_control();
   if (mallctl == nullptr) return false;
   std::uint64_t epoch = 1;
   std::size_t size = sizeof epoch;

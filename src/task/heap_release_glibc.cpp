@@ -1,8 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include <dlfcn.h>
-
-#include <cstddef>
-
+#include "core/jemalloc_control.h"
 #include "task/heap_release.h"
 
 #if defined(__GLIBC__)
@@ -10,18 +7,6 @@
 #endif
 
 namespace gpumeter::task {
-namespace {
-
-// jemalloc's control interface when it is the process's allocator (gpumeter-serve links it):
-// found by name, so that other builds need nothing of it.
-using Mallctl = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
-
-Mallctl jemalloc_control() noexcept {
-  static const auto mallctl = reinterpret_cast<Mallctl>(dlsym(RTLD_DEFAULT, "mallctl"));
-  return mallctl;
-}
-
-}  // namespace
 
 void release_free_heap() noexcept {
   if (const Mallctl mallctl = jemalloc_control(); mallctl != nullptr) {
