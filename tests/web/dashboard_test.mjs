@@ -405,6 +405,14 @@ describe("the dashboard", () => {
       assert.ok(free.length > 0 && free.length < lab.gpus.length && free[0] !== "0", free.join());
       const phone = await openPage(daemons[1].url, PHONE, {isMobile: true, hasTouch: true});
       await phone.locator("#gpu-table tbody tr[data-gpu]").nth(lab.gpus.length - 1).waitFor();
+      // Waits for the cards to be laid out: one look taken as soon as the last row appeared
+      // found GPU 0 on top once, under ASan with builds beside it. A layout that never puts the
+      // free cards first still fails below.
+      await phone.waitForFunction((want) => {
+        const rows = [...document.querySelectorAll("#gpu-table tbody tr[data-gpu]")];
+        const top = rows.reduce((first, r) => (r.getBoundingClientRect().top < first.getBoundingClientRect().top ? r : first));
+        return top.dataset.gpu === want;
+      }, free[0], {timeout: 10_000}).catch(() => {});
       const order = await phone.locator("#gpu-table tbody tr[data-gpu]").evaluateAll((rows) =>
         rows.map((r) => ({gpu: r.dataset.gpu, y: r.getBoundingClientRect().top})).sort((a, b) => a.y - b.y).map((r) => r.gpu));
       assert.deepEqual(order.slice(0, free.length), free);
