@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,7 +11,6 @@
 #include <utility>
 
 #include "net/query_params.h"
-#include "net/request_deadline.h"
 #include "net/response.h"
 #include "task/task_json.h"
 
@@ -20,8 +20,9 @@ namespace {
 // A page of 1,000 tasks with the largest labels takes about 30 MB while its answer is built
 // (the copies, the document, its text), and the server has several threads: 8 readers at once
 // took the daemon from 34 MB to 170 MB. Two answers are built at a time; the other requests
-// wait their turn, up to the request deadline (then 503).
+// wait their turn, up to kTurnWait (then 503).
 constexpr std::ptrdiff_t kTaskAnswersAtOnce = 2;
+constexpr std::chrono::seconds kTurnWait{5};
 using AnswerTurns = std::counting_semaphore<kTaskAnswersAtOnce>;
 
 // Gives a taken turn back however the answer ends.
@@ -115,11 +116,11 @@ void add_tasks_route(HttpServer& server, TasksSources sources) {
   auto turns = std::make_shared<AnswerTurns>(kTaskAnswersAtOnce);
   server.get("/api/v1/tasks", [sources = std::move(sources), turns](const httplib::Request& request,
                                                                     httplib::Response& response) {
-    if (!turns->try_acquire_for(kRequestDeadline)) {
+    if (!turns->try_acquire_for(kTurnWait)) {
       return reply_error(response, 503,
                          fmt::format("busy: {} other task answers were being built for {} s; "
                                      "ask again",
-                                     kTaskAnswersAtOnce, kRequestDeadline.count()));
+                                     kTaskAnswersAtOnce, kTurnWait.count()));
     }
     const TurnHeld held{*turns};
     answer(sources, request, response);

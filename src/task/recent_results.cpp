@@ -98,10 +98,7 @@ RecentResults::Running RecentResults::running(std::size_t limit, const TaskFilte
   for (const auto& [id, task] : running_) {
     if (filter.matches(task)) matched.push_back(&task);
   }
-  out.matched = matched.size();
-  std::ranges::stable_sort(matched, [](const Task* a, const Task* b) {
-    return std::pair(a->begin_us, a->id) < std::pair(b->begin_us, b->id);
-  });
+  out.matched = matched.size();  // in id order: the order they began, as the registry's query
   const std::size_t first = matched.size() > limit ? matched.size() - limit : 0;
   out.truncated = first > 0;
   for (std::size_t i = first; i < matched.size(); ++i) out.tasks.push_back(*matched[i]);

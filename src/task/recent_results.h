@@ -69,7 +69,7 @@ class RecentResults final : public ResultSink {
                    const TaskFilter& filter = {}) const;
 
   struct Running {
-    std::vector<Task> tasks;  // by begin time, then id
+    std::vector<Task> tasks;  // in the order they began (by id)
     bool truncated = false;   // more tasks matched than `limit`: the latest begun are kept
     std::size_t matched = 0;  // every open or ending task that `filter` takes
   };
