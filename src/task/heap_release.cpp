@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include "core/jemalloc_control.h"
 #include "task/heap_release.h"
+
+#include "core/jemalloc_control.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
